@@ -1,0 +1,46 @@
+# qjson: `make bench` runs the comparison, `make test` runs every test.
+# Both install what they need first (tools/deps.sh, idempotent).
+
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+LUAJIT ?= luajit
+LIB := target/release/libqjson.so
+LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
+
+.PHONY: all deps build header test test-rust test-lua bench bench-quick lint clean
+
+all: build
+
+deps:
+	@tools/deps.sh
+
+build: deps
+	cargo build --release
+
+# Regenerates the C header from the Rust exports and the Lua cdef from it.
+header:
+	QJSON_BLESS=1 cargo test --release --test header
+	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
+
+test: build test-rust test-lua
+
+test-rust:
+	cargo test --release
+
+test-lua: build
+	LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) spec
+
+bench: build
+	$(LUAJIT) bench/run.lua
+
+bench-quick: build
+	$(LUAJIT) bench/run.lua --quick
+
+lint: deps
+	cargo fmt --check
+	cargo clippy --release --all-targets -- -D warnings
+	luacheck lua spec bench tools
+
+clean:
+	cargo clean
+	rm -rf bench/data bench/results/tmp

@@ -1,0 +1,97 @@
+-- Generated from include/qjson.h by tools/gen-cdef.lua (make header); do not edit.
+-- spec/cdef_spec.lua fails when this drifts from the header.
+return [[
+enum qjson_kind {
+  QJSON_KIND_NULL = 1,
+  QJSON_KIND_BOOLEAN = 2,
+  QJSON_KIND_NUMBER = 3,
+  QJSON_KIND_STRING = 4,
+  QJSON_KIND_ARRAY = 5,
+  QJSON_KIND_OBJECT = 6,
+};
+typedef int32_t qjson_kind;
+enum qjson_status {
+  QJSON_STATUS_MISSING = 0,
+  QJSON_STATUS_ERROR = -1,
+  QJSON_STATUS_PANIC = -2,
+};
+typedef int32_t qjson_status;
+typedef struct qjson_doc qjson_doc;
+typedef struct qjson_path qjson_path;
+typedef struct {
+  uint32_t mode;
+  uint32_t max_depth;
+  uint32_t duplicate_keys;
+  uint32_t ijson;
+} qjson_options;
+typedef struct {
+  uint64_t offset;
+  uint32_t line;
+  uint32_t column;
+  char message[256];
+} qjson_error;
+const char *qjson_version(void);
+const char *qjson_backend(void);
+qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
+qjson_doc *qjson_parse_file(const char *path,
+                            size_t path_len,
+                            const qjson_options *opts,
+                            qjson_error *err);
+void qjson_free(qjson_doc *doc);
+qjson_path *qjson_path_compile(const char *path, size_t len, qjson_error *err);
+void qjson_path_free(qjson_path *path);
+int32_t qjson_find(qjson_doc *doc,
+                   uint32_t base,
+                   const char *path,
+                   size_t path_len,
+                   const qjson_path *compiled,
+                   uint32_t *out_node);
+int32_t qjson_get_str(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      const qjson_path *compiled,
+                      const char **out_ptr,
+                      size_t *out_len);
+int32_t qjson_get_num(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      const qjson_path *compiled,
+                      double *out);
+int32_t qjson_get_i64(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      const qjson_path *compiled,
+                      int64_t *out);
+int32_t qjson_get_u64(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      const qjson_path *compiled,
+                      uint64_t *out);
+int32_t qjson_get_bool(qjson_doc *doc,
+                       uint32_t base,
+                       const char *path,
+                       size_t path_len,
+                       const qjson_path *compiled,
+                       uint8_t *out);
+int32_t qjson_get_len(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      const qjson_path *compiled,
+                      size_t *out);
+int32_t qjson_get_raw(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      const qjson_path *compiled,
+                      const char **out_ptr,
+                      size_t *out_len);
+int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out);
+int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
+void qjson_last_error(const qjson_doc *doc, qjson_error *err);
+size_t qjson_index_bytes(const qjson_doc *doc);
+]]

@@ -1,0 +1,334 @@
+-- Documents and cursors: explicit reads by path, nothing materialized.
+-- A cursor is a document positioned at one of its values; a document is
+-- the cursor at the root. Both are plain tables { ptr, node, src } that
+-- share one native handle; `src` keeps the parsed Lua string alive for as
+-- long as anything reads from it (the native side borrows its bytes).
+local ffi = require("ffi")
+local C = require("qjson.lib")
+
+local type, error, tonumber, setmetatable, getmetatable, tostring =
+  type, error, tonumber, setmetatable, getmetatable, tostring
+local ffi_string, ffi_istype = ffi.string, ffi.istype
+
+local MISSING, ERROR, PANIC = 0, -1, -2
+local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
+local KIND_NAMES = { "null", "boolean", "number", "string", "array", "object" }
+
+-- Out-parameter boxes, allocated once: no allocation on the read path.
+local ptr_box = ffi.new("const char *[1]")
+local size_box = ffi.new("size_t[1]")
+local num_box = ffi.new("double[1]")
+local i64_box = ffi.new("int64_t[1]")
+local u64_box = ffi.new("uint64_t[1]")
+local bool_box = ffi.new("uint8_t[1]")
+local node_box = ffi.new("uint32_t[1]")
+local err_box = ffi.new("qjson_error")
+
+local path_type = ffi.typeof("qjson_path *")
+
+local M = {}
+
+-- Set by qjson.init: the value `get` returns for a JSON null.
+M.null = nil
+
+local Doc = {}
+M.Doc = Doc
+local DocMT = { __index = Doc }
+M.DocMT = DocMT
+
+local function last_error(ptr)
+  err_box.message[0] = 0
+  C.qjson_last_error(ptr, err_box)
+  return ffi_string(err_box.message)
+end
+
+-- The (string, length, compiled) triple the native readers take.
+local function path_args(path)
+  if path == nil then
+    return nil, 0, nil
+  end
+  local t = type(path)
+  if t == "string" then
+    return path, #path, nil
+  end
+  if t == "cdata" and ffi_istype(path_type, path) then
+    return nil, 0, path
+  end
+  error("bad argument #1 (path string or qjson.path expected, got " .. t .. ")", 3)
+end
+
+local function describe(path)
+  if path == nil or path == "" then
+    return "the root"
+  end
+  return "'" .. tostring(path) .. "'"
+end
+
+-- Raises for a read that did not return the kind wanted. Data problems
+-- (invalid values in lazy mode, type mismatches) raise without a position
+-- prefix, as lua-cjson's errors do; a malformed path is the caller's
+-- mistake and points at the caller (level 3: past the reader).
+local function fail(self, k, path, want)
+  if k == ERROR then
+    local msg = last_error(self.ptr)
+    if msg:find("^invalid path") then
+      error("qjson: " .. msg, 3)
+    end
+    error("qjson: " .. msg, 0)
+  elseif k == PANIC then
+    error("qjson: internal error (a bug in qjson; please report it)", 0)
+  end
+  error("qjson: type mismatch at " .. describe(path) .. ": expected " .. want
+    .. ", got " .. (KIND_NAMES[k] or "?"), 0)
+end
+M.fail = fail
+
+local function new_cursor(self, node)
+  return setmetatable({ ptr = self.ptr, node = node, src = self.src }, getmetatable(self))
+end
+
+-- The Lua value of node `node` of kind `k` (containers become cursors).
+local function value_at(self, node, k)
+  local r
+  if k == STRING then
+    r = C.qjson_get_str(self.ptr, node, nil, 0, nil, ptr_box, size_box)
+    if r == STRING then
+      return ffi_string(ptr_box[0], size_box[0])
+    end
+  elseif k == NUMBER then
+    r = C.qjson_get_num(self.ptr, node, nil, 0, nil, num_box)
+    if r == NUMBER then
+      return num_box[0]
+    end
+  elseif k == BOOLEAN then
+    r = C.qjson_get_bool(self.ptr, node, nil, 0, nil, bool_box)
+    if r == BOOLEAN then
+      return bool_box[0] ~= 0
+    end
+  elseif k == NULL then
+    return M.null
+  else
+    return new_cursor(self, node)
+  end
+  fail(self, r, nil, KIND_NAMES[k])
+end
+
+function Doc:typeof(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
+  if k > 0 then
+    return KIND_NAMES[k]
+  elseif k ~= MISSING then
+    fail(self, k, path)
+  end
+  return nil
+end
+
+function Doc:len(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_get_len(self.ptr, self.node, p, n, c, size_box)
+  if k == ARRAY or k == OBJECT then
+    return tonumber(size_box[0])
+  elseif k ~= MISSING then
+    fail(self, k, path, "array or object")
+  end
+  return nil
+end
+
+function Doc:get_str(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_get_str(self.ptr, self.node, p, n, c, ptr_box, size_box)
+  if k == STRING then
+    return ffi_string(ptr_box[0], size_box[0])
+  elseif k ~= MISSING then
+    fail(self, k, path, "string")
+  end
+  return nil
+end
+
+function Doc:get_num(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_get_num(self.ptr, self.node, p, n, c, num_box)
+  if k == NUMBER then
+    return num_box[0]
+  elseif k ~= MISSING then
+    fail(self, k, path, "number")
+  end
+  return nil
+end
+
+function Doc:get_i64(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_get_i64(self.ptr, self.node, p, n, c, i64_box)
+  if k == NUMBER then
+    return i64_box[0]
+  elseif k ~= MISSING then
+    fail(self, k, path, "number")
+  end
+  return nil
+end
+
+function Doc:get_u64(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_get_u64(self.ptr, self.node, p, n, c, u64_box)
+  if k == NUMBER then
+    return u64_box[0]
+  elseif k ~= MISSING then
+    fail(self, k, path, "number")
+  end
+  return nil
+end
+
+function Doc:get_bool(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_get_bool(self.ptr, self.node, p, n, c, bool_box)
+  if k == BOOLEAN then
+    return bool_box[0] ~= 0
+  elseif k ~= MISSING then
+    fail(self, k, path, "boolean")
+  end
+  return nil
+end
+
+-- true for null, false for any other value, nil when the path is missing.
+function Doc:is_null(path)
+  local t = self:typeof(path)
+  if t == nil then
+    return nil
+  end
+  return t == "null"
+end
+
+function Doc:raw(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_get_raw(self.ptr, self.node, p, n, c, ptr_box, size_box)
+  if k > 0 then
+    return ffi_string(ptr_box[0], size_box[0])
+  elseif k ~= MISSING then
+    fail(self, k, path)
+  end
+  return nil
+end
+
+-- A scalar as a Lua value (null as qjson.null). Objects and arrays will be
+-- lazy views (not built yet); until then `get` on one raises and points
+-- to `open`.
+function Doc:get(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  if k == ARRAY or k == OBJECT then
+    error("qjson: get() of an " .. KIND_NAMES[k] .. " needs lazy views, which are not built yet;"
+      .. " use doc:open(path) for a cursor", 2)
+  elseif k > 0 then
+    return value_at(self, node_box[0], k)
+  elseif k ~= MISSING then
+    fail(self, k, path)
+  end
+  return nil
+end
+
+-- A cursor at `path`: the same methods, with paths relative to it.
+function Doc:open(path)
+  local p, n, c = path_args(path)
+  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  if k > 0 then
+    return new_cursor(self, node_box[0])
+  elseif k ~= MISSING then
+    fail(self, k, path)
+  end
+  return nil
+end
+
+-- The container at `path`, raising unless it is one of `want` kinds.
+local function container(self, path, want1, want2, wanted)
+  local p, n, c = path_args(path)
+  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  if k == want1 or k == want2 then
+    return node_box[0], k
+  end
+  if k == MISSING then
+    error("qjson: nothing at " .. describe(path) .. " to iterate", 0)
+  end
+  fail(self, k, path, wanted)
+end
+
+local function elements(self, parent)
+  local prev, i = 0, 0
+  local ptr = self.ptr
+  return function()
+    local k = C.qjson_next(ptr, parent, prev, node_box)
+    if k <= 0 then
+      if k ~= MISSING then
+        fail(self, k)
+      end
+      return nil
+    end
+    prev, i = node_box[0], i + 1
+    return i, value_at(self, prev, k)
+  end
+end
+
+-- Iterates an array: 1-based index (as Lua's ipairs) and value; objects
+-- and arrays come as cursors.
+function Doc:ipairs(path)
+  return elements(self, (container(self, path, ARRAY, ARRAY, "array")))
+end
+
+-- Iterates an object: each key once, in source order, with its last
+-- value (duplicate keys read as lua-cjson reads them). Arrays iterate as
+-- with ipairs.
+function Doc:pairs(path)
+  local node, k = container(self, path, OBJECT, ARRAY, "object or array")
+  if k == ARRAY then
+    return elements(self, node)
+  end
+  local ptr = self.ptr
+  local count = tonumber(C.qjson_unique_members(ptr, node, nil, 0))
+  if count > 0 then
+    -- Keys repeat: iterate the deduplicated (key, last value) list.
+    local pairs_buf = ffi.new("uint32_t[?]", 2 * count)
+    C.qjson_unique_members(ptr, node, pairs_buf, count)
+    local i = 0
+    return function()
+      if i >= count then
+        return nil
+      end
+      local key, value = pairs_buf[2 * i], pairs_buf[2 * i + 1]
+      i = i + 1
+      local vk = C.qjson_find(ptr, value, nil, 0, nil, nil)
+      if vk <= 0 then
+        fail(self, vk)
+      end
+      return value_at(self, key, STRING), value_at(self, value, vk)
+    end
+  elseif count < 0 then
+    fail(self, PANIC)
+  end
+  local prev = 0
+  return function()
+    local vk = C.qjson_next(ptr, node, prev, node_box)
+    if vk <= 0 then
+      if vk ~= MISSING then
+        fail(self, vk)
+      end
+      return nil
+    end
+    prev = node_box[0]
+    return value_at(self, prev, STRING), value_at(self, prev + 1, vk)
+  end
+end
+
+function DocMT:__tostring()
+  if self.node == 0 then
+    return "qjson.document"
+  end
+  return "qjson.cursor (" .. (self:typeof() or "?") .. ")"
+end
+
+-- Wraps a fresh native handle (already checked non-null).
+function M.wrap(ptr, src, mt)
+  ffi.gc(ptr, C.qjson_free)
+  return setmetatable({ ptr = ptr, node = 0, src = src }, mt or DocMT)
+end
+
+return M

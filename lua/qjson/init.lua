@@ -1,0 +1,99 @@
+-- qjson: fast, strict JSON for LuaJIT, backed by a SIMD parser in Rust.
+-- This module is the public entry point; see docs/api.md.
+local ffi = require("ffi")
+local C = require("qjson.lib")
+local options = require("qjson.options")
+local doc = require("qjson.doc")
+
+local type, error = type, error
+local ffi_string = ffi.string
+
+local qjson = {
+  _NAME = "qjson",
+  _VERSION = ffi_string(C.qjson_version()),
+}
+
+-- The value reads return for a JSON null. lua-cjson's own null when
+-- lua-cjson is installed, so that `v == cjson.null` holds; otherwise a
+-- unique sentinel of the same kind of use.
+do
+  local ok, cjson = pcall(require, "cjson")
+  qjson.null = ok and cjson.null or setmetatable({}, { __tostring = function() return "null" end })
+end
+doc.null = qjson.null
+
+local err_box = ffi.new("qjson_error")
+
+local function parse_error()
+  return "qjson: " .. ffi_string(err_box.message)
+end
+
+-- Shared by qjson and qjson.safe: returns a document, or nil and a
+-- message plus whether the message is about the caller's arguments.
+function qjson._parse(s, opts, mt)
+  if type(s) ~= "string" then
+    return nil, "bad argument #1 to 'parse' (string expected, got " .. type(s) .. ")", true
+  end
+  local o, oerr = options.pack(opts)
+  if oerr then
+    return nil, "bad argument #2 to 'parse' (" .. oerr .. ")", true
+  end
+  err_box.message[0] = 0
+  local ptr = C.qjson_parse(s, #s, o, err_box)
+  if ptr == nil then
+    return nil, parse_error()
+  end
+  return doc.wrap(ptr, s, mt)
+end
+
+function qjson._parse_file(path, opts, mt)
+  if type(path) ~= "string" then
+    return nil, "bad argument #1 to 'parse_file' (string expected, got " .. type(path) .. ")", true
+  end
+  local o, oerr = options.pack(opts)
+  if oerr then
+    return nil, "bad argument #2 to 'parse_file' (" .. oerr .. ")", true
+  end
+  err_box.message[0] = 0
+  local ptr = C.qjson_parse_file(path, #path, o, err_box)
+  if ptr == nil then
+    return nil, parse_error()
+  end
+  return doc.wrap(ptr, nil, mt)
+end
+
+function qjson._path(s)
+  if type(s) ~= "string" then
+    return nil, "bad argument #1 to 'path' (string expected, got " .. type(s) .. ")", true
+  end
+  err_box.message[0] = 0
+  local p = C.qjson_path_compile(s, #s, err_box)
+  if p == nil then
+    return nil, "bad argument #1 to 'path' (" .. ffi_string(err_box.message) .. ")", true
+  end
+  return ffi.gc(p, C.qjson_path_free)
+end
+
+-- Invalid JSON raises "qjson: <what> at line L, column C (byte B)" with no
+-- prefix, as lua-cjson does; a bad argument points at the caller.
+local function raising(f)
+  return function(a, b)
+    local r, err, is_arg = f(a, b)
+    if r == nil then
+      error(err, is_arg and 2 or 0)
+    end
+    return r
+  end
+end
+
+qjson.parse = raising(qjson._parse)
+qjson.parse_file = raising(qjson._parse_file)
+qjson.path = raising(qjson._path)
+
+-- The stage 1 implementation chosen for this CPU: "avx512", "avx2" or
+-- "scalar" (QJSON_BACKEND=<name> forces one, for testing).
+function qjson.backend()
+  return ffi_string(C.qjson_backend())
+end
+
+return qjson

@@ -1,0 +1,58 @@
+-- Loads the native library and its declarations (from the generated
+-- header, see cdef.lua). Where the library is looked for, in order:
+--   1. $QJSON_LIB, when set (and nothing else);
+--   2. beside this module (an installed tree), then the built tree this
+--      module sits in (<repo>/target/release/libqjson.so);
+--   3. package.cpath, as "libqjson".
+local ffi = require("ffi")
+
+ffi.cdef(require("qjson.cdef"))
+
+local function this_dir()
+  local source = debug.getinfo(1, "S").source
+  if source:sub(1, 1) ~= "@" then
+    return nil
+  end
+  return source:sub(2):match("^(.*)/[^/]*$") or "."
+end
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then
+    f:close()
+  end
+  return f ~= nil
+end
+
+local function candidates()
+  local env = os.getenv("QJSON_LIB")
+  if env and env ~= "" then
+    return { env }
+  end
+  local list = {}
+  local dir = this_dir()
+  if dir then
+    list[#list + 1] = dir .. "/libqjson.so"
+    list[#list + 1] = dir .. "/../../target/release/libqjson.so"
+  end
+  local on_cpath = package.searchpath("libqjson", package.cpath)
+  if on_cpath then
+    list[#list + 1] = on_cpath
+  end
+  return list
+end
+
+local tried = {}
+for _, path in ipairs(candidates()) do
+  if exists(path) then
+    local ok, lib = pcall(ffi.load, path)
+    if ok then
+      return lib
+    end
+    tried[#tried + 1] = path .. " (" .. tostring(lib) .. ")"
+  else
+    tried[#tried + 1] = path .. " (not found)"
+  end
+end
+error("qjson: cannot load libqjson.so; run `make build` or set QJSON_LIB. Tried:\n  "
+  .. table.concat(tried, "\n  "), 2)

@@ -1,0 +1,58 @@
+-- Parse options: a Lua table checked and packed into `qjson_options`.
+local ffi = require("ffi")
+
+local type, pairs, tostring, floor = type, pairs, tostring, math.floor
+
+local M = {}
+
+M.MODES = { strict = 0, lazy = 1 }
+M.DUPLICATES = { last = 0, reject = 1 }
+M.DEFAULT_MAX_DEPTH = 1000
+
+local box = ffi.new("qjson_options")
+
+local function bad(name, want, got)
+  return ("bad option '%s' (%s expected, got %s)"):format(name, want, got)
+end
+
+-- Returns a `qjson_options *` for `opts` (nil for the defaults), or nil and
+-- a message. The box is shared: it is read by the parse it is passed to.
+function M.pack(opts)
+  if opts == nil then
+    return nil
+  end
+  if type(opts) ~= "table" then
+    return nil, "bad options (table expected, got " .. type(opts) .. ")"
+  end
+  box.mode, box.max_depth, box.duplicate_keys, box.ijson = 0, M.DEFAULT_MAX_DEPTH, 0, 0
+  for k, v in pairs(opts) do
+    if k == "mode" then
+      local m = M.MODES[v]
+      if not m then
+        return nil, bad(k, '"strict" or "lazy"', tostring(v))
+      end
+      box.mode = m
+    elseif k == "max_depth" then
+      if type(v) ~= "number" or v < 1 or v > 2147483647 or floor(v) ~= v then
+        return nil, bad(k, "integer from 1 to 2^31-1", tostring(v))
+      end
+      box.max_depth = v
+    elseif k == "duplicate_keys" then
+      local d = M.DUPLICATES[v]
+      if not d then
+        return nil, bad(k, '"last" or "reject"', tostring(v))
+      end
+      box.duplicate_keys = d
+    elseif k == "ijson" then
+      if type(v) ~= "boolean" then
+        return nil, bad(k, "boolean", type(v))
+      end
+      box.ijson = v and 1 or 0
+    else
+      return nil, "unknown option '" .. tostring(k) .. "'"
+    end
+  end
+  return box
+end
+
+return M

@@ -1,0 +1,379 @@
+//! A parsed document: the input, its tape, and every read a caller makes.
+
+use crate::error::{Error, ErrorKind};
+use crate::number;
+use crate::options::Options;
+use crate::path::{self, PathError, Segment};
+use crate::scan;
+use crate::string;
+use crate::tape::{Kind, Node, HEADER, ROOT};
+use crate::validate::{self, Open};
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+enum Source<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+/// A validated JSON document. Reads take a [`Node`] (the root is
+/// [`ROOT`]); paths resolve to nodes with [`Document::find`].
+pub struct Document<'a> {
+    source: Source<'a>,
+    tape: Vec<u32>,
+    opts: Options,
+    /// Where unescaped strings are decoded; valid until the next read.
+    scratch: Vec<u8>,
+    /// The last element reached by index: `(array, index, element)`, so a
+    /// loop over `a[i]` walks each array once instead of once per `i`.
+    last_index: Cell<(Node, usize, Node)>,
+}
+
+thread_local! {
+    /// Stage 1's index and stage 2's container stack, reused across parses
+    /// so that a parse makes only its own two allocations (the document
+    /// and its tape).
+    static SCRATCH: RefCell<(Vec<u32>, Vec<Open>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Scratch buffers larger than this are released after the parse.
+const KEEP_SCRATCH_ENTRIES: usize = 1 << 22;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
+    if input.starts_with(BOM) {
+        return Err(Error::at(ErrorKind::ByteOrderMark, input, 0));
+    }
+    if input.len() > u32::MAX as usize {
+        return Err(Error::at(ErrorKind::TooLarge, &[], 0));
+    }
+    SCRATCH.with(|s| {
+        let (index, stack) = &mut *s.borrow_mut();
+        let info = scan::scan(input, opts.strict(), index);
+        let tape = validate::build(input, index, &info, opts, stack);
+        if index.capacity() > KEEP_SCRATCH_ENTRIES {
+            *index = Vec::new();
+        }
+        tape
+    })
+}
+
+impl<'a> Document<'a> {
+    /// Parses `input`, which the document borrows.
+    pub fn parse(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
+        let tape = build_tape(input, opts)?;
+        Document::new(Source::Borrowed(input), tape, *opts)
+    }
+
+    fn new(source: Source<'a>, tape: Vec<u32>, opts: Options) -> Result<Document<'a>, Error> {
+        let doc = Document { source, tape, opts, scratch: Vec::new(), last_index: Cell::new((u32::MAX, 0, 0)) };
+        if opts.reject_duplicates() {
+            doc.check_duplicates()?;
+        }
+        Ok(doc)
+    }
+}
+
+impl Document<'static> {
+    /// Parses bytes the document takes ownership of (e.g. a file).
+    pub fn parse_owned(input: Vec<u8>, opts: &Options) -> Result<Document<'static>, Error> {
+        let tape = build_tape(&input, opts)?;
+        Document::new(Source::Owned(input), tape, *opts)
+    }
+}
+
+impl Document<'_> {
+    #[inline(always)]
+    pub fn input(&self) -> &[u8] {
+        match &self.source {
+            Source::Borrowed(b) => b,
+            Source::Owned(v) => v,
+        }
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Bytes held by the tape (the index that outlives the parse).
+    pub fn tape_bytes(&self) -> usize {
+        self.tape.capacity() * 4
+    }
+
+    #[inline(always)]
+    fn pos(&self, node: Node) -> usize {
+        self.tape[node as usize] as usize
+    }
+
+    #[inline(always)]
+    fn first_byte(&self, node: Node) -> u8 {
+        self.input()[self.pos(node)]
+    }
+
+    fn error(&self, kind: ErrorKind, offset: usize) -> Error {
+        Error::at(kind, self.input(), offset)
+    }
+
+    /// The kind of a value. In lazy mode a number or literal is checked
+    /// here, on first sight.
+    pub fn kind(&self, node: Node) -> Result<Kind, Error> {
+        let kind = Kind::of_byte(self.first_byte(node));
+        if !self.opts.strict() && matches!(kind, Kind::Number | Kind::Boolean | Kind::Null) {
+            validate::check_atom(self.input(), self.pos(node), false).map_err(|(p, k)| self.error(k, p))?;
+        }
+        Ok(kind)
+    }
+
+    /// The slot after `node` and everything inside it.
+    #[inline(always)]
+    pub fn skip(&self, node: Node) -> Node {
+        match self.first_byte(node) {
+            b'{' | b'[' => self.tape[node as usize + 1] + 1,
+            _ => node + 1,
+        }
+    }
+
+    /// Member or element count of a container.
+    pub fn len(&self, node: Node) -> Option<usize> {
+        match self.first_byte(node) {
+            b'{' | b'[' => Some(self.tape[node as usize + 2] as usize),
+            _ => None,
+        }
+    }
+
+    /// The first child of a container (for an object, the first key; its
+    /// value is the next node), or `None` when empty or not a container.
+    pub fn first_child(&self, node: Node) -> Option<Node> {
+        self.len(node).filter(|&n| n > 0).map(|_| node + HEADER as u32)
+    }
+
+    /// The child after `child` in `parent`, or `None` at the end.
+    pub fn next_child(&self, parent: Node, child: Node) -> Option<Node> {
+        let close = self.tape[parent as usize + 1];
+        let next = if self.first_byte(parent) == b'{' { self.skip(child + 1) } else { self.skip(child) };
+        (next < close).then_some(next)
+    }
+
+    /// The value of `key` in object `obj`; the last one when the key repeats.
+    pub fn member(&self, obj: Node, key: &[u8]) -> Option<Node> {
+        let input = self.input();
+        let mut found = None;
+        let mut k = self.first_child(obj)?;
+        let close = self.tape[obj as usize + 1];
+        loop {
+            let body = &input[self.pos(k) + 1..];
+            if string::key_eq(body, key) {
+                found = Some(k + 1);
+            }
+            k = self.skip(k + 1);
+            if k >= close {
+                return found;
+            }
+        }
+    }
+
+    /// Element `index` of array `arr`.
+    pub fn element(&self, arr: Node, index: usize) -> Option<Node> {
+        if index >= self.len(arr)? {
+            return None;
+        }
+        let (a, i, e) = self.last_index.get();
+        let (mut at, mut node) = if a == arr && i <= index { (i, e) } else { (0, arr + HEADER as u32) };
+        while at < index {
+            node = self.skip(node);
+            at += 1;
+        }
+        self.last_index.set((arr, index, node));
+        Some(node)
+    }
+
+    fn step(&self, node: Node, seg: &Segment<'_>) -> Option<Node> {
+        match (self.first_byte(node), seg) {
+            (b'{', Segment::Key(k) | Segment::Token(k, _)) => self.member(node, k),
+            (b'[', Segment::Index(i) | Segment::Token(_, Some(i))) => self.element(node, *i),
+            _ => None,
+        }
+    }
+
+    /// Resolves a path string (dotted or JSON Pointer) from `base`.
+    /// `Ok(None)` when the path does not exist in this document.
+    pub fn find(&self, base: Node, path: &[u8]) -> Result<Option<Node>, PathError> {
+        let mut node = base;
+        for seg in path::segments(path) {
+            match self.step(node, &seg?) {
+                Some(n) => node = n,
+                // Keep checking the rest of the path's syntax.
+                None => return path::segments(path).try_for_each(|s| s.map(drop)).map(|_| None),
+            }
+        }
+        Ok(Some(node))
+    }
+
+    /// Resolves a compiled path from `base`.
+    pub fn find_compiled(&self, base: Node, path: &path::Path) -> Option<Node> {
+        path.segments().iter().try_fold(base, |node, seg| self.step(node, seg))
+    }
+
+    /// Byte range of a scalar's text (numbers and literals end at the
+    /// first delimiter; strings include both quotes).
+    fn scalar_end(&self, node: Node) -> Result<usize, Error> {
+        let input = self.input();
+        let pos = self.pos(node);
+        match input[pos] {
+            b'"' => match string::body_len(&input[pos + 1..]) {
+                Some((len, _)) => Ok(pos + len + 2),
+                None => Err(self.error(ErrorKind::UnterminatedString, pos)),
+            },
+            _ => {
+                let len = input[pos..].iter().position(|&c| number::is_delimiter(c)).unwrap_or(input.len() - pos);
+                Ok(pos + len)
+            }
+        }
+    }
+
+    /// The exact JSON text of a value.
+    pub fn raw(&self, node: Node) -> Result<&[u8], Error> {
+        let pos = self.pos(node);
+        let end = match self.first_byte(node) {
+            b'{' | b'[' => self.pos(self.tape[node as usize + 1]) + 1,
+            _ => self.scalar_end(node)?,
+        };
+        Ok(&self.input()[pos..end])
+    }
+
+    /// A string value, unescaped. Borrowed from the input when it has no
+    /// escapes, else decoded into the document's scratch buffer.
+    pub fn str(&mut self, node: Node) -> Result<&[u8], Error> {
+        let pos = self.pos(node);
+        let strict = self.opts.strict();
+        let input: &[u8] = match &self.source {
+            Source::Borrowed(b) => b,
+            Source::Owned(v) => v,
+        };
+        let body = &input[pos + 1..];
+        let Some((len, escaped)) = string::body_len(body) else {
+            return Err(Error::at(ErrorKind::UnterminatedString, input, pos));
+        };
+        let body = &body[..len];
+        if !strict {
+            check_string_lazily(input, pos + 1, body)?;
+        }
+        if !escaped {
+            return Ok(body);
+        }
+        string::unescape(body, &mut self.scratch).map_err(|(p, k)| Error::at(k, input, pos + 1 + p))?;
+        Ok(&self.scratch)
+    }
+
+    fn number_text(&self, node: Node) -> Result<(&[u8], bool), Error> {
+        let pos = self.pos(node);
+        let s = &self.input()[pos..];
+        let (len, integer) = number::scan(s).map_err(|(p, k)| self.error(k, pos + p))?;
+        Ok((&s[..len], integer))
+    }
+
+    pub fn f64(&self, node: Node) -> Result<f64, Error> {
+        Ok(number::to_f64(self.number_text(node)?.0))
+    }
+
+    /// `Ok(None)` when the number is not an integer or is out of range.
+    pub fn i64(&self, node: Node) -> Result<Option<i64>, Error> {
+        Ok(number::to_i64(self.number_text(node)?.0))
+    }
+
+    pub fn u64(&self, node: Node) -> Result<Option<u64>, Error> {
+        Ok(number::to_u64(self.number_text(node)?.0))
+    }
+
+    pub fn bool(&self, node: Node) -> Result<bool, Error> {
+        self.kind(node)?;
+        Ok(self.first_byte(node) == b't')
+    }
+
+    /// Decoded object keys and their nodes, in source order.
+    fn keys(&self, obj: Node) -> impl Iterator<Item = (Node, Cow<'_, [u8]>)> + '_ {
+        let input = self.input();
+        std::iter::successors(self.first_child(obj), move |&k| self.next_child(obj, k)).map(move |k| {
+            let body = &input[self.pos(k) + 1..];
+            let key = match string::body_len(body) {
+                Some((len, false)) => Cow::Borrowed(&body[..len]),
+                Some((len, true)) => {
+                    let mut buf = Vec::new();
+                    // An invalid escape (lazy mode) keeps its raw bytes.
+                    match string::unescape(&body[..len], &mut buf) {
+                        Ok(()) => Cow::Owned(buf),
+                        Err(_) => Cow::Borrowed(&body[..len]),
+                    }
+                }
+                None => Cow::Borrowed(body),
+            };
+            (k, key)
+        })
+    }
+
+    /// For an object whose keys repeat: each key once, in order of first
+    /// appearance, with the node of its last value. `None` when no key
+    /// repeats (the common case; nothing is allocated but the key set).
+    pub fn unique_members(&self, obj: Node) -> Option<Vec<(Node, Node)>> {
+        let n = self.len(obj)?;
+        let mut seen: HashMap<Cow<'_, [u8]>, usize> = HashMap::with_capacity(n);
+        let mut out: Vec<(Node, Node)> = Vec::with_capacity(n);
+        let mut repeated = false;
+        for (k, key) in self.keys(obj) {
+            match seen.get(&key) {
+                Some(&i) => {
+                    out[i].1 = k + 1;
+                    repeated = true;
+                }
+                None => {
+                    seen.insert(key, out.len());
+                    out.push((k, k + 1));
+                }
+            }
+        }
+        repeated.then_some(out)
+    }
+
+    fn check_duplicates(&self) -> Result<(), Error> {
+        let input = self.input();
+        let mut s = 0usize;
+        while s < self.tape.len() {
+            match input[self.tape[s] as usize] {
+                b'{' => {
+                    let mut seen = std::collections::HashSet::new();
+                    for (k, key) in self.keys(s as Node) {
+                        if !seen.insert(key) {
+                            return Err(self.error(ErrorKind::DuplicateKey, self.pos(k)));
+                        }
+                    }
+                    s += HEADER;
+                }
+                b'[' => s += HEADER,
+                _ => s += 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// The root node (always [`ROOT`]).
+    pub fn root(&self) -> Node {
+        ROOT
+    }
+}
+
+/// Lazy mode checks a string's body when it is read: control bytes,
+/// escapes (checked by decoding) and UTF-8.
+fn check_string_lazily(input: &[u8], start: usize, body: &[u8]) -> Result<(), Error> {
+    if let Some(p) = body.iter().position(|&c| c < 0x20) {
+        return Err(Error::at(ErrorKind::ControlInString, input, start + p));
+    }
+    if let Err(e) = simdutf8::compat::from_utf8(body) {
+        return Err(Error::at(ErrorKind::InvalidUtf8, input, start + e.valid_up_to()));
+    }
+    if memchr::memchr(b'\\', body).is_some() {
+        string::unescape(body, &mut Vec::new()).map_err(|(p, k)| Error::at(k, input, start + p))?;
+    }
+    Ok(())
+}

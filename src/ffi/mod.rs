@@ -1,0 +1,96 @@
+//! The C ABI used by the LuaJIT binding. `include/qjson.h` is generated from
+//! these exports by cbindgen (see `tests/header.rs`); the Lua `ffi.cdef` is
+//! checked against that header by the Lua test suite.
+//!
+//! Every export runs inside [`guard`], so a panic becomes an error code and
+//! never unwinds into LuaJIT.
+
+mod doc;
+mod parse;
+mod read;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub use doc::Handle;
+
+/// Outcome of a read when it is not a `qjson_kind` (positive) for success.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The path does not exist in the document.
+    Missing = 0,
+    /// The read failed; `qjson_last_error` has the message.
+    Error = -1,
+    /// A bug inside qjson was caught at the boundary; the message says so.
+    Panic = -2,
+}
+
+/// Error details for the caller. `message` is NUL-terminated UTF-8 and
+/// already includes the position when there is one.
+#[repr(C)]
+pub struct ErrorInfo {
+    /// 0-based byte offset in the input (0 when not about the input).
+    pub offset: u64,
+    /// 1-based line and column (column in characters); 0 when unknown.
+    pub line: u32,
+    pub column: u32,
+    pub message: [std::ffi::c_char; 256],
+}
+
+impl ErrorInfo {
+    pub(crate) fn fill(&mut self, message: &str, offset: u64, line: u32, column: u32) {
+        self.offset = offset;
+        self.line = line;
+        self.column = column;
+        // Truncate on a character boundary, keeping room for the NUL.
+        let mut n = message.len().min(self.message.len() - 1);
+        while !message.is_char_boundary(n) {
+            n -= 1;
+        }
+        for (d, &s) in self.message.iter_mut().zip(&message.as_bytes()[..n]) {
+            *d = s as std::ffi::c_char;
+        }
+        self.message[n] = 0;
+    }
+
+    pub(crate) fn from_error(&mut self, e: &crate::Error) {
+        self.fill(&e.to_string(), e.offset as u64, e.line as u32, e.column as u32);
+    }
+}
+
+/// Runs `f`, turning a panic into `fallback`.
+#[inline(always)]
+pub(crate) fn guard<R>(fallback: R, f: impl FnOnce() -> R) -> R {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+/// A byte slice from a (pointer, length) pair; empty when the pointer is null.
+///
+/// # Safety
+/// A non-null `ptr` must be valid for `len` bytes for the lifetime chosen.
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if ptr.is_null() || len == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, len)
+    }
+}
+
+/// The library's version, NUL-terminated.
+#[no_mangle]
+pub extern "C" fn qjson_version() -> *const std::ffi::c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// The stage 1 backend in use ("avx512", "avx2" or "scalar"), NUL-terminated.
+#[no_mangle]
+pub extern "C" fn qjson_backend() -> *const std::ffi::c_char {
+    let name: &'static [u8] = guard(b"unknown\0", || match crate::scan::Backend::detect() {
+        crate::scan::Backend::Scalar => b"scalar\0",
+        #[cfg(target_arch = "x86_64")]
+        crate::scan::Backend::Avx2 => b"avx2\0",
+        #[cfg(target_arch = "x86_64")]
+        crate::scan::Backend::Avx512 => b"avx512\0",
+    });
+    name.as_ptr().cast()
+}

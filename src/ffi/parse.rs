@@ -1,0 +1,117 @@
+//! Creating and freeing documents and compiled paths.
+
+use std::ffi::c_char;
+
+use super::{bytes, guard, ErrorInfo, Handle};
+use crate::{Document, Options, Path};
+
+const PANIC: &str = "internal error (a bug in qjson; please report it)";
+
+fn report(err: *mut ErrorInfo, f: impl FnOnce(&mut ErrorInfo)) {
+    // SAFETY: the caller passes a valid `qjson_error` or null.
+    if let Some(e) = unsafe { err.as_mut() } {
+        f(e)
+    }
+}
+
+fn options(opts: *const Options) -> Options {
+    // SAFETY: the caller passes a valid `qjson_options` or null.
+    unsafe { opts.as_ref() }.copied().unwrap_or_default()
+}
+
+/// Parses `len` bytes at `input`, which must stay alive and unchanged until
+/// the document is freed (the Lua binding keeps the string referenced).
+/// Returns null on error, with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_parse(input: *const c_char, len: usize, opts: *const Options, err: *mut ErrorInfo) -> *mut Handle {
+    let parsed = guard(None, || {
+        // SAFETY: see above; the document's lifetime is managed by the caller.
+        let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
+        Some(Document::parse(input, &options(opts)))
+    });
+    finish(parsed, err)
+}
+
+/// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
+/// parses it; the document owns the bytes.
+#[no_mangle]
+pub extern "C" fn qjson_parse_file(
+    path: *const c_char,
+    path_len: usize,
+    opts: *const Options,
+    err: *mut ErrorInfo,
+) -> *mut Handle {
+    let parsed = guard(None, || {
+        // SAFETY: the caller passes `path_len` readable bytes.
+        let name = String::from_utf8_lossy(unsafe { bytes(path as *const u8, path_len) }).into_owned();
+        match std::fs::read(&name) {
+            Ok(data) => Some(Document::parse_owned(data, &options(opts))),
+            Err(e) => {
+                report(err, |r| r.fill(&format!("cannot read file '{name}': {e}"), 0, 0, 0));
+                None
+            }
+        }
+    });
+    finish(parsed, err)
+}
+
+fn finish(parsed: Option<Result<Document<'static>, crate::Error>>, err: *mut ErrorInfo) -> *mut Handle {
+    match parsed {
+        Some(Ok(doc)) => Box::into_raw(Handle::new(doc)),
+        Some(Err(e)) => {
+            report(err, |r| r.from_error(&e));
+            std::ptr::null_mut()
+        }
+        None => {
+            report(err, |r| {
+                if r.message[0] == 0 {
+                    r.fill(PANIC, 0, 0, 0)
+                }
+            });
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Frees a document (null is ignored).
+#[no_mangle]
+pub extern "C" fn qjson_free(doc: *mut Handle) {
+    guard((), || {
+        if !doc.is_null() {
+            // SAFETY: `doc` came from `qjson_parse*` and is freed once (the
+            // Lua binding frees it only from its garbage-collection hook).
+            drop(unsafe { Box::from_raw(doc) });
+        }
+    })
+}
+
+/// Compiles a path for reuse; null on a syntax error, with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_path_compile(path: *const c_char, len: usize, err: *mut ErrorInfo) -> *mut Path {
+    let compiled = guard(None, || {
+        // SAFETY: the caller passes `len` readable bytes.
+        Some(Path::compile(unsafe { bytes(path as *const u8, len) }))
+    });
+    match compiled {
+        Some(Ok(p)) => Box::into_raw(Box::new(p)),
+        Some(Err(e)) => {
+            report(err, |r| r.fill(&e.to_string(), e.offset as u64, 0, 0));
+            std::ptr::null_mut()
+        }
+        None => {
+            report(err, |r| r.fill(PANIC, 0, 0, 0));
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Frees a compiled path (null is ignored).
+#[no_mangle]
+pub extern "C" fn qjson_path_free(path: *mut Path) {
+    guard((), || {
+        if !path.is_null() {
+            // SAFETY: `path` came from `qjson_path_compile`, freed once.
+            drop(unsafe { Box::from_raw(path) });
+        }
+    })
+}

@@ -1,0 +1,283 @@
+//! Reads: every function resolves `path` from node `base`, then reads the
+//! value there. They return the value's [`Kind`] (positive) whether or not
+//! it is the kind asked for, so the caller can name both in a type error;
+//! the out-parameter is written only when the kinds match.
+//!
+//! `path`/`path_len` is a path string (dotted or JSON Pointer; empty for
+//! `base` itself), or `compiled` when non-null.
+
+use std::ffi::c_char;
+
+use super::{bytes, guard, ErrorInfo, Handle, Status};
+use crate::error::ErrorKind;
+use crate::{Error, Kind, Node, Path};
+
+fn fail(h: &mut Handle, e: Error) -> i32 {
+    h.error = e.to_string();
+    Status::Error as i32
+}
+
+/// Resolves the path, then runs `read` on the node found.
+fn read_at(
+    doc: *mut Handle,
+    base: Node,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    read: impl FnOnce(&mut Handle, Node, Kind) -> Result<(), Error>,
+) -> i32 {
+    guard(Status::Panic as i32, || {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        let Some(h) = (unsafe { doc.as_mut() }) else { return Status::Error as i32 };
+        // SAFETY: `compiled` is null or a live path from `qjson_path_compile`.
+        let found = match unsafe { compiled.as_ref() } {
+            Some(p) => Ok(h.doc.find_compiled(base, p)),
+            // SAFETY: the caller passes `path_len` readable bytes.
+            None => h.doc.find(base, unsafe { bytes(path as *const u8, path_len) }),
+        };
+        let node = match found {
+            Ok(Some(n)) => n,
+            Ok(None) => return Status::Missing as i32,
+            Err(e) => {
+                h.error = e.to_string();
+                return Status::Error as i32;
+            }
+        };
+        let kind = match h.doc.kind(node) {
+            Ok(k) => k,
+            Err(e) => return fail(h, e),
+        };
+        match read(h, node, kind) {
+            Ok(()) => kind as i32,
+            Err(e) => fail(h, e),
+        }
+    })
+}
+
+/// Writes `v` through `out` when non-null.
+fn put<T>(out: *mut T, v: T) {
+    // SAFETY: the caller passes a valid out-parameter or null.
+    if let Some(o) = unsafe { out.as_mut() } {
+        *o = v;
+    }
+}
+
+/// The kind at `path`; with `out_node`, the node too (for cursors).
+#[no_mangle]
+pub extern "C" fn qjson_find(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out_node: *mut u32,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |_, node, _| {
+        put(out_node, node);
+        Ok(())
+    })
+}
+
+/// A string, unescaped. The bytes stay valid until the next read.
+#[no_mangle]
+pub extern "C" fn qjson_get_str(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out_ptr: *mut *const c_char,
+    out_len: *mut usize,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+        if kind == Kind::String {
+            let s = h.doc.str(node)?;
+            put(out_ptr, s.as_ptr() as *const c_char);
+            put(out_len, s.len());
+        }
+        Ok(())
+    })
+}
+
+/// A number as the nearest double.
+#[no_mangle]
+pub extern "C" fn qjson_get_num(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out: *mut f64,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+        if kind == Kind::Number {
+            put(out, h.doc.f64(node)?);
+        }
+        Ok(())
+    })
+}
+
+fn exact_integer<T>(
+    h: &Handle,
+    node: Node,
+    ty: &'static str,
+    read: impl FnOnce(&crate::Document<'static>, Node) -> Result<Option<T>, Error>,
+) -> Result<T, Error> {
+    read(&h.doc, node)?.ok_or_else(|| {
+        let offset = h.doc.raw(node).map(|r| r.as_ptr() as usize - h.doc.input().as_ptr() as usize).unwrap_or(0);
+        Error::at(ErrorKind::NotInteger(ty), h.doc.input(), offset)
+    })
+}
+
+/// A number as an exact int64; an error when it is not an integer in range.
+#[no_mangle]
+pub extern "C" fn qjson_get_i64(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out: *mut i64,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+        if kind == Kind::Number {
+            put(out, exact_integer(h, node, "int64", |d, n| d.i64(n))?);
+        }
+        Ok(())
+    })
+}
+
+/// A number as an exact uint64; an error when it is not an integer in range.
+#[no_mangle]
+pub extern "C" fn qjson_get_u64(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out: *mut u64,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+        if kind == Kind::Number {
+            put(out, exact_integer(h, node, "uint64", |d, n| d.u64(n))?);
+        }
+        Ok(())
+    })
+}
+
+/// A boolean (1 for true, 0 for false).
+#[no_mangle]
+pub extern "C" fn qjson_get_bool(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out: *mut u8,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+        if kind == Kind::Boolean {
+            put(out, h.doc.bool(node)? as u8);
+        }
+        Ok(())
+    })
+}
+
+/// The member or element count of an object or array.
+#[no_mangle]
+pub extern "C" fn qjson_get_len(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out: *mut usize,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |h, node, _| {
+        if let Some(n) = h.doc.len(node) {
+            put(out, n);
+        }
+        Ok(())
+    })
+}
+
+/// The exact JSON text of any value (borrowed from the input).
+#[no_mangle]
+pub extern "C" fn qjson_get_raw(
+    doc: *mut Handle,
+    base: u32,
+    path: *const c_char,
+    path_len: usize,
+    compiled: *const Path,
+    out_ptr: *mut *const c_char,
+    out_len: *mut usize,
+) -> i32 {
+    read_at(doc, base, path, path_len, compiled, |h, node, _| {
+        let raw = h.doc.raw(node)?;
+        put(out_ptr, raw.as_ptr() as *const c_char);
+        put(out_len, raw.len());
+        Ok(())
+    })
+}
+
+/// Iterates a container: `prev` 0 asks for the first child, otherwise the
+/// child after `prev`. Writes the child's node to `out` (for an object,
+/// the key's node; its value is the next node) and returns the kind of
+/// the element or member value, or `Missing` after the last one.
+#[no_mangle]
+pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut u32) -> i32 {
+    guard(Status::Panic as i32, || {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        let Some(h) = (unsafe { doc.as_mut() }) else { return Status::Error as i32 };
+        let d = &h.doc;
+        let child = if prev == 0 { d.first_child(parent) } else { d.next_child(parent, prev) };
+        let Some(child) = child else { return Status::Missing as i32 };
+        put(out, child);
+        let value = if d.kind(parent).ok() == Some(Kind::Object) { child + 1 } else { child };
+        match d.kind(value) {
+            Ok(k) => k as i32,
+            Err(e) => fail(h, e),
+        }
+    })
+}
+
+/// For an object whose keys repeat: writes up to `cap` pairs (key node,
+/// node of the key's last value), each key once in order of first
+/// appearance, and returns the number of pairs. Returns 0 when no key
+/// repeats (iterate with `qjson_next` then), -1 on error.
+#[no_mangle]
+pub extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32, cap: usize) -> i64 {
+    guard(-1, || {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        let Some(h) = (unsafe { doc.as_ref() }) else { return -1 };
+        let Some(pairs) = h.doc.unique_members(obj) else { return 0 };
+        if !out.is_null() {
+            for (i, &(k, v)) in pairs.iter().take(cap).enumerate() {
+                // SAFETY: the caller passes room for `cap` pairs.
+                unsafe {
+                    *out.add(2 * i) = k;
+                    *out.add(2 * i + 1) = v;
+                }
+            }
+        }
+        pairs.len() as i64
+    })
+}
+
+/// Copies the message of the document's last failed read into `err`.
+#[no_mangle]
+pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
+    guard((), || {
+        // SAFETY: valid handle and error struct, or null.
+        if let (Some(h), Some(e)) = unsafe { (doc.as_ref(), err.as_mut()) } {
+            e.fill(&h.error, 0, 0, 0);
+        }
+    })
+}
+
+/// Bytes of native memory the document's index holds (for measurements).
+#[no_mangle]
+pub extern "C" fn qjson_index_bytes(doc: *const Handle) -> usize {
+    // SAFETY: a valid handle or null.
+    guard(0, || unsafe { doc.as_ref() }.map_or(0, |h| h.doc.tape_bytes()))
+}

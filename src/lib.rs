@@ -1,0 +1,24 @@
+//! qjson: a SIMD JSON parser built for reading a few fields out of large
+//! documents from LuaJIT.
+//!
+//! Bytes flow one way: [`scan`] (stage 1) finds every structural position,
+//! [`validate`] (stage 2) checks the grammar and links containers into a
+//! [`tape`], and a [`Document`] answers reads by walking the tape. The C ABI
+//! used by the Lua binding is in [`ffi`].
+
+pub mod document;
+pub mod error;
+pub mod ffi;
+pub mod number;
+pub mod options;
+pub mod path;
+pub mod scan;
+mod string;
+pub mod tape;
+mod validate;
+
+pub use document::Document;
+pub use error::{Error, ErrorKind};
+pub use options::Options;
+pub use path::Path;
+pub use tape::{Kind, Node, ROOT};

@@ -1,0 +1,39 @@
+//! Parse options, laid out for the C ABI.
+
+/// `mode`: 0 = strict (default), 1 = lazy (structure only; value errors are
+/// raised when the value is read).
+pub const MODE_STRICT: u32 = 0;
+pub const MODE_LAZY: u32 = 1;
+/// `duplicate_keys`: 0 = the last value wins (default), 1 = reject.
+pub const DUPLICATES_LAST: u32 = 0;
+pub const DUPLICATES_REJECT: u32 = 1;
+/// The default `max_depth`, as lua-cjson's `decode_max_depth`.
+pub const DEFAULT_MAX_DEPTH: u32 = 1000;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    pub mode: u32,
+    pub max_depth: u32,
+    pub duplicate_keys: u32,
+    /// Non-zero: enforce I-JSON (RFC 7493); implies rejecting duplicates.
+    pub ijson: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { mode: MODE_STRICT, max_depth: DEFAULT_MAX_DEPTH, duplicate_keys: DUPLICATES_LAST, ijson: 0 }
+    }
+}
+
+impl Options {
+    pub fn lazy() -> Self {
+        Options { mode: MODE_LAZY, ..Options::default() }
+    }
+    pub(crate) fn strict(&self) -> bool {
+        self.mode != MODE_LAZY
+    }
+    pub(crate) fn reject_duplicates(&self) -> bool {
+        self.duplicate_keys == DUPLICATES_REJECT || self.ijson != 0
+    }
+}

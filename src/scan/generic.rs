@@ -1,0 +1,166 @@
+//! The stage 1 algorithm, written once over [`Block`] (after simdjson's
+//! `generic/stage1`). Each instance is inlined into a `#[target_feature]`
+//! wrapper in the architecture module.
+
+use super::vector::Block;
+use super::{escape, ScanInfo};
+use crate::error::ErrorKind;
+
+const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// Carries between consecutive blocks.
+#[derive(Default)]
+struct Carry {
+    /// The first byte of the next block is escaped by a trailing backslash.
+    escaped: u64,
+    /// All ones when the previous block ended inside a string.
+    in_string: u64,
+    /// 1 when the previous block ended on a token byte (number, literal).
+    atom: u64,
+    /// A low-surrogate `\u` already checked as part of a pair.
+    skip_escape_at: usize,
+}
+
+/// Bytes escaped by an odd-length run of backslashes (simdjson's
+/// branchless `find_escaped`).
+#[inline(always)]
+fn find_escaped(backslash: u64, carry: &mut u64) -> u64 {
+    let backslash = backslash & !*carry;
+    let follows_escape = (backslash << 1) | *carry;
+    let odd_starts = backslash & !EVEN_BITS & !follows_escape;
+    let (seq_on_even, overflow) = odd_starts.overflowing_add(backslash);
+    *carry = overflow as u64;
+    let invert = seq_on_even << 1;
+    (EVEN_BITS ^ invert) & follows_escape
+}
+
+/// Appends `base + i` for every set bit `i` of `bits`.
+#[inline(always)]
+fn flatten(mut bits: u64, base: u32, out: &mut Vec<u32>) {
+    let n = bits.count_ones() as usize;
+    if n == 0 {
+        return;
+    }
+    out.reserve(64);
+    let len = out.len();
+    // SAFETY: 64 slots are reserved; we write at most 64 and then set the
+    // length to the `n` we actually filled (n <= 64). Writing in groups of
+    // four past `n` keeps the loop branch-light, as simdjson does.
+    unsafe {
+        let p = out.as_mut_ptr().add(len);
+        let mut i = 0;
+        while i < n {
+            for k in 0..4 {
+                *p.add(i + k) = base + bits.trailing_zeros();
+                bits &= bits.wrapping_sub(1);
+            }
+            i += 4;
+        }
+        out.set_len(len + n);
+    }
+}
+
+#[inline(always)]
+pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut Vec<u32>) -> ScanInfo {
+    let mut carry = Carry::default();
+    let mut info = ScanInfo::default();
+    let n = input.len();
+    let full = n - n % 64;
+    let mut at = 0;
+    while at < full {
+        let block = B::load(input.as_ptr().add(at));
+        step::<B, STRICT>(block, at, input, &mut carry, &mut info, out);
+        at += 64;
+    }
+    if at < n {
+        // The tail, padded with spaces (whitespace changes nothing).
+        let mut buf = [b' '; 64];
+        buf[..n - at].copy_from_slice(&input[at..]);
+        let block = B::load(buf.as_ptr());
+        step::<B, STRICT>(block, at, input, &mut carry, &mut info, out);
+    }
+    info.unterminated = carry.in_string != 0;
+    info
+}
+
+#[inline(always)]
+unsafe fn step<B: Block, const STRICT: bool>(
+    block: B,
+    at: usize,
+    input: &[u8],
+    carry: &mut Carry,
+    info: &mut ScanInfo,
+    out: &mut Vec<u32>,
+) {
+    let backslash = block.eq(b'\\');
+    let quote = block.eq(b'"');
+    if carry.in_string != 0 && carry.escaped == 0 && (backslash | quote) == 0 {
+        // The middle of a long string (say a base64 image): no structure
+        // can start here, only the string checks apply.
+        if STRICT {
+            check_string_bytes::<B>(block, !0, at, info);
+        }
+        return;
+    }
+    let escaped = find_escaped(backslash, &mut carry.escaped);
+    let quote = quote & !escaped;
+    let in_string = B::prefix_xor(quote) ^ carry.in_string;
+    carry.in_string = ((in_string as i64) >> 63) as u64;
+
+    let (op, ws) = block.classify();
+    let outside = !in_string;
+    let atom = !(op | ws | quote) & outside;
+    let atom_start = atom & !((atom << 1) | carry.atom);
+    carry.atom = atom >> 63;
+    let structural = (op & outside) | (quote & in_string) | atom_start;
+    flatten(structural, at as u32, out);
+
+    if STRICT {
+        check_string_bytes::<B>(block, in_string, at, info);
+        let escaped_in_string = escaped & in_string;
+        // An error found earlier in this same block may still be preceded
+        // by a bad escape; `note` keeps the first.
+        if escaped_in_string != 0 && info.string_error.map_or(true, |(p, _)| p >= at) {
+            check_escapes(escaped_in_string, at, input, carry, info);
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn check_string_bytes<B: Block>(block: B, in_string: u64, at: usize, info: &mut ScanInfo) {
+    let control = block.control() & in_string;
+    if control != 0 {
+        note(info, at + control.trailing_zeros() as usize, ErrorKind::ControlInString);
+    }
+    if info.non_ascii_from.is_none() && block.non_ascii() != 0 {
+        info.non_ascii_from = Some(at);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn check_escapes(mut bits: u64, at: usize, input: &[u8], carry: &mut Carry, info: &mut ScanInfo) {
+    while bits != 0 {
+        let p = at + bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        if p == carry.skip_escape_at && p != 0 {
+            continue;
+        }
+        match escape::check(input, p) {
+            Ok(Some(low)) => carry.skip_escape_at = low,
+            Ok(None) => {}
+            Err((p, kind)) => {
+                note(info, p, kind);
+                return;
+            }
+        }
+    }
+}
+
+/// Keeps the first string error by offset.
+#[inline(always)]
+fn note(info: &mut ScanInfo, p: usize, kind: ErrorKind) {
+    if info.string_error.map_or(true, |(q, _)| p < q) {
+        info.string_error = Some((p, kind));
+    }
+}

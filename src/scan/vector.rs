@@ -1,0 +1,19 @@
+//! The few operations stage 1 needs from a 64-byte block of input.
+
+/// 64 bytes of input held in vector registers. Every method returns one bit
+/// per byte, bit `i` for byte `i`.
+pub(crate) trait Block: Copy {
+    /// # Safety
+    /// `p` must be valid for 64 bytes of reads and the CPU must support the
+    /// implementation's target features.
+    unsafe fn load(p: *const u8) -> Self;
+    unsafe fn eq(self, byte: u8) -> u64;
+    /// `(ops, whitespace)` by the shared nibble tables (see `scan::OP_TABLE`).
+    unsafe fn classify(self) -> (u64, u64);
+    /// Bytes below 0x20.
+    unsafe fn control(self) -> u64;
+    /// Bytes at or above 0x80.
+    unsafe fn non_ascii(self) -> u64;
+    /// Bit `i` is the XOR of bits `0..=i` of `x`.
+    unsafe fn prefix_xor(x: u64) -> u64;
+}

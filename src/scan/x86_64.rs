@@ -1,0 +1,135 @@
+//! AVX2 and AVX-512 instances of the generic stage 1 (thin wrappers).
+
+use super::generic;
+use super::vector::Block;
+use super::ScanInfo;
+use core::arch::x86_64::*;
+
+pub(super) fn avx2_supported() -> bool {
+    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("pclmulqdq")
+}
+
+pub(super) fn avx512_supported() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("pclmulqdq")
+}
+
+#[inline(always)]
+unsafe fn clmul_prefix_xor(x: u64) -> u64 {
+    let all_ones = _mm_set1_epi8(-1);
+    let r = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), all_ones, 0);
+    _mm_cvtsi128_si64(r) as u64
+}
+
+#[inline(always)]
+unsafe fn repeat16(t: &[u8; 16]) -> __m128i {
+    _mm_loadu_si128(t.as_ptr() as *const __m128i)
+}
+
+/// Two 32-byte halves.
+#[derive(Clone, Copy)]
+pub(super) struct Avx2([__m256i; 2]);
+
+impl Avx2 {
+    #[inline(always)]
+    unsafe fn mask(lo: __m256i, hi: __m256i) -> u64 {
+        (_mm256_movemask_epi8(lo) as u32 as u64) | ((_mm256_movemask_epi8(hi) as u32 as u64) << 32)
+    }
+}
+
+impl Block for Avx2 {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        Avx2([_mm256_loadu_si256(p as *const __m256i), _mm256_loadu_si256(p.add(32) as *const __m256i)])
+    }
+    #[inline(always)]
+    unsafe fn eq(self, byte: u8) -> u64 {
+        let b = _mm256_set1_epi8(byte as i8);
+        Self::mask(_mm256_cmpeq_epi8(self.0[0], b), _mm256_cmpeq_epi8(self.0[1], b))
+    }
+    #[inline(always)]
+    unsafe fn classify(self) -> (u64, u64) {
+        let ws_t = _mm256_broadcastsi128_si256(repeat16(&super::WS_TABLE));
+        let op_t = _mm256_broadcastsi128_si256(repeat16(&super::OP_TABLE));
+        let x20 = _mm256_set1_epi8(0x20);
+        let [a, b] = self.0;
+        let ws = Self::mask(
+            _mm256_cmpeq_epi8(a, _mm256_shuffle_epi8(ws_t, a)),
+            _mm256_cmpeq_epi8(b, _mm256_shuffle_epi8(ws_t, b)),
+        );
+        let op = Self::mask(
+            _mm256_cmpeq_epi8(_mm256_or_si256(a, x20), _mm256_shuffle_epi8(op_t, a)),
+            _mm256_cmpeq_epi8(_mm256_or_si256(b, x20), _mm256_shuffle_epi8(op_t, b)),
+        );
+        (op, ws)
+    }
+    #[inline(always)]
+    unsafe fn control(self) -> u64 {
+        let lim = _mm256_set1_epi8(0x1F);
+        let [a, b] = self.0;
+        Self::mask(
+            _mm256_cmpeq_epi8(_mm256_min_epu8(a, lim), a),
+            _mm256_cmpeq_epi8(_mm256_min_epu8(b, lim), b),
+        )
+    }
+    #[inline(always)]
+    unsafe fn non_ascii(self) -> u64 {
+        Self::mask(self.0[0], self.0[1])
+    }
+    #[inline(always)]
+    unsafe fn prefix_xor(x: u64) -> u64 {
+        clmul_prefix_xor(x)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Avx512(__m512i);
+
+impl Block for Avx512 {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        Avx512(_mm512_loadu_si512(p as *const _))
+    }
+    #[inline(always)]
+    unsafe fn eq(self, byte: u8) -> u64 {
+        _mm512_cmpeq_epi8_mask(self.0, _mm512_set1_epi8(byte as i8))
+    }
+    #[inline(always)]
+    unsafe fn classify(self) -> (u64, u64) {
+        let ws_t = _mm512_broadcast_i32x4(repeat16(&super::WS_TABLE));
+        let op_t = _mm512_broadcast_i32x4(repeat16(&super::OP_TABLE));
+        let x = self.0;
+        let ws = _mm512_cmpeq_epi8_mask(x, _mm512_shuffle_epi8(ws_t, x));
+        let op = _mm512_cmpeq_epi8_mask(_mm512_or_si512(x, _mm512_set1_epi8(0x20)), _mm512_shuffle_epi8(op_t, x));
+        (op, ws)
+    }
+    #[inline(always)]
+    unsafe fn control(self) -> u64 {
+        _mm512_cmplt_epu8_mask(self.0, _mm512_set1_epi8(0x20))
+    }
+    #[inline(always)]
+    unsafe fn non_ascii(self) -> u64 {
+        _mm512_movepi8_mask(self.0)
+    }
+    #[inline(always)]
+    unsafe fn prefix_xor(x: u64) -> u64 {
+        clmul_prefix_xor(x)
+    }
+}
+
+#[target_feature(enable = "avx2,pclmulqdq")]
+pub(super) unsafe fn scan_avx2(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
+    if strict {
+        generic::scan::<Avx2, true>(input, out)
+    } else {
+        generic::scan::<Avx2, false>(input, out)
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
+pub(super) unsafe fn scan_avx512(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
+    if strict {
+        generic::scan::<Avx512, true>(input, out)
+    } else {
+        generic::scan::<Avx512, false>(input, out)
+    }
+}

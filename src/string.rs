@@ -1,0 +1,151 @@
+//! Reading strings out of the input: finding the end, unescaping, and
+//! comparing a key with a path segment without unescaping when possible.
+
+use crate::error::ErrorKind;
+
+/// Where a string body ends. `body` starts after the opening quote.
+/// Returns the length of the body (up to the closing quote) and whether
+/// it holds any escape.
+#[inline]
+pub(crate) fn body_len(body: &[u8]) -> Option<(usize, bool)> {
+    let first = memchr::memchr2(b'"', b'\\', body)?;
+    if body[first] == b'"' {
+        return Some((first, false));
+    }
+    let mut i = first;
+    loop {
+        // `i` is at a backslash: skip it and the escaped byte.
+        i += 2;
+        let next = i + memchr::memchr2(b'"', b'\\', body.get(i..)?)?;
+        if body[next] == b'"' {
+            return Some((next, true));
+        }
+        i = next;
+    }
+}
+
+fn hex4(s: &[u8]) -> Option<u32> {
+    let mut v = 0;
+    for &d in s.get(..4)? {
+        v = v << 4 | (d as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Decodes an escaped string body into `out` (cleared first). Errors (only
+/// possible in lazy mode, where stage 1 did not check escapes) carry the
+/// offset within `body` of the offending backslash.
+pub(crate) fn unescape(body: &[u8], out: &mut Vec<u8>) -> Result<(), (usize, ErrorKind)> {
+    out.clear();
+    out.reserve(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        let Some(off) = memchr::memchr(b'\\', &body[i..]) else {
+            out.extend_from_slice(&body[i..]);
+            break;
+        };
+        out.extend_from_slice(&body[i..i + off]);
+        let bs = i + off;
+        let bad = |k| Err((bs, k));
+        let Some(&c) = body.get(bs + 1) else { return bad(ErrorKind::InvalidEscape) };
+        i = bs + 2;
+        let byte = match c {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let Some(hi) = hex4(&body[i..]) else { return bad(ErrorKind::InvalidUnicodeEscape) };
+                i += 4;
+                let cp = match hi {
+                    0xD800..=0xDBFF => {
+                        let lo = match body.get(i..i + 2) {
+                            Some(b"\\u") => hex4(&body[i + 2..]),
+                            _ => None,
+                        };
+                        match lo {
+                            Some(lo @ 0xDC00..=0xDFFF) => {
+                                i += 6;
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            }
+                            _ => return bad(ErrorKind::LoneSurrogate),
+                        }
+                    }
+                    0xDC00..=0xDFFF => return bad(ErrorKind::LoneSurrogate),
+                    cp => cp,
+                };
+                let ch = char::from_u32(cp).expect("surrogates handled above");
+                out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+                continue;
+            }
+            _ => return bad(ErrorKind::InvalidEscape),
+        };
+        out.push(byte);
+    }
+    Ok(())
+}
+
+/// Does the key whose body starts at `body` equal `want` (already
+/// unescaped)? Compares raw bytes until the first backslash, which is all
+/// that most keys need; escaped keys are decoded and compared whole.
+#[inline]
+pub(crate) fn key_eq(body: &[u8], want: &[u8]) -> bool {
+    let mut k = 0;
+    loop {
+        let Some(&r) = body.get(k) else { return false };
+        if r == b'\\' {
+            return key_eq_escaped(body, want);
+        }
+        if r == b'"' {
+            return k == want.len();
+        }
+        if k == want.len() || r != want[k] {
+            return false;
+        }
+        k += 1;
+    }
+}
+
+#[cold]
+fn key_eq_escaped(body: &[u8], want: &[u8]) -> bool {
+    let Some((len, _)) = body_len(body) else { return false };
+    let mut buf = Vec::new();
+    unescape(&body[..len], &mut buf).is_ok() && buf == want
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ends() {
+        assert_eq!(body_len(b"abc\" x"), Some((3, false)));
+        assert_eq!(body_len(b"a\\\"b\""), Some((4, true)));
+        assert_eq!(body_len(b"a\\\\\""), Some((3, true)));
+        assert_eq!(body_len(b"abc"), None);
+    }
+
+    #[test]
+    fn decodes() {
+        let mut out = Vec::new();
+        unescape(br#"a\n\u00e9\ud83d\ude00\/"#, &mut out).unwrap();
+        assert_eq!(out, "a\né😀/".as_bytes());
+        assert_eq!(unescape(br"\ud800", &mut out), Err((0, ErrorKind::LoneSurrogate)));
+        assert_eq!(unescape(br"ab\x", &mut out), Err((2, ErrorKind::InvalidEscape)));
+    }
+
+    #[test]
+    fn keys() {
+        assert!(key_eq(b"model\":", b"model"));
+        assert!(!key_eq(b"models\":", b"model"));
+        assert!(!key_eq(b"mode\":", b"model"));
+        assert!(key_eq(b"\\u0061\":", b"a"));
+        assert!(key_eq(b"a\\\\b\"", b"a\\b"));
+        assert!(!key_eq(b"a\\\"\"", b"a\\"));
+        assert!(!key_eq(b"a\":", b"a\""));
+    }
+}

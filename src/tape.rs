@@ -1,0 +1,55 @@
+//! The tape: the validated, linked form of the structural index.
+//!
+//! One `u32` per slot. A scalar (string, number, literal) is one slot, the
+//! byte offset where it starts. A container is
+//! `[open offset, slot of its close, member count] .. [close offset]`, so
+//! skipping it and taking its length are O(1). Object members are a key
+//! slot followed by the value's slots. `:` and `,` are not kept.
+
+/// Index of a value in the tape.
+pub type Node = u32;
+
+/// The root value is always the first slot.
+pub const ROOT: Node = 0;
+
+/// Slots that an open container adds before its first member.
+pub(crate) const HEADER: usize = 3;
+
+/// The kind of a value, as the C ABI reports it.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Null = 1,
+    Boolean = 2,
+    Number = 3,
+    String = 4,
+    Array = 5,
+    Object = 6,
+}
+
+impl Kind {
+    /// By the first byte of the value (already validated by stage 2, or,
+    /// in lazy mode, checked when read).
+    #[inline(always)]
+    pub(crate) fn of_byte(c: u8) -> Kind {
+        match c {
+            b'{' => Kind::Object,
+            b'[' => Kind::Array,
+            b'"' => Kind::String,
+            b't' | b'f' => Kind::Boolean,
+            b'n' => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Boolean => "boolean",
+            Kind::Number => "number",
+            Kind::String => "string",
+            Kind::Array => "array",
+            Kind::Object => "object",
+        }
+    }
+}

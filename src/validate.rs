@@ -1,0 +1,187 @@
+//! Stage 2: checks the grammar over the structural index and builds the
+//! linked tape (see `tape`). Strings were checked by stage 1; numbers and
+//! literals are checked here in strict mode.
+
+use crate::error::{Error, ErrorKind};
+use crate::number;
+use crate::options::Options;
+use crate::scan::ScanInfo;
+use crate::tape::HEADER;
+
+enum State {
+    Value,
+    Key,
+    AfterValue,
+}
+
+/// An open container: its header slot and whether it is an object.
+#[derive(Clone, Copy)]
+pub(crate) struct Open {
+    slot: u32,
+    object: bool,
+}
+
+/// Builds the tape for `input` from its structural `index`. `stack` is
+/// scratch space reused across parses.
+pub(crate) fn build(
+    input: &[u8],
+    index: &[u32],
+    info: &ScanInfo,
+    opts: &Options,
+    stack: &mut Vec<Open>,
+) -> Result<Vec<u32>, Error> {
+    let grammar = link(input, index, opts, stack);
+    // Stage 1's findings inside strings compete with stage 2's by offset:
+    // the error reported is the first one in the input.
+    let mut first: Option<(usize, ErrorKind)> = grammar.as_ref().err().copied();
+    let mut consider = |p: usize, k: ErrorKind| {
+        if first.map_or(true, |(q, _)| p < q) {
+            first = Some((p, k));
+        }
+    };
+    if info.unterminated {
+        let open = index.iter().rev().map(|&p| p as usize).find(|&p| input[p] == b'"').unwrap_or(0);
+        consider(open, ErrorKind::UnterminatedString);
+    }
+    if let Some((p, k)) = info.string_error {
+        consider(p, k);
+    }
+    if let Some(from) = info.non_ascii_from {
+        if simdutf8::basic::from_utf8(&input[from..]).is_err() {
+            let valid = simdutf8::compat::from_utf8(&input[from..]).map_err(|e| e.valid_up_to()).err().unwrap_or(0);
+            consider(from + valid, ErrorKind::InvalidUtf8);
+        }
+    }
+    match first {
+        Some((p, k)) => Err(Error::at(k, input, p)),
+        // `first` holds any grammar error, so this is always Ok.
+        None => Ok(grammar.unwrap_or_default()),
+    }
+}
+
+fn link(input: &[u8], index: &[u32], opts: &Options, stack: &mut Vec<Open>) -> Result<Vec<u32>, (usize, ErrorKind)> {
+    stack.clear();
+    let n = index.len();
+    if n == 0 {
+        return Err((input.len(), ErrorKind::Empty));
+    }
+    let strict = opts.strict();
+    let ijson = opts.ijson != 0;
+    let max_depth = opts.max_depth as usize;
+    let end = || (input.len(), ErrorKind::UnexpectedEnd);
+    let mut tape: Vec<u32> = Vec::with_capacity(n + n / 4 + 2 * HEADER);
+    let mut i = 0usize;
+    let mut state = State::Value;
+    loop {
+        match state {
+            State::Value => {
+                let Some(&p) = index.get(i) else { return Err(end()) };
+                let pos = p as usize;
+                let c = input[pos];
+                i += 1;
+                match c {
+                    b'{' | b'[' => {
+                        if stack.len() >= max_depth {
+                            return Err((pos, ErrorKind::TooDeep(opts.max_depth)));
+                        }
+                        let object = c == b'{';
+                        let slot = tape.len() as u32;
+                        stack.push(Open { slot, object });
+                        tape.extend_from_slice(&[p, 0, 0]);
+                        let close = if object { b'}' } else { b']' };
+                        let Some(&q) = index.get(i) else { return Err(end()) };
+                        if input[q as usize] == close {
+                            i += 1;
+                            close_container(&mut tape, stack, q);
+                            state = State::AfterValue;
+                        } else if object {
+                            state = State::Key;
+                        } else {
+                            tape[slot as usize + 2] = 1;
+                            state = State::Value;
+                        }
+                    }
+                    b'"' => {
+                        tape.push(p);
+                        state = State::AfterValue;
+                    }
+                    b't' | b'f' | b'n' | b'-' | b'0'..=b'9' => {
+                        if strict {
+                            check_atom(input, pos, ijson)?;
+                        }
+                        tape.push(p);
+                        state = State::AfterValue;
+                    }
+                    b':' | b',' | b']' | b'}' => return Err((pos, ErrorKind::ExpectedValue(c))),
+                    _ => return Err((pos, ErrorKind::UnexpectedChar(c))),
+                }
+            }
+            State::Key => {
+                let Some(&p) = index.get(i) else { return Err(end()) };
+                if input[p as usize] != b'"' {
+                    return Err((p as usize, ErrorKind::ExpectedKey));
+                }
+                tape.push(p);
+                let Some(&q) = index.get(i + 1) else { return Err(end()) };
+                if input[q as usize] != b':' {
+                    return Err((q as usize, ErrorKind::ExpectedColon));
+                }
+                i += 2;
+                let top = stack.last().expect("a key is always inside an object");
+                tape[top.slot as usize + 2] += 1;
+                state = State::Value;
+            }
+            State::AfterValue => {
+                let Some(&top) = stack.last() else {
+                    return match index.get(i) {
+                        None => Ok(tape),
+                        Some(&p) => Err((p as usize, ErrorKind::TrailingContent)),
+                    };
+                };
+                let Some(&p) = index.get(i) else { return Err(end()) };
+                let c = input[p as usize];
+                i += 1;
+                match (c, top.object) {
+                    (b',', true) => state = State::Key,
+                    (b',', false) => {
+                        tape[top.slot as usize + 2] += 1;
+                        state = State::Value;
+                    }
+                    (b'}', true) | (b']', false) => close_container(&mut tape, stack, p),
+                    (_, true) => return Err((p as usize, ErrorKind::ExpectedCommaOrObjectEnd)),
+                    (_, false) => return Err((p as usize, ErrorKind::ExpectedCommaOrArrayEnd)),
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn close_container(tape: &mut Vec<u32>, stack: &mut Vec<Open>, close_pos: u32) {
+    let open = stack.pop().expect("close matches an open container");
+    tape[open.slot as usize + 1] = tape.len() as u32;
+    tape.push(close_pos);
+}
+
+/// Checks a number or literal starting at `pos` (strict mode).
+#[inline]
+pub(crate) fn check_atom(input: &[u8], pos: usize, ijson: bool) -> Result<(), (usize, ErrorKind)> {
+    let s = &input[pos..];
+    let word: &[u8] = match s[0] {
+        b't' => b"true",
+        b'f' => b"false",
+        b'n' => b"null",
+        _ => {
+            let (len, integer) = number::scan(s).map_err(|(i, k)| (pos + i, k))?;
+            if ijson && !number::fits_ijson(&s[..len], integer) {
+                return Err((pos, ErrorKind::NumberOutOfRange));
+            }
+            return Ok(());
+        }
+    };
+    if s.starts_with(word) && s.get(word.len()).map_or(true, |&c| number::is_delimiter(c)) {
+        Ok(())
+    } else {
+        Err((pos, ErrorKind::InvalidLiteral))
+    }
+}

@@ -1,0 +1,30 @@
+-- Turns the C header into the declarations LuaJIT's ffi.cdef accepts:
+-- drops preprocessor lines and comments, keeps everything else as is.
+--   luajit tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
+-- spec/cdef_spec.lua runs `declarations` again to check for drift.
+local M = {}
+
+function M.declarations(header)
+  local out = {}
+  for line in (header .. "\n"):gmatch("(.-)\n") do
+    line = line:gsub("//.*$", ""):gsub("/%*.-%*/", ""):gsub("%s+$", "")
+    if not line:match("^%s*#") and line ~= "" then
+      out[#out + 1] = line
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+function M.module(header)
+  return "-- Generated from include/qjson.h by tools/gen-cdef.lua (make header); do not edit.\n"
+    .. "-- spec/cdef_spec.lua fails when this drifts from the header.\n"
+    .. "return [[\n" .. M.declarations(header) .. "]]\n"
+end
+
+if arg and arg[1] then
+  local f = assert(io.open(arg[1], "rb"))
+  io.write(M.module(f:read("*a")))
+  f:close()
+end
+
+return M
