@@ -81,11 +81,12 @@ pub(crate) fn to_u64(text: &[u8]) -> Option<u64> {
 /// I-JSON (RFC 7493 §2.2): the number must fit binary64 without overflow,
 /// and an integer must be exactly representable (|n| <= 2^53).
 pub(crate) fn fits_ijson(text: &[u8], integer: bool) -> bool {
-    let v = to_f64(text);
-    if !v.is_finite() {
-        return false;
+    if integer {
+        // Exactly, not after rounding: 2^53 + 1 rounds to 2^53.
+        let n: Option<i128> = std::str::from_utf8(text).ok().and_then(|t| t.parse().ok());
+        return n.map_or(false, |n| n.unsigned_abs() <= 1 << 53);
     }
-    !integer || v.abs() <= 9_007_199_254_740_992.0
+    to_f64(text).is_finite()
 }
 
 #[cfg(test)]

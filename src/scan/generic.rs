@@ -68,6 +68,12 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
     let full = n - n % 64;
     let mut at = 0;
     while at < full {
+        if carry.in_string != 0 && carry.escaped == 0 {
+            at = skip_string_body::<B, STRICT>(input, at, full, &mut info);
+            if at >= full {
+                break;
+            }
+        }
         let block = B::load(input.as_ptr().add(at));
         step::<B, STRICT>(block, at, input, &mut carry, &mut info, out);
         at += 64;
@@ -81,6 +87,57 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
     }
     info.unterminated = carry.in_string != 0;
     info
+}
+
+/// Inside a long string (a base64 image, say), skips pairs of blocks that
+/// hold no quote and no backslash. This tight loop is what keeps large
+/// bodies close to memchr speed: the strict checks (control bytes,
+/// non-ASCII) only fold the bytes into a running minimum and OR here, and
+/// are located exactly, on the rare failure, by `locate_in_skipped`.
+/// Returns where ordinary scanning resumes.
+#[inline(always)]
+unsafe fn skip_string_body<B: Block, const STRICT: bool>(
+    input: &[u8],
+    start: usize,
+    full: usize,
+    info: &mut ScanInfo,
+) -> usize {
+    let p = input.as_ptr();
+    let mut at = start;
+    let mut low = B::load([0xFFu8; 64].as_ptr());
+    let mut high = B::load([0u8; 64].as_ptr());
+    while at + 128 <= full {
+        let a = B::load(p.add(at));
+        let b = B::load(p.add(at + 64));
+        if (a.eq(b'"') | a.eq(b'\\') | b.eq(b'"') | b.eq(b'\\')) != 0 {
+            break;
+        }
+        if STRICT {
+            low = low.min(a.min(b));
+            high = high.or(a.or(b));
+        }
+        at += 128;
+    }
+    if STRICT && at > start && (low.control() != 0 || (info.non_ascii_from.is_none() && high.non_ascii() != 0)) {
+        locate_in_skipped(&input[..at], start, info);
+    }
+    at
+}
+
+/// Finds the first control byte and the first non-ASCII block in
+/// `input[start..]`, a stretch of string body the fast skip passed over.
+#[cold]
+#[inline(never)]
+fn locate_in_skipped(input: &[u8], start: usize, info: &mut ScanInfo) {
+    if let Some(k) = input[start..].iter().position(|&c| c < 0x20) {
+        note(info, start + k, ErrorKind::ControlInString);
+    }
+    if info.non_ascii_from.is_none() {
+        if let Some(k) = input[start..].iter().position(|&c| c >= 0x80) {
+            let i = start + k;
+            info.non_ascii_from = Some(i - i % 64);
+        }
+    }
 }
 
 #[inline(always)]

@@ -14,6 +14,10 @@ pub(crate) trait Block: Copy {
     unsafe fn control(self) -> u64;
     /// Bytes at or above 0x80.
     unsafe fn non_ascii(self) -> u64;
+    /// Bytewise unsigned minimum and bitwise OR, to fold many blocks into
+    /// one before testing.
+    unsafe fn min(self, other: Self) -> Self;
+    unsafe fn or(self, other: Self) -> Self;
     /// Bit `i` is the XOR of bits `0..=i` of `x`.
     unsafe fn prefix_xor(x: u64) -> u64;
 }

@@ -76,6 +76,14 @@ impl Block for Avx2 {
         Self::mask(self.0[0], self.0[1])
     }
     #[inline(always)]
+    unsafe fn min(self, o: Self) -> Self {
+        Avx2([_mm256_min_epu8(self.0[0], o.0[0]), _mm256_min_epu8(self.0[1], o.0[1])])
+    }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        Avx2([_mm256_or_si256(self.0[0], o.0[0]), _mm256_or_si256(self.0[1], o.0[1])])
+    }
+    #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {
         clmul_prefix_xor(x)
     }
@@ -109,6 +117,14 @@ impl Block for Avx512 {
     #[inline(always)]
     unsafe fn non_ascii(self) -> u64 {
         _mm512_movepi8_mask(self.0)
+    }
+    #[inline(always)]
+    unsafe fn min(self, o: Self) -> Self {
+        Avx512(_mm512_min_epu8(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        Avx512(_mm512_or_si512(self.0, o.0))
     }
     #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {
