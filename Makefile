@@ -7,7 +7,7 @@ LUAJIT ?= luajit
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-install bench bench-quick lint clean
 
 all: build
 
@@ -22,13 +22,16 @@ header:
 	QJSON_BLESS=1 cargo test --release --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua
+test: build test-rust test-lua test-install
 
 test-rust:
 	cargo test --release
 
 test-lua: build
 	LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) spec
+
+test-install: build
+	tools/test-install.sh
 
 bench: build
 	$(LUAJIT) bench/run.lua

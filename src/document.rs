@@ -30,11 +30,18 @@ pub struct Document<'a> {
     last_index: Cell<(Node, usize, Node)>,
 }
 
+/// Stage 1's index, stage 2's tape and container stack, reused across
+/// parses so that a parse makes only its own two allocations: the document
+/// and an exactly sized copy of its tape.
+#[derive(Default)]
+struct Scratch {
+    index: Vec<u32>,
+    tape: Vec<u32>,
+    stack: Vec<Open>,
+}
+
 thread_local! {
-    /// Stage 1's index and stage 2's container stack, reused across parses
-    /// so that a parse makes only its own two allocations (the document
-    /// and its tape).
-    static SCRATCH: RefCell<(Vec<u32>, Vec<Open>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 /// Scratch buffers larger than this are released after the parse.
@@ -50,11 +57,17 @@ fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
         return Err(Error::at(ErrorKind::TooLarge, &[], 0));
     }
     SCRATCH.with(|s| {
-        let (index, stack) = &mut *s.borrow_mut();
-        let info = scan::scan(input, opts.strict(), index);
-        let tape = validate::build(input, index, &info, opts, stack);
-        if index.capacity() > KEEP_SCRATCH_ENTRIES {
-            *index = Vec::new();
+        let s = &mut *s.borrow_mut();
+        let info = scan::scan(input, opts.strict(), &mut s.index);
+        let built = validate::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
+        let tape = built.map(|()| s.tape.to_vec());
+        for v in [&mut s.index, &mut s.tape] {
+            if v.capacity() > KEEP_SCRATCH_ENTRIES {
+                *v = Vec::new();
+            }
+        }
+        if s.stack.capacity() > KEEP_SCRATCH_ENTRIES {
+            s.stack = Vec::new();
         }
         tape
     })

@@ -21,16 +21,17 @@ pub(crate) struct Open {
     object: bool,
 }
 
-/// Builds the tape for `input` from its structural `index`. `stack` is
-/// scratch space reused across parses.
+/// Builds the tape for `input` from its structural `index` into `tape`.
+/// `tape` and `stack` are scratch space reused across parses.
 pub(crate) fn build(
     input: &[u8],
     index: &[u32],
     info: &ScanInfo,
     opts: &Options,
+    tape: &mut Vec<u32>,
     stack: &mut Vec<Open>,
-) -> Result<Vec<u32>, Error> {
-    let grammar = link(input, index, opts, stack);
+) -> Result<(), Error> {
+    let grammar = link(input, index, opts, tape, stack);
     // Stage 1's findings inside strings compete with stage 2's by offset:
     // the error reported is the first one in the input.
     let mut first: Option<(usize, ErrorKind)> = grammar.as_ref().err().copied();
@@ -55,12 +56,19 @@ pub(crate) fn build(
     match first {
         Some((p, k)) => Err(Error::at(k, input, p)),
         // `first` holds any grammar error, so this is always Ok.
-        None => Ok(grammar.unwrap_or_default()),
+        None => Ok(grammar.unwrap_or(())),
     }
 }
 
-fn link(input: &[u8], index: &[u32], opts: &Options, stack: &mut Vec<Open>) -> Result<Vec<u32>, (usize, ErrorKind)> {
+fn link(
+    input: &[u8],
+    index: &[u32],
+    opts: &Options,
+    tape: &mut Vec<u32>,
+    stack: &mut Vec<Open>,
+) -> Result<(), (usize, ErrorKind)> {
     stack.clear();
+    tape.clear();
     let n = index.len();
     if n == 0 {
         return Err((input.len(), ErrorKind::Empty));
@@ -69,7 +77,7 @@ fn link(input: &[u8], index: &[u32], opts: &Options, stack: &mut Vec<Open>) -> R
     let ijson = opts.ijson != 0;
     let max_depth = opts.max_depth as usize;
     let end = || (input.len(), ErrorKind::UnexpectedEnd);
-    let mut tape: Vec<u32> = Vec::with_capacity(n + n / 4 + 2 * HEADER);
+    tape.reserve(n + 2 * HEADER);
     let mut i = 0usize;
     let mut state = State::Value;
     loop {
@@ -92,7 +100,7 @@ fn link(input: &[u8], index: &[u32], opts: &Options, stack: &mut Vec<Open>) -> R
                         let Some(&q) = index.get(i) else { return Err(end()) };
                         if input[q as usize] == close {
                             i += 1;
-                            close_container(&mut tape, stack, q);
+                            close_container(tape, stack, q);
                             state = State::AfterValue;
                         } else if object {
                             state = State::Key;
@@ -134,7 +142,7 @@ fn link(input: &[u8], index: &[u32], opts: &Options, stack: &mut Vec<Open>) -> R
             State::AfterValue => {
                 let Some(&top) = stack.last() else {
                     return match index.get(i) {
-                        None => Ok(tape),
+                        None => Ok(()),
                         Some(&p) => Err((p as usize, ErrorKind::TrailingContent)),
                     };
                 };
@@ -147,7 +155,7 @@ fn link(input: &[u8], index: &[u32], opts: &Options, stack: &mut Vec<Open>) -> R
                         tape[top.slot as usize + 2] += 1;
                         state = State::Value;
                     }
-                    (b'}', true) | (b']', false) => close_container(&mut tape, stack, p),
+                    (b'}', true) | (b']', false) => close_container(tape, stack, p),
                     (_, true) => return Err((p as usize, ErrorKind::ExpectedCommaOrObjectEnd)),
                     (_, false) => return Err((p as usize, ErrorKind::ExpectedCommaOrArrayEnd)),
                 }

@@ -84,6 +84,11 @@ impl Block for Avx2 {
         Avx2([_mm256_or_si256(self.0[0], o.0[0]), _mm256_or_si256(self.0[1], o.0[1])])
     }
     #[inline(always)]
+    unsafe fn xor(self, byte: u8) -> Self {
+        let b = _mm256_set1_epi8(byte as i8);
+        Avx2([_mm256_xor_si256(self.0[0], b), _mm256_xor_si256(self.0[1], b)])
+    }
+    #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {
         clmul_prefix_xor(x)
     }
@@ -125,6 +130,10 @@ impl Block for Avx512 {
     #[inline(always)]
     unsafe fn or(self, o: Self) -> Self {
         Avx512(_mm512_or_si512(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn xor(self, byte: u8) -> Self {
+        Avx512(_mm512_xor_si512(self.0, _mm512_set1_epi8(byte as i8)))
     }
     #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {

@@ -1,0 +1,29 @@
+package = "qjson"
+version = "scm-1"
+source = {
+  url = "git+file:///dev/null", -- built from a checkout with `luarocks make`
+}
+description = {
+  summary = "Fast, strict JSON for LuaJIT and OpenResty, backed by a SIMD parser in Rust",
+  license = "MIT",
+}
+dependencies = {
+  "lua == 5.1", -- LuaJIT
+}
+build = {
+  type = "command",
+  build_command = "cargo build --release",
+  install = {
+    lua = {
+      ["qjson"] = "lua/qjson/init.lua",
+      ["qjson.cdef"] = "lua/qjson/cdef.lua",
+      ["qjson.doc"] = "lua/qjson/doc.lua",
+      ["qjson.lib"] = "lua/qjson/lib.lua",
+      ["qjson.options"] = "lua/qjson/options.lua",
+      ["qjson.safe"] = "lua/qjson/safe.lua",
+    },
+    lib = {
+      ["libqjson"] = "target/release/libqjson.so",
+    },
+  },
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Checks the two ways a user loads qjson: from a built checkout with no
+# environment variable (README), and after `luarocks make` into a fresh tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LUAJIT=${LUAJIT:-luajit}
+passed=0 failed=0
+check() { # name, command...
+  local name=$1; shift
+  if out=$("$@" 2>&1); then passed=$((passed + 1)); echo "ok: $name"
+  else failed=$((failed + 1)); echo "FAILED: $name"; echo "$out" | sed 's/^/  /'; fi
+}
+
+check "require from the checkout (README command)" env -u QJSON_LIB "$LUAJIT" -e \
+  'package.path="lua/?.lua;lua/?/init.lua;"..package.path
+   local q = require("qjson"); assert(q.parse([[{"a":[1]}]]):get_num("a[0]") == 1)'
+
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+check "luarocks make installs the rock" luarocks make --tree "$tree" qjson-scm-1.rockspec
+check "require from the installed rock (library found on package.cpath)" bash -c "cd / && env -u QJSON_LIB \
+  LUA_PATH='$tree/share/lua/5.1/?.lua;$tree/share/lua/5.1/?/init.lua;;' \
+  LUA_CPATH='$tree/lib/lua/5.1/?.so;;' \
+  $LUAJIT -e 'local q = require(\"qjson\"); assert(q.parse(\"[true]\"):get_bool(\"[0]\") == true)'"
+check "QJSON_LIB overrides the search and names itself when wrong" bash -c \
+  "QJSON_LIB=/nonexistent/libqjson.so $LUAJIT -e 'package.path=\"lua/?.lua;lua/?/init.lua;\"..package.path
+   local ok, err = pcall(require, \"qjson\"); assert(not ok and err:find(\"/nonexistent/libqjson.so\", 1, true), err)'"
+
+echo "install: $passed passed, $failed failed"
+[ "$failed" = 0 ]
