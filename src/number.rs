@@ -15,7 +15,7 @@ pub(crate) fn is_delimiter(c: u8) -> bool {
 #[inline]
 pub(crate) fn scan(s: &[u8]) -> Result<(usize, bool), (usize, ErrorKind)> {
     let bad = |i: usize| Err((i, ErrorKind::InvalidNumber));
-    let digit = |i: usize| s.get(i).map_or(false, u8::is_ascii_digit);
+    let digit = |i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
     let mut i = 0;
     if s.first() == Some(&b'-') {
         i = 1;
@@ -84,7 +84,7 @@ pub(crate) fn fits_ijson(text: &[u8], integer: bool) -> bool {
     if integer {
         // Exactly, not after rounding: 2^53 + 1 rounds to 2^53.
         let n: Option<i128> = std::str::from_utf8(text).ok().and_then(|t| t.parse().ok());
-        return n.map_or(false, |n| n.unsigned_abs() <= 1 << 53);
+        return n.is_some_and(|n| n.unsigned_abs() <= 1 << 53);
     }
     to_f64(text).is_finite()
 }

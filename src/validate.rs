@@ -36,7 +36,7 @@ pub(crate) fn build(
     // the error reported is the first one in the input.
     let mut first: Option<(usize, ErrorKind)> = grammar.as_ref().err().copied();
     let mut consider = |p: usize, k: ErrorKind| {
-        if first.map_or(true, |(q, _)| p < q) {
+        if first.is_none_or(|(q, _)| p < q) {
             first = Some((p, k));
         }
     };
@@ -53,10 +53,10 @@ pub(crate) fn build(
             consider(from + valid, ErrorKind::InvalidUtf8);
         }
     }
+    // `first` holds any grammar error, so `grammar` is Ok when it is None.
     match first {
         Some((p, k)) => Err(Error::at(k, input, p)),
-        // `first` holds any grammar error, so this is always Ok.
-        None => Ok(grammar.unwrap_or(())),
+        None => Ok(()),
     }
 }
 
@@ -187,7 +187,7 @@ pub(crate) fn check_atom(input: &[u8], pos: usize, ijson: bool) -> Result<(), (u
             return Ok(());
         }
     };
-    if s.starts_with(word) && s.get(word.len()).map_or(true, |&c| number::is_delimiter(c)) {
+    if s.starts_with(word) && s.get(word.len()).is_none_or(|&c| number::is_delimiter(c)) {
         Ok(())
     } else {
         Err((pos, ErrorKind::InvalidLiteral))

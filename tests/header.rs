@@ -21,8 +21,5 @@ fn header_matches_exports() {
         std::fs::write(&path, &generated).unwrap();
     }
     let current = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        current == generated,
-        "include/qjson.h is out of date with the Rust exports; run `make header`"
-    );
+    assert!(current == generated, "include/qjson.h is out of date with the Rust exports; run `make header`");
 }

@@ -20,7 +20,7 @@ if ((${#missing[@]})); then
 fi
 
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
-  echo "deps: no Rust toolchain found; installing Debian's cargo (qjson needs Rust >= 1.75;" \
+  echo "deps: no Rust toolchain found; installing Debian's cargo (qjson needs Rust >= 1.89 (stable AVX-512 intrinsics);" \
        "if it is older, install a current one with rustup)" >&2
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq cargo >/dev/null

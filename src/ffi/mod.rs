@@ -53,7 +53,7 @@ impl ErrorInfo {
         self.message[n] = 0;
     }
 
-    pub(crate) fn from_error(&mut self, e: &crate::Error) {
+    pub(crate) fn fill_from(&mut self, e: &crate::Error) {
         self.fill(&e.to_string(), e.offset as u64, e.line as u32, e.column as u32);
     }
 }

@@ -23,7 +23,12 @@ fn options(opts: *const Options) -> Options {
 /// the document is freed (the Lua binding keeps the string referenced).
 /// Returns null on error, with `err` filled in.
 #[no_mangle]
-pub extern "C" fn qjson_parse(input: *const c_char, len: usize, opts: *const Options, err: *mut ErrorInfo) -> *mut Handle {
+pub extern "C" fn qjson_parse(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    err: *mut ErrorInfo,
+) -> *mut Handle {
     let parsed = guard(None, || {
         // SAFETY: see above; the document's lifetime is managed by the caller.
         let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
@@ -59,7 +64,7 @@ fn finish(parsed: Option<Result<Document<'static>, crate::Error>>, err: *mut Err
     match parsed {
         Some(Ok(doc)) => Box::into_raw(Handle::new(doc)),
         Some(Err(e)) => {
-            report(err, |r| r.from_error(&e));
+            report(err, |r| r.fill_from(&e));
             std::ptr::null_mut()
         }
         None => {

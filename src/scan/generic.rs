@@ -180,7 +180,7 @@ unsafe fn step<B: Block, const STRICT: bool>(
         let escaped_in_string = escaped & in_string;
         // An error found earlier in this same block may still be preceded
         // by a bad escape; `note` keeps the first.
-        if escaped_in_string != 0 && info.string_error.map_or(true, |(p, _)| p >= at) {
+        if escaped_in_string != 0 && info.string_error.is_none_or(|(p, _)| p >= at) {
             check_escapes(escaped_in_string, at, input, carry, info);
         }
     }
@@ -220,7 +220,7 @@ fn check_escapes(mut bits: u64, at: usize, input: &[u8], carry: &mut Carry, info
 /// Keeps the first string error by offset.
 #[inline(always)]
 fn note(info: &mut ScanInfo, p: usize, kind: ErrorKind) {
-    if info.string_error.map_or(true, |(q, _)| p < q) {
+    if info.string_error.is_none_or(|(q, _)| p < q) {
         info.string_error = Some((p, kind));
     }
 }

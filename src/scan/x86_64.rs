@@ -66,10 +66,7 @@ impl Block for Avx2 {
     unsafe fn control(self) -> u64 {
         let lim = _mm256_set1_epi8(0x1F);
         let [a, b] = self.0;
-        Self::mask(
-            _mm256_cmpeq_epi8(_mm256_min_epu8(a, lim), a),
-            _mm256_cmpeq_epi8(_mm256_min_epu8(b, lim), b),
-        )
+        Self::mask(_mm256_cmpeq_epi8(_mm256_min_epu8(a, lim), a), _mm256_cmpeq_epi8(_mm256_min_epu8(b, lim), b))
     }
     #[inline(always)]
     unsafe fn non_ascii(self) -> u64 {
