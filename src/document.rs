@@ -6,7 +6,7 @@ use crate::options::Options;
 use crate::path::{self, PathError, Segment};
 use crate::scan;
 use crate::string;
-use crate::tape::{Kind, Node, HEADER, ROOT};
+use crate::tape::{Kind, Node, HEADER, ROOT, SCALARS_ONLY};
 use crate::validate::{self, Open};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -139,34 +139,59 @@ impl Document<'_> {
         Ok(kind)
     }
 
+    #[inline(always)]
+    fn is_container(&self, node: Node) -> bool {
+        matches!(self.first_byte(node), b'{' | b'[')
+    }
+
     /// The slot after `node` and everything inside it.
     #[inline(always)]
     pub fn skip(&self, node: Node) -> Node {
-        match self.first_byte(node) {
-            b'{' | b'[' => self.tape[node as usize + 1] + 1,
-            _ => node + 1,
+        if self.is_container(node) {
+            self.tape[node as usize + 1] & !SCALARS_ONLY
+        } else {
+            node + 1
+        }
+    }
+
+    /// Where a container's members end: its `next` slot, or the count slot
+    /// before it (see `tape`).
+    #[inline(always)]
+    fn members_end(&self, node: Node) -> Node {
+        let next = self.tape[node as usize + 1];
+        if next & SCALARS_ONLY != 0 {
+            next & !SCALARS_ONLY
+        } else {
+            next - 1
         }
     }
 
     /// Member or element count of a container.
     pub fn len(&self, node: Node) -> Option<usize> {
-        match self.first_byte(node) {
-            b'{' | b'[' => Some(self.tape[node as usize + 2] as usize),
-            _ => None,
+        if !self.is_container(node) {
+            return None;
+        }
+        let next = self.tape[node as usize + 1];
+        if next & SCALARS_ONLY != 0 {
+            let slots = (next & !SCALARS_ONLY) - node - HEADER as u32;
+            let per_member = if self.first_byte(node) == b'{' { 2 } else { 1 };
+            Some((slots / per_member) as usize)
+        } else {
+            Some(self.tape[next as usize - 1] as usize)
         }
     }
 
     /// The first child of a container (for an object, the first key; its
     /// value is the next node), or `None` when empty or not a container.
     pub fn first_child(&self, node: Node) -> Option<Node> {
-        self.len(node).filter(|&n| n > 0).map(|_| node + HEADER as u32)
+        let first = node + HEADER as u32;
+        (self.is_container(node) && first < self.members_end(node)).then_some(first)
     }
 
     /// The child after `child` in `parent`, or `None` at the end.
     pub fn next_child(&self, parent: Node, child: Node) -> Option<Node> {
-        let close = self.tape[parent as usize + 1];
         let next = if self.first_byte(parent) == b'{' { self.skip(child + 1) } else { self.skip(child) };
-        (next < close).then_some(next)
+        (next < self.members_end(parent)).then_some(next)
     }
 
     /// The value of `key` in object `obj`; the last one when the key repeats.
@@ -174,7 +199,7 @@ impl Document<'_> {
         let input = self.input();
         let mut found = None;
         let mut k = self.first_child(obj)?;
-        let close = self.tape[obj as usize + 1];
+        let close = self.members_end(obj);
         loop {
             let body = &input[self.pos(k) + 1..];
             if string::key_eq(body, key) {
@@ -249,11 +274,32 @@ impl Document<'_> {
     /// The exact JSON text of a value.
     pub fn raw(&self, node: Node) -> Result<&[u8], Error> {
         let pos = self.pos(node);
-        let end = match self.first_byte(node) {
-            b'{' | b'[' => self.pos(self.tape[node as usize + 1]) + 1,
-            _ => self.scalar_end(node)?,
-        };
+        let end = if self.is_container(node) { self.close_end(node)? } else { self.scalar_end(node)? };
         Ok(&self.input()[pos..end])
+    }
+
+    /// The offset just past a container's closing bracket, found from the
+    /// end of its last member (the tape does not store closing offsets):
+    /// descend through last members that are containers, then step over
+    /// whitespace and one closing bracket per level.
+    fn close_end(&self, node: Node) -> Result<usize, Error> {
+        let input = self.input();
+        let mut levels = 0;
+        let mut n = node;
+        let mut end = loop {
+            levels += 1;
+            let last = std::iter::successors(self.first_child(n), |&c| self.next_child(n, c)).last();
+            let last = if self.first_byte(n) == b'{' { last.map(|k| k + 1) } else { last };
+            match last {
+                None => break self.pos(n) + 1,
+                Some(c) if self.is_container(c) => n = c,
+                Some(c) => break self.scalar_end(c)?,
+            }
+        };
+        for _ in 0..levels {
+            end += input[end..].iter().position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(0) + 1;
+        }
+        Ok(end)
     }
 
     /// A string value, unescaped. Borrowed from the input when it has no
@@ -350,22 +396,24 @@ impl Document<'_> {
     }
 
     fn check_duplicates(&self) -> Result<(), Error> {
-        let input = self.input();
-        let mut s = 0usize;
-        while s < self.tape.len() {
-            match input[self.tape[s] as usize] {
-                b'{' => {
-                    let mut seen = std::collections::HashSet::new();
-                    for (k, key) in self.keys(s as Node) {
-                        if !seen.insert(key) {
-                            return Err(self.error(ErrorKind::DuplicateKey, self.pos(k)));
-                        }
-                    }
-                    s += HEADER;
-                }
-                b'[' => s += HEADER,
-                _ => s += 1,
+        // Depth-first over containers, with an explicit stack: nesting may
+        // be as deep as `max_depth` allows.
+        let mut pending = vec![ROOT];
+        while let Some(node) = pending.pop() {
+            if !self.is_container(node) {
+                continue;
             }
+            let object = self.first_byte(node) == b'{';
+            if object {
+                let mut seen = std::collections::HashSet::new();
+                for (k, key) in self.keys(node) {
+                    if !seen.insert(key) {
+                        return Err(self.error(ErrorKind::DuplicateKey, self.pos(k)));
+                    }
+                }
+            }
+            let children = std::iter::successors(self.first_child(node), |&c| self.next_child(node, c));
+            pending.extend(children.map(|c| if object { c + 1 } else { c }));
         }
         Ok(())
     }

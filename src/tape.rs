@@ -1,10 +1,18 @@
 //! The tape: the validated, linked form of the structural index.
 //!
 //! One `u32` per slot. A scalar (string, number, literal) is one slot, the
-//! byte offset where it starts. A container is
-//! `[open offset, slot of its close, member count] .. [close offset]`, so
-//! skipping it and taking its length are O(1). Object members are a key
-//! slot followed by the value's slots. `:` and `,` are not kept.
+//! byte offset where it starts. A container is a two-slot header
+//! `[open offset, next]` followed by its members, where `next` is the slot
+//! just after the container, so skipping it is O(1). Object members are a
+//! key slot followed by the value's slots; `:` and `,` are not kept.
+//!
+//! The member count (for O(1) `len`) costs no slot when every member is a
+//! scalar: `next` then carries [`SCALARS_ONLY`] and the count follows from
+//! the slots between header and `next`. Otherwise the container ends with
+//! one more slot holding the count. Closing offsets are not stored; `raw`
+//! finds them from the last member's end, in time proportional to the text
+//! it returns anyway. This keeps the tape near 4 bytes per structural
+//! character even for number-dense documents.
 
 /// Index of a value in the tape.
 pub type Node = u32;
@@ -13,7 +21,13 @@ pub type Node = u32;
 pub const ROOT: Node = 0;
 
 /// Slots that an open container adds before its first member.
-pub(crate) const HEADER: usize = 3;
+pub(crate) const HEADER: usize = 2;
+
+/// Flag in a header's `next` slot: every member is a scalar, no count slot.
+pub(crate) const SCALARS_ONLY: u32 = 1 << 31;
+
+/// Largest tape, so that a slot index never collides with the flag.
+pub(crate) const MAX_SLOTS: usize = SCALARS_ONLY as usize - 1;
 
 /// The kind of a value, as the C ABI reports it.
 #[repr(i32)]

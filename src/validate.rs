@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind};
 use crate::number;
 use crate::options::Options;
 use crate::scan::ScanInfo;
-use crate::tape::HEADER;
+use crate::tape::{HEADER, MAX_SLOTS, SCALARS_ONLY};
 
 enum State {
     Value,
@@ -14,11 +14,14 @@ enum State {
     AfterValue,
 }
 
-/// An open container: its header slot and whether it is an object.
+/// An open container: its header slot, whether it is an object, whether
+/// any member is itself a container, and its member count so far.
 #[derive(Clone, Copy)]
 pub(crate) struct Open {
     slot: u32,
+    count: u32,
     object: bool,
+    nested: bool,
 }
 
 /// Builds the tape for `input` from its structural `index` into `tape`.
@@ -93,19 +96,22 @@ fn link(
                             return Err((pos, ErrorKind::TooDeep(opts.max_depth)));
                         }
                         let object = c == b'{';
+                        if let Some(parent) = stack.last_mut() {
+                            parent.nested = true;
+                        }
                         let slot = tape.len() as u32;
-                        stack.push(Open { slot, object });
-                        tape.extend_from_slice(&[p, 0, 0]);
+                        stack.push(Open { slot, count: 0, object, nested: false });
+                        tape.extend_from_slice(&[p, 0]);
                         let close = if object { b'}' } else { b']' };
                         let Some(&q) = index.get(i) else { return Err(end()) };
                         if input[q as usize] == close {
                             i += 1;
-                            close_container(tape, stack, q);
+                            close_container(tape, stack, q)?;
                             state = State::AfterValue;
                         } else if object {
                             state = State::Key;
                         } else {
-                            tape[slot as usize + 2] = 1;
+                            stack.last_mut().expect("just pushed").count = 1;
                             state = State::Value;
                         }
                     }
@@ -135,8 +141,7 @@ fn link(
                     return Err((q as usize, ErrorKind::ExpectedColon));
                 }
                 i += 2;
-                let top = stack.last().expect("a key is always inside an object");
-                tape[top.slot as usize + 2] += 1;
+                stack.last_mut().expect("a key is always inside an object").count += 1;
                 state = State::Value;
             }
             State::AfterValue => {
@@ -152,10 +157,10 @@ fn link(
                 match (c, top.object) {
                     (b',', true) => state = State::Key,
                     (b',', false) => {
-                        tape[top.slot as usize + 2] += 1;
+                        stack.last_mut().expect("inside an array").count += 1;
                         state = State::Value;
                     }
-                    (b'}', true) | (b']', false) => close_container(tape, stack, p),
+                    (b'}', true) | (b']', false) => close_container(tape, stack, p)?,
                     (_, true) => return Err((p as usize, ErrorKind::ExpectedCommaOrObjectEnd)),
                     (_, false) => return Err((p as usize, ErrorKind::ExpectedCommaOrArrayEnd)),
                 }
@@ -164,11 +169,21 @@ fn link(
     }
 }
 
+/// Completes the header of the innermost open container (see `tape`).
 #[inline(always)]
-fn close_container(tape: &mut Vec<u32>, stack: &mut Vec<Open>, close_pos: u32) {
+fn close_container(tape: &mut Vec<u32>, stack: &mut Vec<Open>, close_pos: u32) -> Result<(), (usize, ErrorKind)> {
     let open = stack.pop().expect("close matches an open container");
-    tape[open.slot as usize + 1] = tape.len() as u32;
-    tape.push(close_pos);
+    let next = if open.nested {
+        tape.push(open.count);
+        tape.len() as u32
+    } else {
+        tape.len() as u32 | SCALARS_ONLY
+    };
+    if tape.len() > MAX_SLOTS {
+        return Err((close_pos as usize, ErrorKind::TooLarge));
+    }
+    tape[open.slot as usize + 1] = next;
+    Ok(())
 }
 
 /// Checks a number or literal starting at `pos` (strict mode).
