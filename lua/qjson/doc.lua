@@ -39,7 +39,9 @@ M.DocMT = DocMT
 local function last_error(ptr)
   err_box.message[0] = 0
   C.qjson_last_error(ptr, err_box)
-  return ffi_string(err_box.message)
+  local msg = ffi_string(err_box.message)
+  -- Only a method called on something that is not a document says nothing.
+  return msg ~= "" and msg or "not a qjson document or cursor"
 end
 
 -- The (string, length, compiled) triple the native readers take.
@@ -76,7 +78,7 @@ local function fail(self, k, path, want)
     end
     error("qjson: " .. msg, 0)
   elseif k == PANIC then
-    error("qjson: internal error (a bug in qjson; please report it)", 0)
+    error("qjson: " .. last_error(self.ptr), 0)
   end
   error("qjson: type mismatch at " .. describe(path) .. ": expected " .. want
     .. ", got " .. (KIND_NAMES[k] or "?"), 0)

@@ -58,9 +58,39 @@ impl ErrorInfo {
     }
 }
 
+thread_local! {
+    /// The message of the last panic caught on this thread, until read.
+    pub(crate) static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Panics are reported through error messages, not printed: this copy of
+/// the Rust runtime belongs to the library alone, so its hook is ours to
+/// set (the host process, LuaJIT or nginx, has no Rust of its own here).
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let msg = match (info.payload().downcast_ref::<&str>(), info.payload().downcast_ref::<String>()) {
+                (Some(s), _) => s.to_string(),
+                (_, Some(s)) => s.clone(),
+                _ => "unknown panic".to_string(),
+            };
+            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{at}")));
+        }))
+    });
+}
+
+/// The message for a caught panic (taking it), for error reports.
+pub(crate) fn panic_message() -> String {
+    let detail = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
+    format!("internal error ({detail}); please report it as a qjson bug")
+}
+
 /// Runs `f`, turning a panic into `fallback`.
 #[inline(always)]
 pub(crate) fn guard<R>(fallback: R, f: impl FnOnce() -> R) -> R {
+    quiet_panics();
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
 }
 

@@ -2,10 +2,8 @@
 
 use std::ffi::c_char;
 
-use super::{bytes, guard, ErrorInfo, Handle};
+use super::{bytes, guard, panic_message, ErrorInfo, Handle};
 use crate::{Document, Options, Path};
-
-const PANIC: &str = "internal error (a bug in qjson; please report it)";
 
 fn report(err: *mut ErrorInfo, f: impl FnOnce(&mut ErrorInfo)) {
     // SAFETY: the caller passes a valid `qjson_error` or null.
@@ -70,7 +68,7 @@ fn finish(parsed: Option<Result<Document<'static>, crate::Error>>, err: *mut Err
         None => {
             report(err, |r| {
                 if r.message[0] == 0 {
-                    r.fill(PANIC, 0, 0, 0)
+                    r.fill(&panic_message(), 0, 0, 0)
                 }
             });
             std::ptr::null_mut()
@@ -104,7 +102,7 @@ pub extern "C" fn qjson_path_compile(path: *const c_char, len: usize, err: *mut 
             std::ptr::null_mut()
         }
         None => {
-            report(err, |r| r.fill(PANIC, 0, 0, 0));
+            report(err, |r| r.fill(&panic_message(), 0, 0, 0));
             std::ptr::null_mut()
         }
     }

@@ -264,12 +264,17 @@ pub extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32
     })
 }
 
-/// Copies the message of the document's last failed read into `err`.
+/// Copies the message of the last failed read into `err`: the panic
+/// caught after a `Panic` status, else the document's last error.
 #[no_mangle]
 pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
     guard((), || {
         // SAFETY: valid handle and error struct, or null.
-        if let (Some(h), Some(e)) = unsafe { (doc.as_ref(), err.as_mut()) } {
+        let Some(e) = (unsafe { err.as_mut() }) else { return };
+        let panicked = super::LAST_PANIC.with(|p| p.borrow().is_some());
+        if panicked {
+            e.fill(&super::panic_message(), 0, 0, 0);
+        } else if let Some(h) = unsafe { doc.as_ref() } {
             e.fill(&h.error, 0, 0, 0);
         }
     })
