@@ -158,7 +158,8 @@ int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out
 // repeats (iterate with `qjson_next` then), -1 on error.
 int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
 
-// Copies the message of the document's last failed read into `err`.
+// Copies the message of the last failed read into `err`: the panic
+// caught after a `Panic` status, else the document's last error.
 void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 
 // Bytes of native memory the document's index holds (for measurements).
