@@ -7,7 +7,7 @@ LUAJIT ?= luajit
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-install bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-install fuzz fuzz-smoke bench bench-quick lint clean
 
 all: build
 
@@ -22,7 +22,7 @@ header:
 	QJSON_BLESS=1 cargo test --release --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-install
+test: build test-rust test-lua test-install fuzz-smoke
 
 test-rust:
 	cargo test --release
@@ -32,6 +32,14 @@ test-lua: build
 
 test-install: build
 	tools/test-install.sh
+
+# Fuzzing (cargo-fuzz, libFuzzer): FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	tools/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: deps
+	tools/fuzz.sh 10
 
 bench: build
 	$(LUAJIT) bench/run.lua

@@ -188,10 +188,18 @@ impl Document<'_> {
         (self.is_container(node) && first < self.members_end(node)).then_some(first)
     }
 
-    /// The child after `child` in `parent`, or `None` at the end.
+    /// The child after `child` in `parent`, or `None` at the end (or when
+    /// `child` is not a member of `parent`: the C ABI takes any numbers).
     pub fn next_child(&self, parent: Node, child: Node) -> Option<Node> {
+        if !self.is_container(parent) {
+            return None;
+        }
+        let end = self.members_end(parent);
+        if child < parent + HEADER as u32 || child >= end {
+            return None;
+        }
         let next = if self.first_byte(parent) == b'{' { self.skip(child + 1) } else { self.skip(child) };
-        (next < self.members_end(parent)).then_some(next)
+        (next < end).then_some(next)
     }
 
     /// The value of `key` in object `obj`; the last one when the key repeats.

@@ -6,8 +6,8 @@
 //! never unwinds into LuaJIT.
 
 mod doc;
-mod parse;
-mod read;
+pub mod parse;
+pub mod read;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -85,6 +85,13 @@ fn quiet_panics() {
 pub(crate) fn panic_message() -> String {
     let detail = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
     format!("internal error ({detail}); please report it as a qjson bug")
+}
+
+/// Takes the message of a panic caught on this thread, if any: lets tests
+/// and fuzz targets see a panic that the boundary turned into a status.
+#[doc(hidden)]
+pub fn take_panic() -> Option<String> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
 }
 
 /// Runs `f`, turning a panic into `fallback`.
