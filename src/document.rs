@@ -204,6 +204,9 @@ impl Document<'_> {
 
     /// The value of `key` in object `obj`; the last one when the key repeats.
     pub fn member(&self, obj: Node, key: &[u8]) -> Option<Node> {
+        if self.first_byte(obj) != b'{' {
+            return None;
+        }
         let input = self.input();
         let mut found = None;
         let mut k = self.first_child(obj)?;
@@ -222,7 +225,7 @@ impl Document<'_> {
 
     /// Element `index` of array `arr`.
     pub fn element(&self, arr: Node, index: usize) -> Option<Node> {
-        if index >= self.len(arr)? {
+        if self.first_byte(arr) != b'[' || index >= self.len(arr)? {
             return None;
         }
         let (a, i, e) = self.last_index.get();
@@ -385,6 +388,10 @@ impl Document<'_> {
     /// repeats (the common case; nothing is allocated but the key set).
     pub fn unique_members(&self, obj: Node) -> Option<Vec<(Node, Node)>> {
         let n = self.len(obj)?;
+        // An array's elements are not keys (and `k + 1` may be past its end).
+        if self.first_byte(obj) != b'{' {
+            return None;
+        }
         let mut seen: HashMap<Cow<'_, [u8]>, usize> = HashMap::with_capacity(n);
         let mut out: Vec<(Node, Node)> = Vec::with_capacity(n);
         let mut repeated = false;
@@ -406,6 +413,9 @@ impl Document<'_> {
     fn check_duplicates(&self) -> Result<(), Error> {
         // Depth-first over containers, with an explicit stack: nesting may
         // be as deep as `max_depth` allows.
+        // The visiting order is not the input order, so a repeat found
+        // does not end the walk: the one reported is the first in the input.
+        let mut first: Option<usize> = None;
         let mut pending = vec![ROOT];
         while let Some(node) = pending.pop() {
             if !self.is_container(node) {
@@ -416,14 +426,19 @@ impl Document<'_> {
                 let mut seen = std::collections::HashSet::new();
                 for (k, key) in self.keys(node) {
                     if !seen.insert(key) {
-                        return Err(self.error(ErrorKind::DuplicateKey, self.pos(k)));
+                        let p = self.pos(k);
+                        first = Some(first.map_or(p, |q| q.min(p)));
+                        break;
                     }
                 }
             }
             let children = std::iter::successors(self.first_child(node), |&c| self.next_child(node, c));
             pending.extend(children.map(|c| if object { c + 1 } else { c }));
         }
-        Ok(())
+        match first {
+            Some(p) => Err(self.error(ErrorKind::DuplicateKey, p)),
+            None => Ok(()),
+        }
     }
 
     /// The root node (always [`ROOT`]).

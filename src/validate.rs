@@ -50,11 +50,8 @@ pub(crate) fn build(
     if let Some((p, k)) = info.string_error {
         consider(p, k);
     }
-    if let Some(from) = info.non_ascii_from {
-        if simdutf8::basic::from_utf8(&input[from..]).is_err() {
-            let valid = simdutf8::compat::from_utf8(&input[from..]).map_err(|e| e.valid_up_to()).err().unwrap_or(0);
-            consider(from + valid, ErrorKind::InvalidUtf8);
-        }
+    if let Some(p) = info.utf8_error {
+        consider(p, ErrorKind::InvalidUtf8);
     }
     // `first` holds any grammar error, so `grammar` is Ok when it is None.
     match first {

@@ -19,6 +19,38 @@ struct Carry {
     atom: u64,
     /// A low-surrogate `\u` already checked as part of a pair.
     skip_escape_at: usize,
+    /// Start of the current run of blocks holding non-ASCII bytes.
+    utf8_run: Option<usize>,
+}
+
+impl Carry {
+    /// UTF-8 is validated only where non-ASCII bytes are: over each run of
+    /// consecutive blocks that hold any. An all-ASCII block cannot hold
+    /// part of a multi-byte character, so the runs it bounds are checked
+    /// independently, and the first error found is the first in the input.
+    #[inline(always)]
+    fn non_ascii_block(&mut self, at: usize) {
+        if self.utf8_run.is_none() {
+            self.utf8_run = Some(at);
+        }
+    }
+
+    #[inline(always)]
+    fn ascii_block(&mut self, at: usize, input: &[u8], info: &mut ScanInfo) {
+        if let Some(start) = self.utf8_run.take() {
+            validate_utf8_run(input, start, at, info);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn validate_utf8_run(input: &[u8], start: usize, end: usize, info: &mut ScanInfo) {
+    let run = &input[start..end.min(input.len())];
+    if info.utf8_error.is_none() && simdutf8::basic::from_utf8(run).is_err() {
+        let valid = simdutf8::compat::from_utf8(run).err().map_or(0, |e| e.valid_up_to());
+        info.utf8_error = Some(start + valid);
+    }
 }
 
 /// Bytes escaped by an odd-length run of backslashes (simdjson's
@@ -69,7 +101,7 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
     let mut at = 0;
     while at < full {
         if carry.in_string != 0 && carry.escaped == 0 {
-            at = skip_string_body::<B, STRICT>(input, at, full, &mut info);
+            at = skip_string_body::<B, STRICT>(input, at, full, &mut carry, &mut info);
             if at >= full {
                 break;
             }
@@ -85,6 +117,9 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
         let block = B::load(buf.as_ptr());
         step::<B, STRICT>(block, at, input, &mut carry, &mut info, out);
     }
+    if STRICT {
+        carry.ascii_block(n, input, &mut info);
+    }
     info.unterminated = carry.in_string != 0;
     info
 }
@@ -92,14 +127,16 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
 /// Inside a long string (a base64 image, say), skips pairs of blocks that
 /// hold no quote and no backslash. This tight loop is what keeps large
 /// bodies close to memchr speed: the strict checks (control bytes,
-/// non-ASCII) only fold the bytes into a running minimum and OR here, and
-/// are located exactly, on the rare failure, by `locate_in_skipped`.
-/// Returns where ordinary scanning resumes.
+/// non-ASCII) only fold the bytes into a running minimum and OR here; a
+/// control byte is located exactly, on the rare failure, by
+/// `locate_control`, and a stretch with non-ASCII bytes joins the UTF-8
+/// run as a whole. Returns where ordinary scanning resumes.
 #[inline(always)]
 unsafe fn skip_string_body<B: Block, const STRICT: bool>(
     input: &[u8],
     start: usize,
     full: usize,
+    carry: &mut Carry,
     info: &mut ScanInfo,
 ) -> usize {
     let p = input.as_ptr();
@@ -121,25 +158,26 @@ unsafe fn skip_string_body<B: Block, const STRICT: bool>(
         }
         at += 128;
     }
-    if STRICT && at > start && (low.control() != 0 || (info.non_ascii_from.is_none() && high.non_ascii() != 0)) {
-        locate_in_skipped(&input[..at], start, info);
+    if STRICT && at > start {
+        if low.control() != 0 {
+            locate_control(&input[..at], start, info);
+        }
+        if high.non_ascii() != 0 {
+            carry.non_ascii_block(start);
+        } else {
+            carry.ascii_block(start, input, info);
+        }
     }
     at
 }
 
-/// Finds the first control byte and the first non-ASCII block in
-/// `input[start..]`, a stretch of string body the fast skip passed over.
+/// Finds the first control byte in `input[start..]`, a stretch of string
+/// body the fast skip passed over.
 #[cold]
 #[inline(never)]
-fn locate_in_skipped(input: &[u8], start: usize, info: &mut ScanInfo) {
+fn locate_control(input: &[u8], start: usize, info: &mut ScanInfo) {
     if let Some(k) = input[start..].iter().position(|&c| c < 0x20) {
         note(info, start + k, ErrorKind::ControlInString);
-    }
-    if info.non_ascii_from.is_none() {
-        if let Some(k) = input[start..].iter().position(|&c| c >= 0x80) {
-            let i = start + k;
-            info.non_ascii_from = Some(i - i % 64);
-        }
     }
 }
 
@@ -158,7 +196,7 @@ unsafe fn step<B: Block, const STRICT: bool>(
         // The middle of a long string (say a base64 image): no structure
         // can start here, only the string checks apply.
         if STRICT {
-            check_string_bytes::<B>(block, !0, at, info);
+            check_string_bytes::<B>(block, !0, at, input, carry, info);
         }
         return;
     }
@@ -176,7 +214,7 @@ unsafe fn step<B: Block, const STRICT: bool>(
     flatten(structural, at as u32, out);
 
     if STRICT {
-        check_string_bytes::<B>(block, in_string, at, info);
+        check_string_bytes::<B>(block, in_string, at, input, carry, info);
         let escaped_in_string = escaped & in_string;
         // An error found earlier in this same block may still be preceded
         // by a bad escape; `note` keeps the first.
@@ -187,13 +225,22 @@ unsafe fn step<B: Block, const STRICT: bool>(
 }
 
 #[inline(always)]
-unsafe fn check_string_bytes<B: Block>(block: B, in_string: u64, at: usize, info: &mut ScanInfo) {
+unsafe fn check_string_bytes<B: Block>(
+    block: B,
+    in_string: u64,
+    at: usize,
+    input: &[u8],
+    carry: &mut Carry,
+    info: &mut ScanInfo,
+) {
     let control = block.control() & in_string;
     if control != 0 {
         note(info, at + control.trailing_zeros() as usize, ErrorKind::ControlInString);
     }
-    if info.non_ascii_from.is_none() && block.non_ascii() != 0 {
-        info.non_ascii_from = Some(at);
+    if block.non_ascii() != 0 {
+        carry.non_ascii_block(at);
+    } else {
+        carry.ascii_block(at, input, info);
     }
 }
 

@@ -4,8 +4,9 @@
 //! strings, every string-opening quote, and the first byte of every other
 //! token (numbers, literals and stray bytes, which stage 2 then rejects).
 //! In strict mode the same pass also checks string bodies: control bytes,
-//! escapes (`\u` hex digits and surrogate pairs) and whether any byte is
-//! non-ASCII, so stage 2 never rereads a long string.
+//! escapes (`\u` hex digits and surrogate pairs) and UTF-8 (validated only
+//! over the blocks that hold non-ASCII bytes), so stage 2 never rereads a
+//! long string.
 //!
 //! The algorithm is written once in [`generic`] over the [`vector::Block`]
 //! trait and instantiated for AVX-512 and AVX2; [`scalar`] is an independent
@@ -29,9 +30,9 @@ pub struct ScanInfo {
     pub unterminated: bool,
     /// First error inside a string body (strict mode only): offset and kind.
     pub string_error: Option<(usize, ErrorKind)>,
-    /// Offset of a 64-byte block boundary at or before the first non-ASCII
-    /// byte; UTF-8 validation starts there (strict mode only).
-    pub non_ascii_from: Option<usize>,
+    /// Offset of the first byte where the input stops being valid UTF-8
+    /// (strict mode only).
+    pub utf8_error: Option<usize>,
 }
 
 /// The stage 1 implementations; all produce identical output.

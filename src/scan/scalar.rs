@@ -45,9 +45,9 @@ pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
             }
             prev_atom = true;
         }
-        if strict && c >= 0x80 && info.non_ascii_from.is_none() {
-            info.non_ascii_from = Some(i - i % 64);
-        }
+    }
+    if strict && input.iter().any(|&c| c >= 0x80) {
+        info.utf8_error = simdutf8::compat::from_utf8(input).err().map(|e| e.valid_up_to());
     }
     info.unterminated = in_string;
     info
