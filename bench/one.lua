@@ -1,0 +1,293 @@
+-- One benchmark scenario in a fresh process (run.lua spawns one per
+-- scenario):
+--
+--   luajit bench/one.lua <workload> <library> [--quick]
+--       warm-up, then timed rounds; prints one line "RESULT <json>".
+--   luajit bench/one.lua <workload> --verify
+--       runs every library's reader once and checks that they all read the
+--       same values; prints "VERIFY <json>", exits 1 on a mismatch.
+--
+-- Workloads are read from bench/data/ when cached there (run.lua writes
+-- them), else generated in memory.
+local ffi = require("ffi")
+
+local bench_dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+local root = bench_dir:match("^(.*)/bench$") or (bench_dir == "bench" and ".") or bench_dir .. "/.."
+package.path = bench_dir .. "/?.lua;" .. root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
+
+local workloads = require("workloads")
+local libs = require("libs")
+
+local format = string.format
+
+local function usage(msg)
+  io.stderr:write("one.lua: ", msg, "\nusage: luajit bench/one.lua <workload> (<library> [--quick] | --verify)\n")
+  os.exit(2)
+end
+
+local wname, lname, quick, verify = nil, nil, false, false
+for _, a in ipairs(arg) do
+  if a == "--quick" then
+    quick = true
+  elseif a == "--verify" then
+    verify = true
+  elseif not wname then
+    wname = a
+  elseif not lname then
+    lname = a
+  else
+    usage("unexpected argument " .. a)
+  end
+end
+if not wname or not workloads.by_name[wname] then
+  usage("unknown workload " .. tostring(wname))
+end
+if not verify and not (lname and libs.libs[lname]) then
+  usage("unknown library " .. tostring(lname))
+end
+
+local W = workloads.by_name[wname]
+
+-- Timing: warm-up until both a minimum count and a minimum time are
+-- reached (or a cap), then `rounds` rounds of at least `round_time` s.
+local CONFIG = quick
+    and { warmup_iters = 100, warmup_time = 0.15, warmup_cap = 0.6, rounds = 2, round_time = 0.25 }
+    or { warmup_iters = 100, warmup_time = 0.5, warmup_cap = 3.0, rounds = 5, round_time = 1.0 }
+
+ffi.cdef([[
+typedef struct { long tv_sec; long tv_nsec; } qjson_bench_timespec;
+int clock_gettime(int clk_id, qjson_bench_timespec *tp);
+]])
+local ts = ffi.new("qjson_bench_timespec")
+local CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID = 1, 2
+local function clock(id)
+  ffi.C.clock_gettime(id, ts)
+  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+-- Rounds are timed in CPU time of this process: the machine may be shared,
+-- and time spent descheduled is not the library's. Wall time is recorded too.
+local function now()
+  return clock(CLOCK_PROCESS_CPUTIME_ID)
+end
+local function wall()
+  return clock(CLOCK_MONOTONIC)
+end
+
+local function proc_status_kb(field)
+  local f = io.open("/proc/self/status", "r")
+  if not f then
+    return nil
+  end
+  local s = f:read("*a")
+  f:close()
+  return tonumber(s:match(field .. ":%s*(%d+)"))
+end
+
+-- Full cycles until the heap stops shrinking: finalizers free more on
+-- the next cycle, and each cycle only halves LuaJIT's temporary buffer
+-- (grown to the document's size when the file was read).
+local function full_gc()
+  local before = collectgarbage("count")
+  for _ = 1, 64 do
+    collectgarbage()
+    local after = collectgarbage("count")
+    if after >= before then
+      break
+    end
+    before = after
+  end
+end
+
+-- Structural characters, as stage 1 sees them: { } [ ] : , outside
+-- strings, plus each string's opening quote.
+local function count_structurals(s)
+  local p = ffi.cast("const uint8_t *", s)
+  local n, in_str, esc = 0, false, false
+  for i = 0, #s - 1 do
+    local c = p[i]
+    if in_str then
+      if esc then
+        esc = false
+      elseif c == 92 then
+        esc = true
+      elseif c == 34 then
+        in_str = false
+      end
+    elseif c == 34 then
+      in_str = true
+      n = n + 1
+    elseif c == 123 or c == 125 or c == 91 or c == 93 or c == 58 or c == 44 then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+local function emit(tag, t)
+  local cjson = require("cjson")
+  io.stdout:write(tag, " ", cjson.encode(t), "\n")
+  io.stdout:flush()
+end
+
+local data_dir = root .. "/bench/data"
+
+----------------------------------------------------------------------
+-- --verify: every library reads the same values.
+----------------------------------------------------------------------
+if verify then
+  local s = workloads.load(wname, data_dir)
+  local names = {}
+  for name, lib in pairs(libs.libs) do
+    if not lib.floor and (not lib.max_size or #s <= lib.max_size) then
+      names[#names + 1] = name
+    end
+  end
+  table.sort(names, function(a, b)
+    return (a == libs.BASELINE and "" or a) < (b == libs.BASELINE and "" or b)
+  end)
+  local ref_name, ref, ref_sum = nil, nil, nil
+  local function fail(msg)
+    io.stderr:write(format("one.lua: VERIFY FAILED on %s: %s\n", wname, msg))
+    os.exit(1)
+  end
+  for _, name in ipairs(names) do
+    local out = {}
+    local ok, sum = pcall(function()
+      return (libs.libs[name].load()[W.kind](s, out))
+    end)
+    if not ok then
+      fail(name .. " raised: " .. tostring(sum))
+    end
+    if not ref then
+      ref_name, ref, ref_sum = name, out, sum
+    else
+      if #out ~= #ref then
+        fail(format("%s read %d values, %s read %d", name, #out, ref_name, #ref))
+      end
+      for i = 1, #ref do
+        if out[i] ~= ref[i] or type(out[i]) ~= type(ref[i]) then
+          fail(format("value #%d: %s read %q, %s read %q", i, name, tostring(out[i]), ref_name, tostring(ref[i])))
+        end
+      end
+      if sum ~= ref_sum then
+        fail(format("checksum: %s %.17g, %s %.17g", name, sum, ref_name, ref_sum))
+      end
+    end
+  end
+  emit("VERIFY", { workload = wname, ok = true, checksum = ref_sum, values = #ref, libraries = names,
+    size = #s, structurals = count_structurals(s) })
+  os.exit(0)
+end
+
+----------------------------------------------------------------------
+-- One timed scenario.
+----------------------------------------------------------------------
+local lib = libs.libs[lname]
+local read = lib.load()[W.kind]
+local s = workloads.load(wname, data_dir)
+
+full_gc()
+local heap_baseline = collectgarbage("count")
+local hwm_before = proc_status_kb("VmHWM")
+
+-- Warm-up; also finds how many calls make a ~5 ms batch between clock reads.
+local expect = read(s)
+local t0 = now()
+local warm = 1
+while not ((warm >= CONFIG.warmup_iters and now() - t0 >= CONFIG.warmup_time) or now() - t0 >= CONFIG.warmup_cap) do
+  if read(s) ~= expect then
+    error("checksum changed during warm-up")
+  end
+  warm = warm + 1
+end
+local warm_time = now() - t0
+local per_op = warm_time / warm
+local batch = math.max(1, math.floor(0.005 / per_op))
+
+local function round()
+  local n, start, wall_start = 0, now(), wall()
+  local t
+  repeat
+    for _ = 1, batch do
+      if read(s) ~= expect then
+        error("checksum changed during a round")
+      end
+    end
+    n = n + batch
+    t = now() - start
+  until t >= CONFIG.round_time
+  return n / t, n, t, n / (wall() - wall_start)
+end
+
+local ops, wall_ops, iterations, seconds = {}, {}, 0, 0
+for r = 1, CONFIG.rounds do
+  full_gc()
+  local o, n, t, w = round()
+  ops[r], wall_ops[r], iterations, seconds = o, w, iterations + n, seconds + t
+end
+
+-- Lua heap retained: with the last result (document or table) still
+-- referenced, after a full GC, over the baseline taken before the first
+-- parse; then again once it is dropped.
+local _, kept = read(s)
+full_gc()
+local heap_retained = collectgarbage("count") - heap_baseline
+local kept_kind = type(kept)
+kept = nil -- luacheck: ignore 311
+full_gc()
+local heap_after_drop = collectgarbage("count") - heap_baseline
+jit.flush()
+full_gc()
+local heap_after_flush = collectgarbage("count") - heap_baseline
+local hwm = proc_status_kb("VmHWM")
+local rss = proc_status_kb("VmRSS")
+
+local sorted = {}
+for i, v in ipairs(ops) do
+  sorted[i] = v
+end
+table.sort(sorted)
+local median
+if #sorted % 2 == 1 then
+  median = sorted[(#sorted + 1) / 2]
+else
+  median = (sorted[#sorted / 2] + sorted[#sorted / 2 + 1]) / 2
+end
+
+local result = {
+  workload = wname,
+  library = lname,
+  size = #s,
+  quick = quick,
+  checksum = expect,
+  rounds = ops,
+  rounds_wall = wall_ops,
+  median = median,
+  min = sorted[1],
+  max = sorted[#sorted],
+  iterations = iterations,
+  seconds = seconds,
+  warmup_iterations = warm,
+  warmup_seconds = warm_time,
+  batch = batch,
+  heap_baseline_kb = heap_baseline,
+  heap_retained_kb = heap_retained,
+  heap_after_drop_kb = heap_after_drop,
+  heap_after_flush_kb = heap_after_flush,
+  retained_kind = kept_kind,
+  vmhwm_before_kb = hwm_before,
+  vmhwm_kb = hwm,
+  vmrss_kb = rss,
+  version = lib.version(),
+  note = lib.note,
+}
+
+if lname:match("^qjson") then
+  local C = require("qjson.lib")
+  local d = require("qjson").parse(s)
+  result.index_bytes = tonumber(C.qjson_index_bytes(d.ptr))
+  result.structurals = count_structurals(s)
+  result.index_bytes_per_structural = result.index_bytes / result.structurals
+end
+
+emit("RESULT", result)
