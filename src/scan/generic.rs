@@ -148,8 +148,7 @@ unsafe fn skip_string_body<B: Block, const STRICT: bool>(
         let b = B::load(p.add(at + 64));
         // A byte XOR its target is zero exactly on a match: one compare
         // of the folded minimum tests both bytes in both blocks.
-        let folded = a.xor(b'"').min(a.xor(b'\\')).min(b.xor(b'"').min(b.xor(b'\\')));
-        if folded.eq(0) != 0 {
+        if (a.quote_or_backslash() | b.quote_or_backslash()) != 0 {
             break;
         }
         if STRICT {

@@ -18,8 +18,8 @@ pub(crate) trait Block: Copy {
     /// one before testing.
     unsafe fn min(self, other: Self) -> Self;
     unsafe fn or(self, other: Self) -> Self;
-    /// Every byte XOR `byte`.
-    unsafe fn xor(self, byte: u8) -> Self;
+    /// Quotes and backslashes (and, harmlessly, NUL bytes).
+    unsafe fn quote_or_backslash(self) -> u64;
     /// Bit `i` is the XOR of bits `0..=i` of `x`.
     unsafe fn prefix_xor(x: u64) -> u64;
 }

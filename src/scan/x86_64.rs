@@ -20,6 +20,11 @@ unsafe fn clmul_prefix_xor(x: u64) -> u64 {
     _mm_cvtsi128_si64(r) as u64
 }
 
+/// Indexed by a byte's low nibble: the only ASCII byte with that nibble
+/// that equals its entry is `"` (nibble 2) or `\` (nibble 12). Bytes with
+/// the high bit set look up 0, which only a NUL byte equals.
+const QUOTE_BACKSLASH_TABLE: [u8; 16] = [0xFF, 0xFF, b'"', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, b'\\', 0xFF, 0xFF, 0xFF];
+
 #[inline(always)]
 unsafe fn repeat16(t: &[u8; 16]) -> __m128i {
     _mm_loadu_si128(t.as_ptr() as *const __m128i)
@@ -81,9 +86,10 @@ impl Block for Avx2 {
         Avx2([_mm256_or_si256(self.0[0], o.0[0]), _mm256_or_si256(self.0[1], o.0[1])])
     }
     #[inline(always)]
-    unsafe fn xor(self, byte: u8) -> Self {
-        let b = _mm256_set1_epi8(byte as i8);
-        Avx2([_mm256_xor_si256(self.0[0], b), _mm256_xor_si256(self.0[1], b)])
+    unsafe fn quote_or_backslash(self) -> u64 {
+        let t = _mm256_broadcastsi128_si256(repeat16(&QUOTE_BACKSLASH_TABLE));
+        let [a, b] = self.0;
+        Self::mask(_mm256_cmpeq_epi8(a, _mm256_shuffle_epi8(t, a)), _mm256_cmpeq_epi8(b, _mm256_shuffle_epi8(t, b)))
     }
     #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {
@@ -129,8 +135,9 @@ impl Block for Avx512 {
         Avx512(_mm512_or_si512(self.0, o.0))
     }
     #[inline(always)]
-    unsafe fn xor(self, byte: u8) -> Self {
-        Avx512(_mm512_xor_si512(self.0, _mm512_set1_epi8(byte as i8)))
+    unsafe fn quote_or_backslash(self) -> u64 {
+        let t = _mm512_broadcast_i32x4(repeat16(&QUOTE_BACKSLASH_TABLE));
+        _mm512_cmpeq_epi8_mask(self.0, _mm512_shuffle_epi8(t, self.0))
     }
     #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {
