@@ -28,7 +28,9 @@ enum qjson_status {
 };
 typedef int32_t qjson_status;
 
-// A parsed document plus the message of its last failed read.
+// A parsed document plus the message of its last failed read. `doc` is
+// `None` once closed: the document's memory is released at once, while
+// the handle itself stays valid (reads report `CLOSED`) until freed.
 typedef struct qjson_doc qjson_doc;
 
 // A path checked and split once, for reuse (`qjson.path` in Lua).
@@ -59,6 +61,29 @@ const char *qjson_version(void);
 // The stage 1 backend in use ("avx512", "avx2" or "scalar"), NUL-terminated.
 const char *qjson_backend(void);
 
+// Escapes the `len` bytes at `src` into `dst` (room for 6 × `len` + 16
+// bytes)
+// as the body of a JSON string; `flags` are the `QJSON_ESC_*` bits of
+// `encode/escape.rs` (1 escape `/`, 2 ASCII only, 4 HTML-safe, 8 check
+// UTF-8). With `last` false the input continues in a later call, and a
+// UTF-8 sequence cut at the end is left for it.
+//
+// Returns the bytes written and sets `*consumed` to the input bytes used;
+// -1 for invalid UTF-8 (then `*consumed` is its offset); -2 on a bug or
+// when `len` is over 256 MiB (the caller passes longer strings in parts,
+// so the result always fits an `int32_t`, a plain number in LuaJIT).
+int32_t qjson_escape(const char *src,
+                     size_t len,
+                     uint8_t *dst,
+                     uint32_t flags,
+                     bool last,
+                     size_t *consumed);
+
+// Writes the finite double `v` to `dst` (room for 32 bytes) as C's
+// `%.{precision}g` (1..17), or as the shortest text that reads back to
+// `v` when `precision` is 0. Returns the bytes written (0 on a bug).
+uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
+
 // Parses `len` bytes at `input`, which must stay alive and unchanged until
 // the document is freed (the Lua binding keeps the string referenced).
 // Returns null on error, with `err` filled in.
@@ -73,6 +98,16 @@ qjson_doc *qjson_parse_file(const char *path,
 
 // Frees a document (null is ignored).
 void qjson_free(qjson_doc *doc);
+
+// Releases a document's memory now (its tape, and its bytes for
+// `qjson_parse_file`); the handle stays valid and every later read on it
+// fails with "document is closed". Null is ignored.
+void qjson_close(qjson_doc *doc);
+
+// How many documents are alive (parsed, neither closed nor freed),
+// process-wide:
+// a leak check for tests and a gauge for monitoring.
+uint64_t qjson_live_documents(void);
 
 // Compiles a path for reuse; null on a syntax error, with `err` filled in.
 qjson_path *qjson_path_compile(const char *path, size_t len, qjson_error *err);

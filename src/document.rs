@@ -199,7 +199,8 @@ impl Document<'_> {
             return None;
         }
         let next = if self.first_byte(parent) == b'{' { self.skip(child + 1) } else { self.skip(child) };
-        (next < end).then_some(next)
+        // Always forward, even from a node number that is not a value.
+        (next > child && next < end).then_some(next)
     }
 
     /// The value of `key` in object `obj`; the last one when the key repeats.
@@ -231,7 +232,7 @@ impl Document<'_> {
         let (a, i, e) = self.last_index.get();
         let (mut at, mut node) = if a == arr && i <= index { (i, e) } else { (0, arr + HEADER as u32) };
         while at < index {
-            node = self.skip(node);
+            node = self.skip(node).max(node + 1);
             at += 1;
         }
         self.last_index.set((arr, index, node));
@@ -385,11 +386,12 @@ impl Document<'_> {
 
     /// For an object whose keys repeat: each key once, in order of first
     /// appearance, with the node of its last value. `None` when no key
-    /// repeats (the common case; nothing is allocated but the key set).
+    /// repeats (the common case; small objects are checked without
+    /// allocating).
     pub fn unique_members(&self, obj: Node) -> Option<Vec<(Node, Node)>> {
         let n = self.len(obj)?;
         // An array's elements are not keys (and `k + 1` may be past its end).
-        if self.first_byte(obj) != b'{' {
+        if self.first_byte(obj) != b'{' || self.keys_surely_distinct(obj, n) {
             return None;
         }
         let mut seen: HashMap<Cow<'_, [u8]>, usize> = HashMap::with_capacity(n);
@@ -408,6 +410,29 @@ impl Document<'_> {
             }
         }
         repeated.then_some(out)
+    }
+
+    /// True when an object's keys are certainly distinct, decided by
+    /// comparing raw key bytes pairwise: for small objects whose keys have
+    /// no escapes (raw bytes then equal decoded bytes).
+    fn keys_surely_distinct(&self, obj: Node, n: usize) -> bool {
+        const SMALL: usize = 16;
+        if n > SMALL {
+            return false;
+        }
+        let input = self.input();
+        let mut keys: [&[u8]; SMALL] = [&[]; SMALL];
+        let mut k = self.first_child(obj);
+        for slot in keys.iter_mut().take(n) {
+            let Some(node) = k else { return false };
+            let body = &input[self.pos(node) + 1..];
+            match string::body_len(body) {
+                Some((len, false)) => *slot = &body[..len],
+                _ => return false,
+            }
+            k = self.next_child(obj, node);
+        }
+        (1..n).all(|i| keys[..i].iter().all(|&earlier| earlier != keys[i]))
     }
 
     fn check_duplicates(&self) -> Result<(), Error> {

@@ -7,6 +7,7 @@
 //! used by the Lua binding is in [`ffi`].
 
 pub mod document;
+pub mod encode;
 pub mod error;
 pub mod ffi;
 pub mod number;

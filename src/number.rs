@@ -75,7 +75,12 @@ pub(crate) fn to_i64(text: &[u8]) -> Option<i64> {
 }
 
 pub(crate) fn to_u64(text: &[u8]) -> Option<u64> {
-    std::str::from_utf8(text).ok()?.parse().ok()
+    // "-0" is the integer zero; any other sign is out of range.
+    let digits = match text {
+        [b'-', rest @ ..] if rest.iter().all(|&d| d == b'0') => rest,
+        _ => text,
+    };
+    std::str::from_utf8(digits).ok()?.parse().ok()
 }
 
 /// I-JSON (RFC 7493 §2.2): the number must fit binary64 without overflow,
@@ -111,6 +116,7 @@ mod tests {
         assert_eq!(to_i64(b"9223372036854775808"), None);
         assert_eq!(to_u64(b"18446744073709551615"), Some(u64::MAX));
         assert_eq!(to_u64(b"-1"), None);
+        assert_eq!(to_u64(b"-0"), Some(0));
         assert_eq!(to_f64(b"0.1"), 0.1);
         assert!(fits_ijson(b"9007199254740992", true));
         assert!(!fits_ijson(b"9007199254740993", true));

@@ -117,7 +117,9 @@ fn link(
                         state = State::AfterValue;
                     }
                     b't' | b'f' | b'n' | b'-' | b'0'..=b'9' => {
-                        if strict {
+                        // I-JSON's number limits hold in lazy mode too: they
+                        // are about what may be forwarded, not when to check.
+                        if strict || ijson {
                             check_atom(input, pos, ijson)?;
                         }
                         tape.push(p);

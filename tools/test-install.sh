@@ -15,6 +15,10 @@ check "require from the checkout (README command)" env -u QJSON_LIB "$LUAJIT" -e
   'package.path="lua/?.lua;lua/?/init.lua;"..package.path
    local q = require("qjson"); assert(q.parse([[{"a":[1]}]]):get_num("a[0]") == 1)'
 
+unlisted=$(find lua -name '*.lua' | while read -r f; do grep -q "\"$f\"" qjson-scm-1.rockspec || echo "$f"; done)
+check "the rockspec installs every Lua module" test -z "$unlisted"
+[ -z "$unlisted" ] || echo "  not in qjson-scm-1.rockspec: $unlisted"
+
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
 check "luarocks make installs the rock" luarocks make --tree "$tree" qjson-scm-1.rockspec

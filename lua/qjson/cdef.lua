@@ -32,12 +32,21 @@ typedef struct {
 } qjson_error;
 const char *qjson_version(void);
 const char *qjson_backend(void);
+int32_t qjson_escape(const char *src,
+                     size_t len,
+                     uint8_t *dst,
+                     uint32_t flags,
+                     bool last,
+                     size_t *consumed);
+uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
                             const qjson_options *opts,
                             qjson_error *err);
 void qjson_free(qjson_doc *doc);
+void qjson_close(qjson_doc *doc);
+uint64_t qjson_live_documents(void);
 qjson_path *qjson_path_compile(const char *path, size_t len, qjson_error *err);
 void qjson_path_free(qjson_path *path);
 int32_t qjson_find(qjson_doc *doc,

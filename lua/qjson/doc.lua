@@ -45,7 +45,7 @@ local function last_error(ptr)
 end
 
 -- The (string, length, compiled) triple the native readers take.
-local function path_args(path)
+local function path_args(path, level)
   if path == nil then
     return nil, 0, nil
   end
@@ -56,10 +56,15 @@ local function path_args(path)
   if t == "cdata" and ffi_istype(path_type, path) then
     return nil, 0, path
   end
-  error("bad argument #1 (path string or qjson.path expected, got " .. t .. ")", 3)
+  error("bad argument #1 (path string or qjson.path expected, got " .. t .. ")", level or 3)
 end
 
+-- The source text of each compiled path (set by qjson.path), so that
+-- messages name the path rather than a cdata address.
+M.path_text = setmetatable({}, { __mode = "k" })
+
 local function describe(path)
+  path = M.path_text[path] or path
   if path == nil or path == "" then
     return "the root"
   end
@@ -69,12 +74,13 @@ end
 -- Raises for a read that did not return the kind wanted. Data problems
 -- (invalid values in lazy mode, type mismatches) raise without a position
 -- prefix, as lua-cjson's errors do; a malformed path is the caller's
--- mistake and points at the caller (level 3: past the reader).
-local function fail(self, k, path, want)
+-- mistake and points at the caller (level 3: past the reader; 4 when the
+-- reader is a helper of the method called).
+local function fail(self, k, path, want, level)
   if k == ERROR then
     local msg = last_error(self.ptr)
     if msg:find("^invalid path") then
-      error("qjson: " .. msg, 3)
+      error("qjson: " .. msg, level or 3)
     end
     error("qjson: " .. msg, 0)
   elseif k == PANIC then
@@ -194,11 +200,14 @@ end
 
 -- true for null, false for any other value, nil when the path is missing.
 function Doc:is_null(path)
-  local t = self:typeof(path)
-  if t == nil then
-    return nil
+  local p, n, c = path_args(path)
+  local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
+  if k > 0 then
+    return k == NULL
+  elseif k ~= MISSING then
+    fail(self, k, path)
   end
-  return t == "null"
+  return nil
 end
 
 function Doc:raw(path)
@@ -243,7 +252,7 @@ end
 
 -- The container at `path`, raising unless it is one of `want` kinds.
 local function container(self, path, want1, want2, wanted)
-  local p, n, c = path_args(path)
+  local p, n, c = path_args(path, 4)
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
   if k == want1 or k == want2 then
     return node_box[0], k
@@ -251,29 +260,46 @@ local function container(self, path, want1, want2, wanted)
   if k == MISSING then
     error("qjson: nothing at " .. describe(path) .. " to iterate", 0)
   end
-  fail(self, k, path, wanted)
+  fail(self, k, path, wanted, 4)
 end
 
-local function elements(self, parent)
-  local prev, i = 0, 0
-  local ptr = self.ptr
-  return function()
-    local k = C.qjson_next(ptr, parent, prev, node_box)
-    if k <= 0 then
-      if k ~= MISSING then
-        fail(self, k)
-      end
-      return nil
+-- Iteration state lives in a small table and the iterator functions are
+-- made once, so that LuaJIT compiles loops over them (a closure per call
+-- would stop the trace).
+local function iteration(self, parent)
+  return { doc = self, ptr = self.ptr, parent = parent, prev = 0 }
+end
+
+local function next_element(st, i)
+  local k = C.qjson_next(st.ptr, st.parent, st.prev, node_box)
+  if k <= 0 then
+    if k ~= MISSING then
+      fail(st.doc, k)
     end
-    prev, i = node_box[0], i + 1
-    return i, value_at(self, prev, k)
+    return nil
   end
+  local node = node_box[0]
+  st.prev = node
+  return i + 1, value_at(st.doc, node, k)
+end
+
+local function next_member(st)
+  local k = C.qjson_next(st.ptr, st.parent, st.prev, node_box)
+  if k <= 0 then
+    if k ~= MISSING then
+      fail(st.doc, k)
+    end
+    return nil
+  end
+  local node = node_box[0]
+  st.prev = node
+  return value_at(st.doc, node, STRING), value_at(st.doc, node + 1, k)
 end
 
 -- Iterates an array: 1-based index (as Lua's ipairs) and value; objects
 -- and arrays come as cursors.
 function Doc:ipairs(path)
-  return elements(self, (container(self, path, ARRAY, ARRAY, "array")))
+  return next_element, iteration(self, (container(self, path, ARRAY, ARRAY, "array"))), 0
 end
 
 -- Iterates an object: each key once, in source order, with its last
@@ -282,7 +308,7 @@ end
 function Doc:pairs(path)
   local node, k = container(self, path, OBJECT, ARRAY, "object or array")
   if k == ARRAY then
-    return elements(self, node)
+    return next_element, iteration(self, node), 0
   end
   local ptr = self.ptr
   local count = tonumber(C.qjson_unique_members(ptr, node, nil, 0))
@@ -306,18 +332,14 @@ function Doc:pairs(path)
   elseif count < 0 then
     fail(self, PANIC)
   end
-  local prev = 0
-  return function()
-    local vk = C.qjson_next(ptr, node, prev, node_box)
-    if vk <= 0 then
-      if vk ~= MISSING then
-        fail(self, vk)
-      end
-      return nil
-    end
-    prev = node_box[0]
-    return value_at(self, prev, STRING), value_at(self, prev + 1, vk)
-  end
+  return next_member, iteration(self, node), nil
+end
+
+-- Releases the document's native memory now instead of at garbage
+-- collection; any later read on it or its cursors raises
+-- "qjson: document is closed". Closing twice is harmless.
+function Doc:close()
+  C.qjson_close(self.ptr)
 end
 
 function DocMT:__tostring()

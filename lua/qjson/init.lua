@@ -4,8 +4,9 @@ local ffi = require("ffi")
 local C = require("qjson.lib")
 local options = require("qjson.options")
 local doc = require("qjson.doc")
+local encoder = require("qjson.encode")
 
-local type, error = type, error
+local type, error, pairs = type, error, pairs
 local ffi_string = ffi.string
 
 local qjson = {
@@ -21,6 +22,23 @@ do
   qjson.null = ok and cjson.null or setmetatable({}, { __tostring = function() return "null" end })
 end
 doc.null = qjson.null
+encoder.null = qjson.null
+
+-- The encoder (docs/encoding.md): qjson.encode and lua-cjson's encoder
+-- configuration functions, with settings of this module's own.
+encoder.install(qjson)
+qjson.empty_array = encoder.empty_array
+qjson.array_mt = encoder.array_mt
+qjson.empty_array_mt = encoder.empty_array_mt
+
+-- A copy of this module with encoder settings of its own, as cjson.new().
+function qjson.new()
+  local inst = {}
+  for k, v in pairs(qjson) do
+    inst[k] = v
+  end
+  return encoder.install(inst)
+end
 
 local err_box = ffi.new("qjson_error")
 
@@ -71,7 +89,9 @@ function qjson._path(s)
   if p == nil then
     return nil, "bad argument #1 to 'path' (" .. ffi_string(err_box.message) .. ")", true
   end
-  return ffi.gc(p, C.qjson_path_free)
+  p = ffi.gc(p, C.qjson_path_free)
+  doc.path_text[p] = s
+  return p
 end
 
 -- Invalid JSON raises "qjson: <what> at line L, column C (byte B)" with no
@@ -89,6 +109,12 @@ end
 qjson.parse = raising(qjson._parse)
 qjson.parse_file = raising(qjson._parse_file)
 qjson.path = raising(qjson._path)
+
+-- How many documents are alive in this process (parsed, neither closed
+-- nor collected): a gauge for monitoring and leak checks.
+function qjson.live_documents()
+  return tonumber(C.qjson_live_documents())
+end
 
 -- The stage 1 implementation chosen for this CPU: "avx512", "avx2" or
 -- "scalar" (QJSON_BACKEND=<name> forces one, for testing).

@@ -3,7 +3,7 @@
 local qjson = require("qjson")
 local doc = require("qjson.doc")
 
-local pcall, setmetatable, pairs = pcall, setmetatable, pairs
+local pcall, setmetatable, pairs, ipairs = pcall, setmetatable, pairs, ipairs
 
 local safe = setmetatable({}, { __index = qjson })
 
@@ -36,6 +36,30 @@ end
 function safe.parse_file(path, opts)
   local d, err = qjson._parse_file(path, opts, SafeMT)
   return d, err
+end
+
+-- encode and the encoder's configuration functions return nil and a
+-- message where qjson's raise (settings are shared with qjson's).
+local ENCODER = {
+  "encode", "encode_sparse_array", "encode_max_depth", "encode_number_precision",
+  "encode_keep_buffer", "encode_invalid_numbers", "encode_empty_table_as_object",
+  "encode_escape_forward_slash", "encode_skip_unsupported_value_types",
+}
+
+local function wrap_encoder(into, from)
+  for _, name in ipairs(ENCODER) do
+    into[name] = wrap(from[name])
+  end
+  return into
+end
+
+wrap_encoder(safe, qjson)
+
+-- An instance with its own encoder settings, as cjson.safe.new().
+function safe.new()
+  local inst = qjson.new()
+  return setmetatable(wrap_encoder({ parse = safe.parse, parse_file = safe.parse_file, path = safe.path }, inst),
+    { __index = inst })
 end
 
 function safe.path(s)

@@ -10,6 +10,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 mod doc;
+mod encode;
 pub mod parse;
 pub mod read;
 

@@ -1,6 +1,7 @@
 //! Creating and freeing documents and compiled paths.
 
 use std::ffi::c_char;
+use std::os::unix::ffi::OsStrExt;
 
 use super::{bytes, guard, panic_message, ErrorInfo, Handle};
 use crate::{Document, Options, Path};
@@ -46,8 +47,11 @@ pub extern "C" fn qjson_parse_file(
 ) -> *mut Handle {
     let parsed = guard(None, || {
         // SAFETY: the caller passes `path_len` readable bytes.
-        let name = String::from_utf8_lossy(unsafe { bytes(path as *const u8, path_len) }).into_owned();
-        match std::fs::read(&name) {
+        let raw = unsafe { bytes(path as *const u8, path_len) };
+        // File names are bytes on Unix, not necessarily UTF-8.
+        let file = std::path::Path::new(std::ffi::OsStr::from_bytes(raw));
+        let name = String::from_utf8_lossy(raw);
+        match std::fs::read(file) {
             Ok(data) => Some(Document::parse_owned(data, &options(opts))),
             Err(e) => {
                 report(err, |r| r.fill(&format!("cannot read file '{name}': {e}"), 0, 0, 0));
@@ -86,6 +90,27 @@ pub extern "C" fn qjson_free(doc: *mut Handle) {
             drop(unsafe { Box::from_raw(doc) });
         }
     })
+}
+
+/// Releases a document's memory now (its tape, and its bytes for
+/// `qjson_parse_file`); the handle stays valid and every later read on it
+/// fails with "document is closed". Null is ignored.
+#[no_mangle]
+pub extern "C" fn qjson_close(doc: *mut Handle) {
+    guard((), || {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        if let Some(h) = unsafe { doc.as_mut() } {
+            h.close();
+        }
+    })
+}
+
+/// How many documents are alive (parsed, neither closed nor freed),
+/// process-wide:
+/// a leak check for tests and a gauge for monitoring.
+#[no_mangle]
+pub extern "C" fn qjson_live_documents() -> u64 {
+    super::doc::LIVE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Compiles a path for reuse; null on a syntax error, with `err` filled in.

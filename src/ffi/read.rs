@@ -10,11 +10,25 @@ use std::ffi::c_char;
 
 use super::{bytes, guard, ErrorInfo, Handle, Status};
 use crate::error::ErrorKind;
-use crate::{Error, Kind, Node, Path};
+use crate::{Document, Error, Kind, Node, Path};
 
-fn fail(h: &mut Handle, e: Error) -> i32 {
-    h.error = e.to_string();
+type Doc = Document<'static>;
+
+/// Records `msg` as the handle's last error.
+fn fail(error: &mut String, msg: impl ToString) -> i32 {
+    *error = msg.to_string();
     Status::Error as i32
+}
+
+/// The handle's document and error slot, or the status to return: `Error`
+/// for a null handle or a closed document.
+fn open_doc<'h>(doc: *mut Handle) -> Result<(&'h mut Doc, &'h mut String), i32> {
+    // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+    let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Status::Error as i32) };
+    match &mut h.doc {
+        Some(d) => Ok((d, &mut h.error)),
+        None => Err(fail(&mut h.error, super::doc::CLOSED)),
+    }
 }
 
 /// Resolves the path, then runs `read` on the node found.
@@ -24,32 +38,31 @@ fn read_at(
     path: *const c_char,
     path_len: usize,
     compiled: *const Path,
-    read: impl FnOnce(&mut Handle, Node, Kind) -> Result<(), Error>,
+    read: impl FnOnce(&mut Doc, Node, Kind) -> Result<(), Error>,
 ) -> i32 {
     guard(Status::Panic as i32, || {
-        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-        let Some(h) = (unsafe { doc.as_mut() }) else { return Status::Error as i32 };
+        let (d, error) = match open_doc(doc) {
+            Ok(h) => h,
+            Err(status) => return status,
+        };
         // SAFETY: `compiled` is null or a live path from `qjson_path_compile`.
         let found = match unsafe { compiled.as_ref() } {
-            Some(p) => Ok(h.doc.find_compiled(base, p)),
+            Some(p) => Ok(d.find_compiled(base, p)),
             // SAFETY: the caller passes `path_len` readable bytes.
-            None => h.doc.find(base, unsafe { bytes(path as *const u8, path_len) }),
+            None => d.find(base, unsafe { bytes(path as *const u8, path_len) }),
         };
         let node = match found {
             Ok(Some(n)) => n,
             Ok(None) => return Status::Missing as i32,
-            Err(e) => {
-                h.error = e.to_string();
-                return Status::Error as i32;
-            }
+            Err(e) => return fail(error, e),
         };
-        let kind = match h.doc.kind(node) {
+        let kind = match d.kind(node) {
             Ok(k) => k,
-            Err(e) => return fail(h, e),
+            Err(e) => return fail(error, e),
         };
-        match read(h, node, kind) {
+        match read(d, node, kind) {
             Ok(()) => kind as i32,
-            Err(e) => fail(h, e),
+            Err(e) => fail(error, e),
         }
     })
 }
@@ -89,9 +102,9 @@ pub extern "C" fn qjson_get_str(
     out_ptr: *mut *const c_char,
     out_len: *mut usize,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::String {
-            let s = h.doc.str(node)?;
+            let s = d.str(node)?;
             put(out_ptr, s.as_ptr() as *const c_char);
             put(out_len, s.len());
         }
@@ -109,23 +122,23 @@ pub extern "C" fn qjson_get_num(
     compiled: *const Path,
     out: *mut f64,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::Number {
-            put(out, h.doc.f64(node)?);
+            put(out, d.f64(node)?);
         }
         Ok(())
     })
 }
 
 fn exact_integer<T>(
-    h: &Handle,
+    d: &Doc,
     node: Node,
     ty: &'static str,
-    read: impl FnOnce(&crate::Document<'static>, Node) -> Result<Option<T>, Error>,
+    read: impl FnOnce(&Doc, Node) -> Result<Option<T>, Error>,
 ) -> Result<T, Error> {
-    read(&h.doc, node)?.ok_or_else(|| {
-        let offset = h.doc.raw(node).map(|r| r.as_ptr() as usize - h.doc.input().as_ptr() as usize).unwrap_or(0);
-        Error::at(ErrorKind::NotInteger(ty), h.doc.input(), offset)
+    read(d, node)?.ok_or_else(|| {
+        let offset = d.raw(node).map(|r| r.as_ptr() as usize - d.input().as_ptr() as usize).unwrap_or(0);
+        Error::at(ErrorKind::NotInteger(ty), d.input(), offset)
     })
 }
 
@@ -139,9 +152,9 @@ pub extern "C" fn qjson_get_i64(
     compiled: *const Path,
     out: *mut i64,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::Number {
-            put(out, exact_integer(h, node, "int64", |d, n| d.i64(n))?);
+            put(out, exact_integer(d, node, "int64", |d, n| d.i64(n))?);
         }
         Ok(())
     })
@@ -157,9 +170,9 @@ pub extern "C" fn qjson_get_u64(
     compiled: *const Path,
     out: *mut u64,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::Number {
-            put(out, exact_integer(h, node, "uint64", |d, n| d.u64(n))?);
+            put(out, exact_integer(d, node, "uint64", |d, n| d.u64(n))?);
         }
         Ok(())
     })
@@ -175,9 +188,9 @@ pub extern "C" fn qjson_get_bool(
     compiled: *const Path,
     out: *mut u8,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |h, node, kind| {
+    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::Boolean {
-            put(out, h.doc.bool(node)? as u8);
+            put(out, d.bool(node)? as u8);
         }
         Ok(())
     })
@@ -193,8 +206,8 @@ pub extern "C" fn qjson_get_len(
     compiled: *const Path,
     out: *mut usize,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |h, node, _| {
-        if let Some(n) = h.doc.len(node) {
+    read_at(doc, base, path, path_len, compiled, |d, node, _| {
+        if let Some(n) = d.len(node) {
             put(out, n);
         }
         Ok(())
@@ -212,8 +225,8 @@ pub extern "C" fn qjson_get_raw(
     out_ptr: *mut *const c_char,
     out_len: *mut usize,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |h, node, _| {
-        let raw = h.doc.raw(node)?;
+    read_at(doc, base, path, path_len, compiled, |d, node, _| {
+        let raw = d.raw(node)?;
         put(out_ptr, raw.as_ptr() as *const c_char);
         put(out_len, raw.len());
         Ok(())
@@ -227,16 +240,17 @@ pub extern "C" fn qjson_get_raw(
 #[no_mangle]
 pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut u32) -> i32 {
     guard(Status::Panic as i32, || {
-        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-        let Some(h) = (unsafe { doc.as_mut() }) else { return Status::Error as i32 };
-        let d = &h.doc;
+        let (d, error) = match open_doc(doc) {
+            Ok(h) => h,
+            Err(status) => return status,
+        };
         let child = if prev == 0 { d.first_child(parent) } else { d.next_child(parent, prev) };
         let Some(child) = child else { return Status::Missing as i32 };
         put(out, child);
         let value = if d.kind(parent).ok() == Some(Kind::Object) { child + 1 } else { child };
         match d.kind(value) {
             Ok(k) => k as i32,
-            Err(e) => fail(h, e),
+            Err(e) => fail(error, e),
         }
     })
 }
@@ -248,9 +262,8 @@ pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut
 #[no_mangle]
 pub extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32, cap: usize) -> i64 {
     guard(-1, || {
-        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-        let Some(h) = (unsafe { doc.as_ref() }) else { return -1 };
-        let Some(pairs) = h.doc.unique_members(obj) else { return 0 };
+        let Ok((d, _)) = open_doc(doc) else { return -1 };
+        let Some(pairs) = d.unique_members(obj) else { return 0 };
         if !out.is_null() {
             for (i, &(k, v)) in pairs.iter().take(cap).enumerate() {
                 // SAFETY: the caller passes room for `cap` pairs.
@@ -284,5 +297,5 @@ pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
 #[no_mangle]
 pub extern "C" fn qjson_index_bytes(doc: *const Handle) -> usize {
     // SAFETY: a valid handle or null.
-    guard(0, || unsafe { doc.as_ref() }.map_or(0, |h| h.doc.tape_bytes()))
+    guard(0, || unsafe { doc.as_ref() }.and_then(|h| h.doc.as_ref()).map_or(0, |d| d.tape_bytes()))
 }

@@ -23,7 +23,8 @@ unsafe fn clmul_prefix_xor(x: u64) -> u64 {
 /// Indexed by a byte's low nibble: the only ASCII byte with that nibble
 /// that equals its entry is `"` (nibble 2) or `\` (nibble 12). Bytes with
 /// the high bit set look up 0, which only a NUL byte equals.
-const QUOTE_BACKSLASH_TABLE: [u8; 16] = [0xFF, 0xFF, b'"', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, b'\\', 0xFF, 0xFF, 0xFF];
+const QUOTE_BACKSLASH_TABLE: [u8; 16] =
+    [0xFF, 0xFF, b'"', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, b'\\', 0xFF, 0xFF, 0xFF];
 
 #[inline(always)]
 unsafe fn repeat16(t: &[u8; 16]) -> __m128i {

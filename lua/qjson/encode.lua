@@ -1,0 +1,487 @@
+-- qjson.encode: Lua values to JSON text, lua-cjson's output by default.
+--
+-- The walk runs in Lua (the FFI cannot walk a Lua table) and appends to a
+-- LuaJIT string.buffer; strings and numbers are written by the native
+-- library straight into the buffer (qjson.encode.string / .number).
+-- Settings are lua-cjson's configuration (qjson.encode.config), per
+-- instance, plus per-call options (qjson.encode.options). See
+-- docs/encoding.md.
+local ffi = require("ffi")
+local buffer = require("string.buffer")
+local strings = require("qjson.encode.string")
+local numbers = require("qjson.encode.number")
+local config = require("qjson.encode.config")
+local options = require("qjson.encode.options")
+
+local type, next, rawget, getmetatable, setmetatable, pcall, error, select =
+  type, next, rawget, getmetatable, setmetatable, pcall, error, select
+local floor, min, sort, rep = math.floor, math.min, table.sort, string.rep
+local ffi_cast = ffi.cast
+local clear = require("table.clear")
+local put_string, put_number, put_cdata = strings.put, numbers.put, numbers.put_cdata
+local number_text, int_limit = numbers.text, numbers.int_limit
+local ESCAPE_SLASH = strings.ESCAPE_SLASH
+
+local M = {}
+
+-- Set by qjson.init: the value that encodes as `null` (besides nil).
+M.null = nil
+
+-- lua-cjson's array markers. When OpenResty's lua-cjson is loaded its own
+-- are used, so a table tagged for one encodes the same with the other.
+local cjson
+do
+  local ok, c = pcall(require, "cjson")
+  cjson = ok and c or {}
+end
+
+local sentinel_mt = {
+  __newindex = function()
+    error("qjson.empty_array is read-only", 2)
+  end,
+  __tostring = function()
+    return "qjson.empty_array"
+  end,
+}
+M.array_mt = cjson.array_mt or {}
+M.empty_array_mt = cjson.empty_array_mt or {}
+-- A lightuserdata in OpenResty's lua-cjson; here a frozen empty table
+-- when that is not loaded (plain LuaJIT cannot make a lightuserdata).
+M.empty_array = cjson.empty_array or setmetatable({}, sentinel_mt)
+
+local array_mt, empty_array_mt, empty_array = M.array_mt, M.empty_array_mt, M.empty_array
+local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
+local ffi_istype = ffi.istype
+
+-- How deep the walk goes between checks for a reference cycle: a cycle
+-- is reported as such long before the Lua stack would run out, even
+-- when encode_max_depth is set very high.
+local CYCLE_CHECK = 1000
+local KEY_CACHE_MAX = 1024 -- entries
+local KEY_CACHE_LEN = 64 -- longest key cached, in bytes
+local INT_MAX = 2147483647
+
+local function unsupported_type(v)
+  error("Cannot serialise " .. type(v) .. ": type not supported", 0)
+end
+
+local function bad_key(k)
+  error("Cannot serialise " .. type(k) .. ": table key must be a number or string", 0)
+end
+
+-- Returns a walker: the encoding state and the functions that use it.
+-- The walk calls no user code, but a finalizer run by the garbage
+-- collector in the middle of a walk could call encode; such a call gets
+-- a walker of its own (see M.install).
+local function new_walker()
+  local W = { busy = false }
+  local buf = buffer.new()
+  -- stack[d]: the table being written at depth d. Weak, so the encoder
+  -- does not keep a caller's tables alive after encode returns.
+  local stack = setmetatable({}, { __mode = "v" })
+  local indents = {} -- indents[d]: the indent unit repeated d times
+  -- Object keys repeat (every record of an array has the same ones), so
+  -- the text of each short string key, quoted and escaped with its colon,
+  -- is cached. The cache is emptied when it grows past KEY_CACHE_MAX and
+  -- when the string flags change (rare: they come from options).
+  local key_cache, key_count = {}, 0
+  local scratch = buffer.new()
+
+  -- Settings of the call in progress.
+  local null, max_depth, check_at, sparse_convert, sparse_ratio, sparse_safe
+  local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
+  local general -- indent, sort_keys or skip: take the general paths
+
+  local put_value
+
+  -- True when `t` is already being written further up: a reference cycle.
+  local function on_path(t, depth)
+    for d = 1, depth - 1 do
+      if stack[d] == t then
+        return true
+      end
+    end
+    return false
+  end
+
+  local function check_depth(t, depth)
+    if on_path(t, depth) then
+      error("Cannot serialise table: reference cycle", 0)
+    end
+    if depth > max_depth then
+      error("Cannot serialise, excessive nesting (" .. depth .. ")", 0)
+    end
+    check_at = min(max_depth, depth + CYCLE_CHECK)
+  end
+
+  -- True for a value encode_skip_unsupported_value_types drops.
+  local function unsupported(v)
+    local tv = type(v)
+    if tv == "string" or tv == "number" or tv == "boolean" or tv == "table" or v == nil then
+      return false
+    end
+    if tv == "userdata" then
+      return not (v == null or v == empty_array or ffi_cast("void *", v) == nil)
+    end
+    if tv == "cdata" then
+      return not (ffi_istype(int64_t, v) or ffi_istype(uint64_t, v))
+    end
+    return true
+  end
+
+  -- Everything that is not a string, number, table, boolean or nil.
+  local function put_other(v, tv)
+    if v == null then
+      buf:put("null")
+    elseif tv == "userdata" then
+      if v == empty_array then
+        buf:put("[]")
+      elseif ffi_cast("void *", v) == nil then
+        buf:put("null") -- a NULL lightuserdata, e.g. ngx.null
+      elseif not skip then
+        unsupported_type(v)
+      end
+    elseif not (tv == "cdata" and put_cdata(buf, v)) and not skip then
+      unsupported_type(v)
+    end
+  end
+
+  local function indent_at(depth)
+    local s = indents[depth]
+    if s == nil then
+      s = rep(indent, depth)
+      indents[depth] = s
+    end
+    return s
+  end
+
+  local function put_key(k)
+    local tk = type(k)
+    if tk == "string" then
+      put_string(buf, k, flags)
+    elseif tk == "number" then
+      buf:put('"', number_text(k, precision, invalid), '"')
+    else
+      bad_key(k)
+    end
+    buf:put(indent and ": " or ":")
+  end
+
+  -- Arrays and objects with indentation, sorted keys or skipped values.
+  local function put_array_general(t, n, depth)
+    buf:put("[")
+    local count = 0
+    for i = 1, n do
+      local v = rawget(t, i)
+      if not (skip and unsupported(v)) then
+        if count > 0 then
+          buf:put(",")
+        end
+        count = count + 1
+        if indent then
+          buf:put("\n", indent_at(depth))
+        end
+        put_value(v, depth)
+      end
+    end
+    if indent and count > 0 then
+      buf:put("\n", indent_at(depth - 1))
+    end
+    buf:put("]")
+  end
+
+  -- Numbers first, in numeric order, then strings in byte order.
+  local function key_less(a, b)
+    local ta, tb = type(a), type(b)
+    if ta ~= tb then
+      return ta == "number"
+    end
+    return a < b
+  end
+
+  local function put_object_general(t, depth)
+    buf:put("{")
+    local count = 0
+    local function member(k, v)
+      if skip and unsupported(v) then
+        local tk = type(k)
+        if tk ~= "string" and tk ~= "number" then
+          bad_key(k)
+        end
+        return
+      end
+      if count > 0 then
+        buf:put(",")
+      end
+      count = count + 1
+      if indent then
+        buf:put("\n", indent_at(depth))
+      end
+      put_key(k)
+      put_value(v, depth)
+    end
+    if sort_keys then
+      local keys, n = {}, 0
+      for k in next, t do
+        local tk = type(k)
+        if tk ~= "string" and tk ~= "number" then
+          bad_key(k)
+        end
+        n = n + 1
+        keys[n] = k
+      end
+      sort(keys, key_less)
+      for i = 1, n do
+        member(keys[i], rawget(t, keys[i]))
+      end
+    else
+      for k, v in next, t do
+        member(k, v)
+      end
+    end
+    if indent and count > 0 then
+      buf:put("\n", indent_at(depth - 1))
+    end
+    buf:put("}")
+  end
+
+  -- The cached text of string key `k` (see key_caches).
+  local function key_text(k)
+    if key_count >= KEY_CACHE_MAX then
+      clear(key_cache)
+      key_count = 0
+    end
+    scratch:reset()
+    put_string(scratch, k, flags)
+    scratch:put(":")
+    local text = scratch:tostring()
+    key_cache[k] = text
+    key_count = key_count + 1
+    return text
+  end
+
+  local function put_array(t, n, depth)
+    if general then
+      return put_array_general(t, n, depth)
+    end
+    buf:put("[")
+    if n > 0 then
+      put_value(rawget(t, 1), depth)
+      for i = 2, n do
+        buf:put(",")
+        put_value(rawget(t, i), depth)
+      end
+    end
+    buf:put("]")
+  end
+
+  local function put_object(t, depth)
+    if general then
+      return put_object_general(t, depth)
+    end
+    buf:put("{")
+    local first = true
+    for k, v in next, t do
+      if first then
+        first = false
+      else
+        buf:put(",")
+      end
+      if type(k) == "string" then
+        local text = key_cache[k]
+        if text ~= nil then
+          buf:put(text)
+        elseif #k <= KEY_CACHE_LEN then
+          buf:put(key_text(k))
+        else
+          put_string(buf, k, flags)
+          buf:put(":")
+        end
+      elseif type(k) == "number" then
+        buf:put('"', number_text(k, precision, invalid), '":')
+      else
+        bad_key(k)
+      end
+      put_value(v, depth)
+    end
+    buf:put("}")
+  end
+
+  -- lua-cjson's lua_array_length: the array length when every key is a
+  -- positive integer, -1 for an object; excessively sparse arrays raise
+  -- or become objects per encode_sparse_array.
+  local function array_length(t)
+    local max, items = 0, 0
+    for k in next, t do
+      if type(k) == "number" and k >= 1 and floor(k) == k then
+        if k > max then
+          max = k
+        end
+        items = items + 1
+      else
+        return -1
+      end
+    end
+    -- lua-cjson keeps the length in a C int; past that its behaviour is
+    -- undefined, here such a table is an object.
+    if max > INT_MAX then
+      return -1
+    end
+    if sparse_ratio > 0 and max > items * sparse_ratio and max > sparse_safe then
+      if not sparse_convert then
+        error("Cannot serialise table: excessively sparse array", 0)
+      end
+      return -1
+    end
+    return max
+  end
+
+  local function put_table(t, depth)
+    depth = depth + 1
+    if depth > check_at then
+      check_depth(t, depth)
+    end
+    stack[depth] = t
+    local mt = getmetatable(t)
+    if mt ~= nil then
+      if t == null then
+        return buf:put("null")
+      elseif mt == sentinel_mt then
+        return buf:put("[]")
+      elseif mt == array_mt or (type(mt) == "table" and rawget(mt, "__len") ~= nil) then
+        -- As OpenResty's lua-cjson: array_mt, or any __len, makes an
+        -- array of the raw length (holes are nulls).
+        return put_array(t, #t, depth)
+      end
+    end
+    -- Keys 1, 2, ..., n in traversal order make an array without the
+    -- general check (the common case); a first key that is not a number
+    -- makes an object at once, as in lua-cjson.
+    local n = 0
+    local k = next(t)
+    if k == 1 then
+      for key in next, t do
+        if key ~= n + 1 then
+          n = array_length(t)
+          break
+        end
+        n = n + 1
+      end
+    elseif k ~= nil then
+      n = type(k) == "number" and array_length(t) or -1
+    end
+    if n > 0 or (n == 0 and not empty_as_object) then
+      return put_array(t, n, depth)
+    elseif mt ~= nil and mt == empty_array_mt then
+      return buf:put("[]")
+    elseif n == 0 then
+      return buf:put("{}")
+    end
+    return put_object(t, depth)
+  end
+
+  put_value = function(v, depth)
+    local tv = type(v)
+    if tv == "string" then
+      put_string(buf, v, flags)
+    elseif tv == "number" then
+      put_number(buf, v, precision, limit, invalid)
+    elseif tv == "table" then
+      put_table(v, depth)
+    elseif tv == "boolean" then
+      buf:put(v and "true" or "false")
+    elseif v == nil then
+      buf:put("null")
+    else
+      put_other(v, tv)
+    end
+  end
+
+  -- Which settings the upvalues above hold: a settings table at a
+  -- version, with no per-call options (`plain`) or with some.
+  local loaded, loaded_version, loaded_plain, check_at0
+
+  local function load(s, prec, fl, ind, srt, plain)
+    loaded, loaded_version, loaded_plain = s, s.version, plain
+    null = M.null
+    max_depth = s.max_depth
+    check_at0 = min(max_depth, CYCLE_CHECK)
+    sparse_convert, sparse_ratio, sparse_safe = s.sparse_convert, s.sparse_ratio, s.sparse_safe
+    empty_as_object, skip, invalid = s.empty_table_as_object, s.skip_unsupported, s.invalid_numbers
+    precision, limit, sort_keys = prec, int_limit(prec), srt
+    if fl ~= flags then
+      flags = fl
+      clear(key_cache)
+      key_count = 0
+    end
+    if ind ~= indent then
+      indents = {}
+    end
+    indent = ind
+    general = ind ~= nil or srt or skip
+  end
+
+  local function walk(v, keep_buffer)
+    check_at = check_at0
+    W.busy = true
+    local ok, err = pcall(put_value, v, 0)
+    W.busy = false
+    if not ok then
+      buf:reset()
+      error(err, 0)
+    end
+    local out = buf:get()
+    if not keep_buffer then
+      buf:free()
+    end
+    return out
+  end
+
+  -- Encodes `v` with settings `s` and no options (the common call).
+  function W.run_plain(v, s)
+    if s ~= loaded or s.version ~= loaded_version or not loaded_plain then
+      load(s, s.precision, s.escape_slash and ESCAPE_SLASH or 0, nil, false, true)
+    end
+    return walk(v, s.keep_buffer)
+  end
+
+  -- Encodes `v` with settings `s` and resolved per-call options.
+  function W.run(v, s, prec, fl, ind, srt)
+    load(s, prec, fl, ind, srt, false)
+    return walk(v, s.keep_buffer)
+  end
+
+  return W
+end
+
+local walker = new_walker()
+
+-- Installs `encode` and the configuration functions, bound to a fresh
+-- settings table, into `into` (the qjson module or a qjson.new() copy).
+function M.install(into)
+  local s = config.defaults()
+  config.install(into, s)
+
+  function into.encode(...)
+    if select("#", ...) == 0 then
+      error("bad argument #1 to 'encode' (expected 1 argument)", 2)
+    end
+    local v, opts = ...
+    local w = walker
+    if w.busy then
+      w = new_walker()
+    end
+    if opts == nil then
+      return w.run_plain(v, s)
+    end
+    local prec, flags, indent, sort_keys = options.resolve(s, opts)
+    if prec == nil then
+      error("bad argument #2 to 'encode' (" .. flags .. ")", 2)
+    end
+    return w.run(v, s, prec, flags, indent, sort_keys)
+  end
+
+  return into
+end
+
+return M

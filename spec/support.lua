@@ -1,0 +1,67 @@
+-- Helpers shared by the specs (not a spec itself: busted runs *_spec.lua).
+local M = {}
+
+-- The repository root, found from this file's own path so that the specs
+-- do not depend on the directory busted was started from.
+do
+  local source = debug.getinfo(1, "S").source:sub(2)
+  local dir = source:match("^(.*)/[^/]*$") or "."
+  M.root = dir == "spec" and "." or dir:gsub("/spec$", "")
+end
+
+-- ../shared/data, beside the repository (absent in a bare checkout).
+M.data = M.root .. "/../shared/data"
+
+function M.read(path)
+  local f, err = io.open(path, "rb")
+  if not f then
+    return nil, err
+  end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+function M.write(path, s)
+  local f = assert(io.open(path, "wb"))
+  assert(f:write(s))
+  f:close()
+end
+
+function M.exists(path)
+  local f = io.open(path, "rb")
+  if f then
+    f:close()
+  end
+  return f ~= nil
+end
+
+-- The names in directory `dir`, sorted; nil when it cannot be listed.
+function M.list(dir)
+  local p = io.popen("ls -1 '" .. dir .. "' 2>/dev/null")
+  local names = {}
+  for name in p:lines() do
+    names[#names + 1] = name
+  end
+  p:close()
+  if #names == 0 then
+    return nil
+  end
+  table.sort(names)
+  return names
+end
+
+-- The error a call raises; fails the test when it does not raise.
+function M.error_of(f, ...)
+  local ok, err = pcall(f, ...)
+  assert(not ok, "expected an error, got none")
+  return tostring(err)
+end
+
+-- The file:line prefix of an argument error must point at the spec file
+-- itself (the caller), e.g. "spec/errors_spec.lua:12: ".
+function M.points_at(err, file)
+  return err:match("^[^:]*" .. file:gsub("%.", "%%.") .. ":%d+: ") ~= nil
+end
+
+return M
