@@ -5,12 +5,10 @@ local support = require("support")
 
 local root = support.root
 
--- tools/gen-cdef.lua is a script and a module: loaded with `arg` hidden,
--- since busted's own command-line arguments would make it run as a script.
+-- tools/gen-cdef.lua is a script and a module; called with no header
+-- path, it only returns its functions.
 local function gen_cdef()
-  local chunk = assert(loadfile(root .. "/tools/gen-cdef.lua"))
-  setfenv(chunk, setmetatable({ arg = false }, { __index = _G }))
-  return chunk()
+  return assert(loadfile(root .. "/tools/gen-cdef.lua"))()
 end
 
 -- The function names a cdef declares: the identifier before the first

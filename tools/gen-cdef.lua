@@ -21,8 +21,11 @@ function M.module(header)
     .. "return [[\n" .. M.declarations(header) .. "]]\n"
 end
 
-if arg and arg[1] then
-  local f = assert(io.open(arg[1], "rb"))
+-- Run as a script only when given a header (loading it as a module, from a
+-- test runner whose own `arg` is set, must not write anything).
+local header_path = ...
+if type(header_path) == "string" and header_path:match("%.h$") then
+  local f = assert(io.open(header_path, "rb"))
   io.write(M.module(f:read("*a")))
   f:close()
 end

@@ -167,6 +167,16 @@ local function new_walker()
     buf:put(indent and ": " or ":")
   end
 
+  -- Before an element or member: the comma, and with indent the new line.
+  local function begin_item(count, depth)
+    if count > 0 then
+      buf:put(",")
+    end
+    if indent then
+      buf:put("\n", indent_at(depth))
+    end
+  end
+
   -- Arrays and objects with indentation, sorted keys or skipped values.
   local function put_array_general(t, n, depth)
     buf:put("[")
@@ -174,13 +184,8 @@ local function new_walker()
     for i = 1, n do
       local v = rawget(t, i)
       if not (skip and unsupported(v)) then
-        if count > 0 then
-          buf:put(",")
-        end
+        begin_item(count, depth)
         count = count + 1
-        if indent then
-          buf:put("\n", indent_at(depth))
-        end
         put_value(v, depth)
       end
     end
@@ -210,13 +215,8 @@ local function new_walker()
         end
         return
       end
-      if count > 0 then
-        buf:put(",")
-      end
+      begin_item(count, depth)
       count = count + 1
-      if indent then
-        buf:put("\n", indent_at(depth))
-      end
       put_key(k)
       put_value(v, depth)
     end
