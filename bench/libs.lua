@@ -264,11 +264,44 @@ local function table_readers(decode)
   return r
 end
 
+-- Encoding: each library encodes the table its own decoder built from the
+-- document, once per process, outside the timed work (qjson has no decoder
+-- to tables yet, so it encodes lua-cjson's). The timed work is one encode;
+-- the checksum is 0 and, for the check that all agree, `out` gets the
+-- output in a canonical form (sorted keys, 14 significant digits as
+-- lua-cjson writes them), since dkjson orders keys and prints numbers its
+-- own way.
+local function encoder(decode, encode)
+  local cjson = require("cjson")
+  local last_s, t
+  return function(s, out)
+    if s ~= last_s then
+      last_s, t = s, decode(s)
+    end
+    local o = encode(t)
+    if out then
+      out[1] = require("qjson").encode(cjson.decode(o), { sort_keys = true, precision = 14 })
+    end
+    return 0, o
+  end
+end
+
+-- Does library `name` time workloads of this kind?
+function M.supports(name, kind)
+  local kinds = M.libs[name].kinds
+  return kinds == nil or kinds[kind] == true
+end
+
 local function qjson_lib(variant, note)
   return {
     note = note,
+    kinds = { chat = true, issues = true, encode = variant == "paths" },
     load = function()
-      return qjson_readers(variant)
+      local r = qjson_readers(variant)
+      if variant == "paths" then
+        r.encode = encoder(require("cjson").decode, require("qjson").encode)
+      end
+      return r
     end,
     version = function()
       local qjson = require("qjson")
@@ -284,7 +317,10 @@ M.libs["qjson-ipairs"] = qjson_lib("ipairs", "qjson.parse + doc:ipairs cursors, 
 M.libs["lua-cjson"] = {
   note = "cjson.decode + table reads",
   load = function()
-    return table_readers(require("cjson").decode)
+    local cjson = require("cjson")
+    local r = table_readers(cjson.decode)
+    r.encode = encoder(cjson.decode, cjson.encode)
+    return r
   end,
   version = function()
     return require("cjson")._VERSION
@@ -295,7 +331,13 @@ M.libs["dkjson"] = {
   note = "dkjson.decode (pure Lua, no LPeg) + table reads",
   max_size = 1024 * 1024 + 1024, -- too slow beyond 1 MB
   load = function()
-    return table_readers(require("dkjson").decode)
+    local dkjson = require("dkjson")
+    local r = table_readers(dkjson.decode)
+    -- Nulls kept as dkjson.null (its decode drops them by default).
+    r.encode = encoder(function(s)
+      return dkjson.decode(s, 1, dkjson.null)
+    end, dkjson.encode)
+    return r
   end,
   version = function()
     return (require("dkjson").version:gsub("^dkjson ", ""))
@@ -307,6 +349,7 @@ M.libs["dkjson"] = {
 M.libs["memchr"] = {
   note = "memchr(s, 0x01, #s): one pass over every byte, nothing found",
   floor = true,
+  kinds = { chat = true, issues = true },
   load = function()
     ffi.cdef("void *memchr(const void *s, int c, size_t n);")
     local memchr = ffi.C.memchr

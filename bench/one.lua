@@ -138,7 +138,7 @@ if verify then
   local s = workloads.load(wname, data_dir)
   local names = {}
   for name, lib in pairs(libs.libs) do
-    if not lib.floor and (not lib.max_size or #s <= lib.max_size) then
+    if not lib.floor and (not lib.max_size or #s <= lib.max_size) and libs.supports(name, W.kind) then
       names[#names + 1] = name
     end
   end

@@ -158,9 +158,13 @@ local data_dir = root .. "/bench/data"
 local wl = {}
 for _, w in ipairs(workloads.list) do
   if not opts.only or opts.only[w.name] then
-    local s = workloads.generate(w.name)
-    workloads.write_cache(data_dir, w.name, s)
-    wl[#wl + 1] = { name = w.name, kind = w.kind, label = w.label, target = w.target, size = #s }
+    local s, why = workloads.generate(w.name)
+    if s then
+      workloads.write_cache(data_dir, w.name, s)
+      wl[#wl + 1] = { name = w.name, kind = w.kind, label = w.label, target = w.target, size = #s }
+    else
+      io.write(format("skipped %s: %s\n", w.name, why))
+    end
   end
 end
 
@@ -197,7 +201,7 @@ local todo = {}
 for _, w in ipairs(wl) do
   for _, l in ipairs(lib_list) do
     local lib = libs.libs[l]
-    if not lib.max_size or w.size <= lib.max_size then
+    if (not lib.max_size or w.size <= lib.max_size) and libs.supports(l, w.kind) then
       todo[#todo + 1] = { w = w, lib = l }
     end
   end

@@ -29,6 +29,11 @@ M.list = {
   { name = "chat-1m", kind = "chat", target = 1 * MB, label = "1 MB" },
   { name = "chat-10m", kind = "chat", target = 10 * MB, label = "10 MB" },
   { name = "issues-100k", kind = "issues", target = 100 * KB, label = "100 KB" },
+  -- Encoding: the table decoded from a real document, or a tiny object.
+  { name = "encode-twitter", kind = "encode", file = "twitter.json", label = "twitter" },
+  { name = "encode-citm", kind = "encode", file = "citm_catalog.json", label = "citm_catalog" },
+  { name = "encode-canada", kind = "encode", file = "canada.json", label = "canada" },
+  { name = "encode-tiny", kind = "encode", label = "~200-byte object" },
 }
 M.by_name = {}
 for _, w in ipairs(M.list) do
@@ -248,8 +253,38 @@ function M.issues(target)
   return "[" .. table.concat(issues, ",") .. "]"
 end
 
+local function read_file(path)
+  local f = io.open(path, "rb")
+  if not f then
+    return nil
+  end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- The shared corpus beside the checkout (not copied into the project).
+local CORPUS = (debug.getinfo(1, "S").source:match("^@(.*)/bench/[^/]*$") or ".") .. "/../shared/data/corpus/"
+
+-- A small API-gateway-like object, about 200 bytes.
+M.TINY = '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"active":true,'
+  .. '"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\\u00e9 \\"ok\\"",'
+  .. '"expires":1767225600}'
+
+-- The workload's bytes; nil (with the reason) for a corpus document that
+-- is not there.
 function M.generate(name)
   local w = assert(M.by_name[name], "unknown workload " .. tostring(name))
+  if w.kind == "encode" then
+    if not w.file then
+      return M.TINY
+    end
+    local s = read_file(CORPUS .. w.file)
+    if not s then
+      return nil, CORPUS .. w.file .. " not found"
+    end
+    return s
+  end
   local s
   if w.kind == "chat" then
     s = M.chat(w.target)
@@ -265,15 +300,6 @@ function M.cache_path(dir, name)
   return format("%s/%s.v%d.json", dir, name, M.GENERATOR_VERSION)
 end
 
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then
-    return nil
-  end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
 
 -- The workload's bytes: from the cache under `dir` when present, else
 -- generated (and written there when `dir` is given and writable).
@@ -284,7 +310,7 @@ function M.load(name, dir)
       return s
     end
   end
-  local s = M.generate(name)
+  local s = assert(M.generate(name))
   if dir then
     M.write_cache(dir, name, s)
   end
