@@ -253,15 +253,7 @@ function M.issues(target)
   return "[" .. table.concat(issues, ",") .. "]"
 end
 
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then
-    return nil
-  end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read_file = require("util").read_file
 
 -- The shared corpus beside the checkout (not copied into the project).
 local CORPUS = (debug.getinfo(1, "S").source:match("^@(.*)/bench/[^/]*$") or ".") .. "/../shared/data/corpus/"

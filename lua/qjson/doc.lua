@@ -270,7 +270,9 @@ local function iteration(self, parent)
   return { doc = self, ptr = self.ptr, parent = parent, prev = 0 }
 end
 
-local function next_element(st, i)
+-- Steps to the next child: its node and the kind of its value, or nil at
+-- the end.
+local function advance(st)
   local k = C.qjson_next(st.ptr, st.parent, st.prev, node_box)
   if k <= 0 then
     if k ~= MISSING then
@@ -280,20 +282,21 @@ local function next_element(st, i)
   end
   local node = node_box[0]
   st.prev = node
-  return i + 1, value_at(st.doc, node, k)
+  return node, k
+end
+
+local function next_element(st, i)
+  local node, k = advance(st)
+  if node then
+    return i + 1, value_at(st.doc, node, k)
+  end
 end
 
 local function next_member(st)
-  local k = C.qjson_next(st.ptr, st.parent, st.prev, node_box)
-  if k <= 0 then
-    if k ~= MISSING then
-      fail(st.doc, k)
-    end
-    return nil
+  local node, k = advance(st)
+  if node then
+    return value_at(st.doc, node, STRING), value_at(st.doc, node + 1, k)
   end
-  local node = node_box[0]
-  st.prev = node
-  return value_at(st.doc, node, STRING), value_at(st.doc, node + 1, k)
 end
 
 -- Iterates an array: 1-based index (as Lua's ipairs) and value; objects
