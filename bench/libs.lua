@@ -1,10 +1,12 @@
--- The job each library is timed on, "parse and read fields", written the
--- way a user of that library would write it.
+-- The jobs each library is timed on, "parse and read fields" and
+-- "encode", written the way a user of that library would write them.
 --
 -- Chat request: `model` (string), `temperature` (number), then for every
 -- message its `content` array and, for each part, its `type` and, for a
 -- text part, its `text`. The image URL is not read: a gateway doesn't.
 -- Issues list: for every issue `number`, `title`, `state` and `user.login`.
+-- Tiny object (~200 bytes): every field (below).
+-- Encode: the table cjson.decode built, to a string (below).
 --
 -- A reader is `read(s, out)`: it parses `s`, reads the fields and returns
 -- a checksum (total length of the strings read plus the sum of the numbers
@@ -264,25 +266,96 @@ local function table_readers(decode)
   return r
 end
 
--- Encoding: each library encodes the table its own decoder built from the
--- document, once per process, outside the timed work (qjson has no decoder
--- to tables yet, so it encodes lua-cjson's). The timed work is one encode;
--- the checksum is 0 and, for the check that all agree, `out` gets the
--- output in a canonical form (sorted keys, 14 significant digits as
--- lua-cjson writes them), since dkjson orders keys and prints numbers its
--- own way.
-local function encoder(decode, encode)
-  local cjson = require("cjson")
-  local last_s, t
+-- The ~200-byte object (workloads.TINY), parsed and every field read, in
+-- this order: id, user, each scope, active, quota.limit, quota.used,
+-- quota.ratio, region, note, expires. The checksum adds the numbers, the
+-- strings' lengths and 1 for `active`, in that same order in every reader
+-- (floating-point sums must match exactly).
+local function tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires)
+  return id + #user + scope_len + (active and 1 or 0) + limit + used + ratio + #region + #note + expires
+end
+
+local function tiny_out(out, id, user, scope, active, limit, used, ratio, region, note, expires)
+  out[#out + 1] = id
+  out[#out + 1] = user
+  for i = 1, #scope do
+    out[#out + 1] = scope[i]
+  end
+  out[#out + 1] = active
+  out[#out + 1] = limit
+  out[#out + 1] = used
+  out[#out + 1] = ratio
+  out[#out + 1] = region
+  out[#out + 1] = note
+  out[#out + 1] = expires
+end
+
+local function qjson_tiny_reader()
+  local qjson = require("qjson")
+  local path, parse = qjson.path, qjson.parse
+  local ID, USER, SCOPE, ACTIVE = path("id"), path("user"), path("scope"), path("active")
+  local LIMIT, USED, RATIO = path("quota.limit"), path("quota.used"), path("quota.ratio")
+  local REGION, NOTE, EXPIRES = path("region"), path("note"), path("expires")
+  local SCOPE_I = setmetatable({}, {
+    __index = function(t, i)
+      local p = path("scope[" .. i .. "]")
+      t[i] = p
+      return p
+    end,
+  })
   return function(s, out)
-    if s ~= last_s then
-      last_s, t = s, decode(s)
+    local d = parse(s)
+    local id, user = d:get_num(ID), d:get_str(USER)
+    local scope_len = 0
+    local scope = out and {}
+    for i = 0, d:len(SCOPE) - 1 do
+      local v = d:get_str(SCOPE_I[i])
+      scope_len = scope_len + #v
+      if out then
+        scope[i + 1] = v
+      end
     end
-    local o = encode(t)
+    local active = d:get_bool(ACTIVE)
+    local limit, used, ratio = d:get_num(LIMIT), d:get_num(USED), d:get_num(RATIO)
+    local region, note, expires = d:get_str(REGION), d:get_str(NOTE), d:get_num(EXPIRES)
     if out then
-      out[1] = require("qjson").encode(cjson.decode(o), { sort_keys = true, precision = 14 })
+      tiny_out(out, id, user, scope, active, limit, used, ratio, region, note, expires)
     end
-    return 0, o
+    return tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires), d
+  end
+end
+
+local function table_tiny_reader(decode)
+  return function(s, out)
+    local t = decode(s)
+    local id, user = t.id, t.user
+    local scope = t.scope
+    local scope_len = 0
+    for i = 1, #scope do
+      scope_len = scope_len + #scope[i]
+    end
+    local active = t.active
+    local quota = t.quota
+    local limit, used, ratio = quota.limit, quota.used, quota.ratio
+    local region, note, expires = t.region, t.note, t.expires
+    if out then
+      tiny_out(out, id, user, scope, active, limit, used, ratio, region, note, expires)
+    end
+    return tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires), t
+  end
+end
+
+-- Encoding: the reader for kind "encode" is `encode(t)`, where `t` is the
+-- table cjson.decode built from the workload, once per process, outside
+-- the timed work (bench/one.lua); every library encodes that same table.
+-- It returns a checksum (the output's length, whatever the key order)
+-- and the output. `encode_check` says how --verify checks the output:
+-- "bytes", equal to cjson.encode's byte for byte; "roundtrip", decoded
+-- by cjson.decode to a structure deep-equal to the table.
+local function encoder(encode)
+  return function(t)
+    local o = encode(t)
+    return #o, o
   end
 end
 
@@ -292,14 +365,25 @@ function M.supports(name, kind)
   return kinds == nil or kinds[kind] == true
 end
 
+-- Does library `name` run a workload of this kind and size? `max_size`
+-- limits parsing only: every library encodes every table.
+function M.runs(name, kind, size)
+  local lib = M.libs[name]
+  return M.supports(name, kind) and (kind == "encode" or not lib.max_size or size <= lib.max_size)
+end
+
 local function qjson_lib(variant, note)
+  local main = variant == "paths"
   return {
     note = note,
-    kinds = { chat = true, issues = true, encode = variant == "paths" },
+    -- The API variants only for the parse ladder and the issues list.
+    kinds = { chat = true, issues = true, encode = main, tiny = main },
+    encode_check = "bytes",
     load = function()
       local r = qjson_readers(variant)
-      if variant == "paths" then
-        r.encode = encoder(require("cjson").decode, require("qjson").encode)
+      if main then
+        r.encode = encoder(require("qjson").encode)
+        r.tiny = qjson_tiny_reader()
       end
       return r
     end,
@@ -316,10 +400,12 @@ M.libs["qjson-ipairs"] = qjson_lib("ipairs", "qjson.parse + doc:ipairs cursors, 
 
 M.libs["lua-cjson"] = {
   note = "cjson.decode + table reads",
+  encode_check = "bytes", -- the reference
   load = function()
     local cjson = require("cjson")
     local r = table_readers(cjson.decode)
-    r.encode = encoder(cjson.decode, cjson.encode)
+    r.encode = encoder(cjson.encode)
+    r.tiny = table_tiny_reader(cjson.decode)
     return r
   end,
   version = function()
@@ -329,14 +415,29 @@ M.libs["lua-cjson"] = {
 
 M.libs["dkjson"] = {
   note = "dkjson.decode (pure Lua, no LPeg) + table reads",
-  max_size = 1024 * 1024 + 1024, -- too slow beyond 1 MB
+  max_size = 1024 * 1024 + 1024, -- parsing too slow beyond 1 MB
+  -- Members in pairs order too, numbers via tostring (%.14g, as cjson),
+  -- but its own escapes ("/" as is, some non-ASCII as \u) and [] for {}.
+  encode_check = "roundtrip",
   load = function()
     local dkjson = require("dkjson")
     local r = table_readers(dkjson.decode)
-    -- Nulls kept as dkjson.null (its decode drops them by default).
-    r.encode = encoder(function(s)
-      return dkjson.decode(s, 1, dkjson.null)
-    end, dkjson.encode)
+    -- cjson.decode's nulls are cjson.null, a lightuserdata dkjson does
+    -- not know: its `exception` hook writes them as null (called only
+    -- for them; one state table for every call, as dkjson allows).
+    local null = require("cjson").null
+    local state = {
+      exception = function(reason, value, _, message)
+        if value == null then
+          return "null"
+        end
+        return nil, message or reason
+      end,
+    }
+    r.encode = encoder(function(t)
+      return dkjson.encode(t, state)
+    end)
+    r.tiny = table_tiny_reader(dkjson.decode)
     return r
   end,
   version = function()

@@ -5,7 +5,9 @@
 --       warm-up, then timed rounds; prints one line "RESULT <json>".
 --   luajit bench/one.lua <workload> --verify
 --       runs every library's reader once and checks that they all read the
---       same values; prints "VERIFY <json>", exits 1 on a mismatch.
+--       same values (for an encode workload: that qjson writes lua-cjson's
+--       bytes, and that dkjson's output decodes back to the table); prints
+--       "VERIFY <json>", exits 1 on a mismatch.
 --
 -- Workloads are read from bench/data/ when cached there (run.lua writes
 -- them), else generated in memory.
@@ -132,24 +134,135 @@ end
 local data_dir = root .. "/bench/data"
 
 ----------------------------------------------------------------------
--- --verify: every library reads the same values.
+-- --verify: every library reads the same values (parse workloads), or
+-- writes what lua-cjson writes (encode workloads).
 ----------------------------------------------------------------------
+
+-- "" for the root, then .key / [i] steps, for the messages.
+local function step(where, k)
+  if type(k) == "number" then
+    return format("%s[%d]", where, k)
+  end
+  return format("%s.%s", where, tostring(k))
+end
+
+-- The path of the first difference between `a` (the table encoded) and
+-- `b` (what the output decodes to), or nil. A number may also come back
+-- rounded to 14 significant digits: what cjson.encode and dkjson.encode
+-- (tostring) both write; a fraction in canada.json does.
+local function first_difference(a, b, where)
+  local ta, tb = type(a), type(b)
+  if ta == "number" and tb == "number" then
+    if a == b or tonumber(format("%.14g", a)) == b then
+      return nil
+    end
+    return format("%s: %.17g became %.17g", where, a, b)
+  end
+  if ta ~= tb then
+    return format("%s: a %s became a %s", where, ta, tb)
+  end
+  if ta ~= "table" then
+    if a ~= b then
+      return format("%s: %q became %q", where, tostring(a), tostring(b))
+    end
+    return nil
+  end
+  for k, v in pairs(a) do
+    local d = first_difference(v, b[k], step(where, k))
+    if d then
+      return d
+    end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then
+      return format("%s: not in the table, in the output", step(where, k))
+    end
+  end
+  return nil
+end
+
+-- Scalars in a table, for the report.
+local function count_values(v)
+  if type(v) ~= "table" then
+    return 1
+  end
+  local n = 0
+  for _, x in pairs(v) do
+    n = n + count_values(x)
+  end
+  return n
+end
+
+-- Where two strings first differ, with some bytes of each around it.
+local function byte_difference(a, b)
+  local i = 1
+  while i <= #a and a:byte(i) == b:byte(i) do
+    i = i + 1
+  end
+  local from = math.max(1, i - 30)
+  return format("first difference at byte %d of %d/%d:\n  qjson: ...%s...\n  cjson: ...%s...", i - 1, #a, #b,
+    a:sub(from, i + 30), b:sub(from, i + 30))
+end
+
 if verify then
   local s = workloads.load(wname, data_dir)
   local names = {}
   for name, lib in pairs(libs.libs) do
-    if not lib.floor and (not lib.max_size or #s <= lib.max_size) and libs.supports(name, W.kind) then
+    if not lib.floor and libs.runs(name, W.kind, #s) then
       names[#names + 1] = name
     end
   end
   table.sort(names, function(a, b)
     return (a == libs.BASELINE and "" or a) < (b == libs.BASELINE and "" or b)
   end)
-  local ref_name, ref, ref_sum = nil, nil, nil
   local function fail(msg)
     io.stderr:write(format("one.lua: VERIFY FAILED on %s: %s\n", wname, msg))
     os.exit(1)
   end
+  local checksums = {}
+
+  if W.kind == "encode" then
+    -- The table every library encodes, and lua-cjson's bytes.
+    local cjson = require("cjson")
+    local t = cjson.decode(s)
+    local ref = cjson.encode(t)
+    local how = {}
+    for _, name in ipairs(names) do
+      local lib = libs.libs[name]
+      local ok, sum, o = pcall(lib.load().encode, t)
+      if not ok then
+        fail(name .. " raised: " .. tostring(sum))
+      end
+      if type(o) ~= "string" or sum ~= #o then
+        fail(name .. ": the encoder returned no string, or a checksum other than its length")
+      end
+      if lib.encode_check == "bytes" then
+        if o ~= ref then
+          fail(format("%s.encode's output differs from cjson.encode's (%d vs %d bytes); %s", name, #o, #ref,
+            byte_difference(o, ref)))
+        end
+        how[#how + 1] = name == libs.BASELINE and name or name .. " = lua-cjson byte for byte"
+      else
+        assert(lib.encode_check == "roundtrip", name)
+        local dok, back = pcall(cjson.decode, o)
+        if not dok then
+          fail(format("cjson.decode cannot read %s's output: %s", name, tostring(back)))
+        end
+        local d = first_difference(t, back, "$")
+        if d then
+          fail(format("%s's output does not decode to the table it encoded: %s", name, d))
+        end
+        how[#how + 1] = name .. " decodes back equal"
+      end
+      checksums[name] = sum
+    end
+    emit("VERIFY", { workload = wname, ok = true, checksum = #ref, checksums = checksums, values = count_values(t),
+      libraries = names, how = table.concat(how, ", "), output_size = #ref, size = #s,
+      structurals = count_structurals(s) })
+    os.exit(0)
+  end
+
+  local ref_name, ref, ref_sum = nil, nil, nil
   for _, name in ipairs(names) do
     local out = {}
     local ok, sum = pcall(function()
@@ -173,9 +286,11 @@ if verify then
         fail(format("checksum: %s %.17g, %s %.17g", name, sum, ref_name, ref_sum))
       end
     end
+    checksums[name] = sum
   end
-  emit("VERIFY", { workload = wname, ok = true, checksum = ref_sum, values = #ref, libraries = names,
-    size = #s, structurals = count_structurals(s) })
+  emit("VERIFY", { workload = wname, ok = true, checksum = ref_sum, checksums = checksums, values = #ref,
+    libraries = names, how = "read alike by " .. table.concat(names, ", "), size = #s,
+    structurals = count_structurals(s) })
   os.exit(0)
 end
 
@@ -185,17 +300,24 @@ end
 local lib = libs.libs[lname]
 local read = lib.load()[W.kind]
 local s = workloads.load(wname, data_dir)
+-- What each call gets: the JSON text to parse, or for an encode the table
+-- lua-cjson decodes from it, built once here, before the heap baseline
+-- and outside the timed work.
+local input = s
+if W.kind == "encode" then
+  input = require("cjson").decode(s)
+end
 
 full_gc()
 local heap_baseline = collectgarbage("count")
 local hwm_before = proc_status_kb("VmHWM")
 
 -- Warm-up; also finds how many calls make a ~5 ms batch between clock reads.
-local expect = read(s)
+local expect = read(input)
 local t0 = now()
 local warm = 1
 while not ((warm >= CONFIG.warmup_iters and now() - t0 >= CONFIG.warmup_time) or now() - t0 >= CONFIG.warmup_cap) do
-  if read(s) ~= expect then
+  if read(input) ~= expect then
     error("checksum changed during warm-up")
   end
   warm = warm + 1
@@ -209,7 +331,7 @@ local function round()
   local t
   repeat
     for _ = 1, batch do
-      if read(s) ~= expect then
+      if read(input) ~= expect then
         error("checksum changed during a round")
       end
     end
@@ -229,7 +351,7 @@ end
 -- Lua heap retained: with the last result (document or table) still
 -- referenced, after a full GC, over the baseline taken before the first
 -- parse; then again once it is dropped.
-local _, kept = read(s)
+local _, kept = read(input)
 full_gc()
 local heap_retained = collectgarbage("count") - heap_baseline
 local kept_kind = type(kept)
@@ -282,7 +404,7 @@ local result = {
   note = lib.note,
 }
 
-if lname:match("^qjson") then
+if lname:match("^qjson") and W.kind ~= "encode" then
   local C = require("qjson.lib")
   local d = require("qjson").parse(s)
   result.index_bytes = tonumber(C.qjson_index_bytes(d.ptr))

@@ -6,7 +6,13 @@
 --                        per MB (at least one), each a short text part (with
 --                        escapes and non-ASCII) and a base64 image part sized
 --                        so that the document is the target size (within 2%).
---   issues-100k          a REST-style GitHub issues list (~100 KB, 34 issues).
+--   issues-100k          a REST-style GitHub issues list (~100 KB, 32 issues).
+--   encode-twitter, encode-citm, encode-canada
+--                        the real documents of ../shared/data/corpus/ (beside
+--                        the checkout, not copied into it); the job encodes
+--                        the table cjson.decode builds from them.
+--   encode-tiny          a ~200-byte API-gateway-like object, encoded;
+--   decode-tiny          the same object, parsed and every field read.
 local bit = require("bit")
 local ffi = require("ffi")
 local buffer = require("string.buffer")
@@ -34,6 +40,7 @@ M.list = {
   { name = "encode-citm", kind = "encode", file = "citm_catalog.json", label = "citm_catalog" },
   { name = "encode-canada", kind = "encode", file = "canada.json", label = "canada" },
   { name = "encode-tiny", kind = "encode", label = "~200-byte object" },
+  { name = "decode-tiny", kind = "tiny", label = "~200-byte object" },
 }
 M.by_name = {}
 for _, w in ipairs(M.list) do
@@ -255,10 +262,17 @@ end
 
 local read_file = require("util").read_file
 
--- The shared corpus beside the checkout (not copied into the project).
-local CORPUS = (debug.getinfo(1, "S").source:match("^@(.*)/bench/[^/]*$") or ".") .. "/../shared/data/corpus/"
+-- The shared corpus beside the checkout (not copied into the project):
+-- <root>/../shared/data/corpus/, wherever the harness is run from.
+local CORPUS = (function()
+  local dir = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+  local root = dir:match("^(.*)/bench$") or (dir == "bench" and ".") or dir .. "/.."
+  return (root == "." and "" or root .. "/") .. "../shared/data/corpus/"
+end)()
+M.CORPUS = CORPUS
 
--- A small API-gateway-like object, about 200 bytes.
+-- A small API-gateway-like object, about 200 bytes: strings (one with
+-- escapes), integers, a fraction, a boolean, a nested object, an array.
 M.TINY = '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"active":true,'
   .. '"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\\u00e9 \\"ok\\"",'
   .. '"expires":1767225600}'
@@ -267,13 +281,13 @@ M.TINY = '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"activ
 -- is not there.
 function M.generate(name)
   local w = assert(M.by_name[name], "unknown workload " .. tostring(name))
-  if w.kind == "encode" then
+  if w.kind == "encode" or w.kind == "tiny" then
     if not w.file then
       return M.TINY
     end
     local s = read_file(CORPUS .. w.file)
     if not s then
-      return nil, CORPUS .. w.file .. " not found"
+      return nil, CORPUS .. w.file .. " not found (../shared/data is not beside the checkout)"
     end
     return s
   end
@@ -291,7 +305,6 @@ end
 function M.cache_path(dir, name)
   return format("%s/%s.v%d.json", dir, name, M.GENERATOR_VERSION)
 end
-
 
 -- The workload's bytes: from the cache under `dir` when present, else
 -- generated (and written there when `dir` is given and writable).
