@@ -4,10 +4,14 @@
 --   luajit bench/one.lua <workload> <library> [--quick]
 --       warm-up, then timed rounds; prints one line "RESULT <json>".
 --   luajit bench/one.lua <workload> --verify
---       runs every library's reader once and checks that they all read the
---       same values (for an encode workload: that qjson writes lua-cjson's
---       bytes, and that dkjson's output decodes back to the table); prints
---       "VERIFY <json>", exits 1 on a mismatch.
+--       runs every available library's job once and checks the answers:
+--       reading jobs, that all read the same values (and that a full decode
+--       equals cjson.decode's table); decode + encode jobs, that every
+--       output decodes to the edited document (and that an unmodified view
+--       encodes to the input byte for byte); encode jobs, that qjson writes
+--       lua-cjson's bytes and the others' output decodes back to the table.
+--       Prints "VERIFY <json>", exits 1 on a mismatch. Libraries that
+--       cannot be loaded here are listed as skipped, with the reason.
 --
 -- Workloads are read from bench/data/ when cached there (run.lua writes
 -- them), else generated in memory.
@@ -53,8 +57,8 @@ local W = workloads.by_name[wname]
 -- Timing: warm-up until both a minimum count and a minimum time are
 -- reached (or a cap), then `rounds` rounds of at least `round_time` s.
 local CONFIG = quick
-    and { warmup_iters = 100, warmup_time = 0.15, warmup_cap = 0.6, rounds = 2, round_time = 0.25 }
-    or { warmup_iters = 100, warmup_time = 0.5, warmup_cap = 3.0, rounds = 5, round_time = 1.0 }
+    and { warmup_iters = 100, warmup_time = 0.1, warmup_cap = 0.5, rounds = 2, round_time = 0.2 }
+    or { warmup_iters = 100, warmup_time = 0.4, warmup_cap = 2.0, rounds = 5, round_time = 0.6 }
 
 ffi.cdef([[
 typedef struct { long tv_sec; long tv_nsec; } qjson_bench_timespec;
@@ -147,13 +151,13 @@ local function step(where, k)
 end
 
 -- The path of the first difference between `a` (the table encoded) and
--- `b` (what the output decodes to), or nil. A number may also come back
--- rounded to 14 significant digits: what cjson.encode and dkjson.encode
--- (tostring) both write; a fraction in canada.json does.
-local function first_difference(a, b, where)
+-- `b` (what the output decodes to), or nil. Unless `exact`, a number may
+-- also come back rounded to 14 significant digits: what cjson.encode and
+-- dkjson.encode (tostring) both write; a fraction in canada.json does.
+local function first_difference(a, b, where, exact)
   local ta, tb = type(a), type(b)
   if ta == "number" and tb == "number" then
-    if a == b or tonumber(format("%.14g", a)) == b then
+    if a == b or (not exact and tonumber(format("%.14g", a)) == b) then
       return nil
     end
     return format("%s: %.17g became %.17g", where, a, b)
@@ -168,7 +172,7 @@ local function first_difference(a, b, where)
     return nil
   end
   for k, v in pairs(a) do
-    local d = first_difference(v, b[k], step(where, k))
+    local d = first_difference(v, b[k], step(where, k), exact)
     if d then
       return d
     end
@@ -204,14 +208,33 @@ local function byte_difference(a, b)
     a:sub(from, i + 30), b:sub(from, i + 30))
 end
 
+-- The workload's input, its size and its largest document's size.
+local function load_input()
+  local input, size, largest = workloads.load(wname, data_dir)
+  if not input then
+    io.stderr:write(format("one.lua: %s: %s\n", wname, size))
+    os.exit(3)
+  end
+  return input, size, largest
+end
+
 if verify then
-  local s = workloads.load(wname, data_dir)
-  local names = {}
+  local s, size, largest = load_input()
+  local w = { kind = W.kind, size = size, largest = largest }
+  local names, unavailable = {}, {}
   for name, lib in pairs(libs.libs) do
-    if not lib.floor and libs.runs(name, W.kind, #s) then
+    local ok, why = libs.available(name)
+    if not ok then
+      if lib.kinds[W.kind] then
+        unavailable[#unavailable + 1] = { library = name, reason = why }
+      end
+    elseif not lib.floor and libs.runs(name, w) then
       names[#names + 1] = name
     end
   end
+  table.sort(unavailable, function(a, b)
+    return a.library < b.library
+  end)
   table.sort(names, function(a, b)
     return (a == libs.BASELINE and "" or a) < (b == libs.BASELINE and "" or b)
   end)
@@ -257,19 +280,72 @@ if verify then
       checksums[name] = sum
     end
     emit("VERIFY", { workload = wname, ok = true, checksum = #ref, checksums = checksums, values = count_values(t),
-      libraries = names, how = table.concat(how, ", "), output_size = #ref, size = #s,
+      libraries = names, unavailable = unavailable, how = table.concat(how, ", "), output_size = #ref, size = size,
       structurals = count_structurals(s) })
     os.exit(0)
   end
 
+  if libs.EDIT_KINDS[W.kind] then
+    -- Decode, edit, encode: every output must decode to the document with
+    -- the same edit applied to cjson.decode's table.
+    local cjson = require("cjson")
+    local expected = cjson.decode(s)
+    libs.EDITS[W.kind](expected)
+    local how = {}
+    for _, name in ipairs(names) do
+      local lib = libs.libs[name]
+      local ok, sum, o = pcall(lib.load()[W.kind], s)
+      if not ok then
+        fail(name .. " raised: " .. tostring(sum))
+      end
+      if type(o) ~= "string" or sum ~= #o then
+        fail(name .. ": the job returned no string, or a checksum other than its length")
+      end
+      local dok, back = pcall(cjson.decode, o)
+      if not dok then
+        fail(format("cjson.decode cannot read %s's output: %s", name, tostring(back)))
+      end
+      local d = first_difference(expected, back, "$")
+      if d then
+        fail(format("%s's output is not the edited document: %s", name, d))
+      end
+      if lib.passthrough and W.kind == "roundtrip" then
+        if o ~= s then
+          fail(format("%s: an unmodified view does not encode to its input; %s", name, byte_difference(o, s)))
+        end
+        how[#how + 1] = name .. " = the input byte for byte"
+      else
+        how[#how + 1] = name .. " decodes to the edited document"
+      end
+      checksums[name] = sum
+    end
+    emit("VERIFY", { workload = wname, ok = true, checksum = checksums[libs.BASELINE], checksums = checksums,
+      values = count_values(expected), libraries = names, unavailable = unavailable, how = table.concat(how, ", "),
+      size = size, structurals = count_structurals(s) })
+    os.exit(0)
+  end
+
+  -- Reading jobs: the same values, in the same order, from every library;
+  -- a full decode (qjson.cjson's tables, qjson.decode's view materialized)
+  -- equal to cjson.decode's table, numbers exactly.
+  local full = {}
   local ref_name, ref, ref_sum = nil, nil, nil
   for _, name in ipairs(names) do
     local out = {}
-    local ok, sum = pcall(function()
-      return (libs.libs[name].load()[W.kind](s, out))
+    local ok, sum, kept = pcall(function()
+      return libs.libs[name].load()[W.kind](s, out)
     end)
     if not ok then
       fail(name .. " raised: " .. tostring(sum))
+    end
+    local materialize = libs.libs[name].materialize
+    if materialize and type(s) == "string" then
+      local t = materialize(kept)
+      local d = first_difference(require("cjson").decode(s), t, "$", true)
+      if d then
+        fail(format("%s does not decode what cjson.decode does: %s", name, d))
+      end
+      full[#full + 1] = name
     end
     if not ref then
       ref_name, ref, ref_sum = name, out, sum
@@ -289,8 +365,10 @@ if verify then
     checksums[name] = sum
   end
   emit("VERIFY", { workload = wname, ok = true, checksum = ref_sum, checksums = checksums, values = #ref,
-    libraries = names, how = "read alike by " .. table.concat(names, ", "), size = #s,
-    structurals = count_structurals(s) })
+    libraries = names, unavailable = unavailable, size = size,
+    how = "read alike by " .. table.concat(names, ", ")
+      .. (#full > 0 and "; decoded equal to cjson.decode: " .. table.concat(full, ", ") or ""),
+    structurals = type(s) == "string" and count_structurals(s) or nil })
   os.exit(0)
 end
 
@@ -298,8 +376,18 @@ end
 -- One timed scenario.
 ----------------------------------------------------------------------
 local lib = libs.libs[lname]
+do
+  local ok, why = libs.available(lname)
+  if not ok then
+    io.stderr:write(format("one.lua: %s cannot run here: %s\n", lname, why))
+    os.exit(3)
+  end
+end
 local read = lib.load()[W.kind]
-local s = workloads.load(wname, data_dir)
+if not read then
+  usage(format("%s has no %s job", lname, W.kind))
+end
+local s, size = load_input()
 -- What each call gets: the JSON text to parse, or for an encode the table
 -- lua-cjson decodes from it, built once here, before the heap baseline
 -- and outside the timed work.
@@ -379,7 +467,7 @@ end
 local result = {
   workload = wname,
   library = lname,
-  size = #s,
+  size = size,
   quick = quick,
   checksum = expect,
   rounds = ops,
@@ -389,6 +477,7 @@ local result = {
   max = sorted[#sorted],
   iterations = iterations,
   seconds = seconds,
+  config = CONFIG,
   warmup_iterations = warm,
   warmup_seconds = warm_time,
   batch = batch,
@@ -404,7 +493,7 @@ local result = {
   note = lib.note,
 }
 
-if lname:match("^qjson") and W.kind ~= "encode" then
+if (lname == "qjson" or lname:match("^qjson%-")) and libs.READ_KINDS[W.kind] and type(s) == "string" then
   local C = require("qjson.lib")
   local d = require("qjson").parse(s)
   result.index_bytes = tonumber(C.qjson_index_bytes(d.ptr))

@@ -1,19 +1,27 @@
--- The benchmark behind `make bench` / `make bench-quick`:
+-- The benchmark behind `make bench`, `make bench-quick` and `make bench-smoke`:
 --
---   luajit bench/run.lua [--quick] [--only=<workload>[,...]] [--libs=<lib>[,...]] [--procs=N] [--no-docs]
+--   luajit bench/run.lua [--quick | --smoke] [--only=<workload>[,...]] [--libs=<lib>[,...]] [--procs=N]
+--                        [--no-docs]
 --
--- Generates the workloads (cached under bench/data/; the encode workloads
--- of the real corpus are skipped, with a message, when ../shared/data is
--- not beside the checkout), checks that every library reads the same
--- values from each (encode workloads: that qjson writes lua-cjson's bytes
--- and dkjson's output decodes back to the table), then times every
--- (workload, library) scenario in a fresh process (bench/one.lua), prints a table and
--- writes bench/results/<date>.json, docs/benchmarks.md and
--- docs/bench-chat.png. A --quick run (2 short rounds, no API variants)
--- writes bench/results/tmp/quick-<date>.json and leaves the docs alone;
--- so do --only and --libs. --procs=N runs each scenario in N fresh
--- processes and pools their rounds (LuaJIT's traces, hence speed, differ
--- from one process to the next by up to ~20% on small documents).
+-- Generates the workloads (cached under bench/data/; those of the real
+-- corpus are skipped, with a message, when ../shared/data is not beside
+-- the checkout), checks every workload's answers across the libraries
+-- (bench/one.lua --verify: the same values read, decoded tables equal to
+-- cjson.decode's, encoder output that decodes back), then times every
+-- (workload, library) scenario in a fresh process (bench/one.lua), prints
+-- a table and writes bench/results/<date>.json, docs/benchmarks.md and the
+-- plots. Libraries that cannot be loaded here (resty.simdjson when it is
+-- not installed; qjson APIs not built yet) are skipped with one line each,
+-- recorded in the results. A workload whose answers disagree is not timed;
+-- the run reports it and exits 1.
+--
+-- --smoke only checks the answers (every job of every library once) and
+-- exits 1 on any disagreement: `make bench-smoke`, part of `make test`.
+-- A --quick run (2 short rounds, fewer sizes, no API variants) writes
+-- bench/results/tmp/quick-<date>.json and leaves the docs alone; so do
+-- --only and --libs. --procs=N runs each scenario in N fresh processes and
+-- pools their rounds (LuaJIT's traces, hence speed, differ from one
+-- process to the next by up to ~20% on small documents).
 local bench_script = arg and arg[0] or "bench/run.lua"
 local root0, bench_dir = (function()
   local d = bench_script:match("^(.*)/[^/]*$") or "."
@@ -30,10 +38,12 @@ local report = require("report")
 local format = string.format
 local root = root0
 
-local opts = { quick = false, docs = true, procs = 1 }
+local opts = { quick = false, smoke = false, docs = true, procs = 1 }
 for _, a in ipairs(arg) do
   if a == "--quick" then
     opts.quick = true
+  elseif a == "--smoke" then
+    opts.smoke = true
   elseif a == "--no-docs" then
     opts.docs = false
   elseif a:match("^%-%-only=") then
@@ -55,11 +65,12 @@ for _, a in ipairs(arg) do
       opts.libs[#opts.libs + 1] = l
     end
   else
-    io.stderr:write("usage: luajit bench/run.lua [--quick] [--only=w1,w2] [--libs=l1,l2] [--procs=N] [--no-docs]\n")
+    io.stderr:write("usage: luajit bench/run.lua [--quick | --smoke] [--only=w1,w2] [--libs=l1,l2] [--procs=N] "
+      .. "[--no-docs]\n")
     os.exit(2)
   end
 end
-if opts.quick or opts.only or opts.libs then
+if opts.quick or opts.smoke or opts.only or opts.libs then
   opts.docs = false -- only a full run publishes
 end
 
@@ -160,57 +171,82 @@ io.write(format("qjson %s (%s), lua-cjson %s, dkjson %s; load average %.2f %.2f 
 local data_dir = root .. "/bench/data"
 local wl, skipped = {}, {}
 for _, w in ipairs(workloads.list) do
-  if not opts.only or opts.only[w.name] then
-    local s, why = workloads.generate(w.name)
-    if s then
-      workloads.write_cache(data_dir, w.name, s)
-      wl[#wl + 1] = { name = w.name, kind = w.kind, label = w.label, target = w.target, size = #s }
+  if (not opts.only or opts.only[w.name]) and not (opts.quick and w.quick == false) then
+    if w.target or not (w.file or w.source or w.parts) then -- generated here: refresh the cache
+      workloads.write_cache(data_dir, w.name, assert(workloads.generate(w.name)))
+    end
+    local input, size, largest = workloads.load(w.name, data_dir)
+    if input then
+      wl[#wl + 1] = { name = w.name, kind = w.kind, label = w.label, target = w.target, size = size,
+        largest = largest, source = w.source, parts = w.parts }
     else
-      skipped[#skipped + 1] = { name = w.name, reason = why }
-      io.write(format("*** SKIPPED %s: %s\n", w.name, why))
+      skipped[#skipped + 1] = { name = w.name, reason = size }
+      io.write(format("*** SKIPPED %s: %s\n", w.name, size))
     end
   end
 end
-if #skipped > 0 then
+
+-- 2. The libraries: those that cannot be loaded here are skipped, once.
+local lib_list, unavailable = {}, {}
+for _, l in ipairs(opts.libs or libs.default) do
+  local ok, why = libs.available(l)
+  if ok then
+    lib_list[#lib_list + 1] = l
+  else
+    unavailable[#unavailable + 1] = { library = l, reason = why }
+    io.write(format("*** SKIPPED library %s: %s\n", l, why))
+  end
+end
+if not opts.libs and not opts.quick and not opts.smoke then
+  for _, l in ipairs(libs.variants) do
+    lib_list[#lib_list + 1] = l
+  end
+end
+if #skipped + #unavailable > 0 then
   io.write("\n")
 end
 
--- 2. Every library reads the same values.
+-- 3. Every workload's answers agree across the libraries; one that does
+-- not is reported and not timed.
+local failed = {}
+local verified = {}
 for _, w in ipairs(wl) do
-  local out, cmd = run_child(util.shell_quote(w.name) .. " --verify")
+  local out, cmd = run_child(util.shell_quote(w.name) .. " --verify 2>&1")
   local v = parse_line(out, "VERIFY")
   if not v or not v.ok then
-    io.stderr:write(format("\nABORT: %s.\n%s\n(%s)\n", w.kind == "encode"
-      and format("the encoders do not agree on %s (qjson must write lua-cjson's bytes, dkjson's output must "
-        .. "decode back to the table)", w.name)
-      or format("the libraries do not read the same values from %s", w.name), out, cmd))
-    os.exit(1)
+    local why = (out:match("VERIFY FAILED on [^:]*: ([^\n]*)") or out:gsub("%s+$", ""))
+    failed[#failed + 1] = { name = w.name, reason = why, command = cmd }
+    io.write(format("*** FAILED  %-14s %s\n", w.name, why))
+  else
+    w.checksum, w.checksums, w.values, w.structurals, w.verified_with = v.checksum, v.checksums, v.values,
+      v.structurals, v.libraries
+    w.output_size = v.output_size
+    verified[#verified + 1] = w
+    io.write(format("verified %-14s %9d bytes  %6d values %s\n", w.name, w.size, v.values, v.how))
   end
-  w.checksum, w.checksums, w.values, w.structurals, w.verified_with = v.checksum, v.checksums, v.values,
-    v.structurals, v.libraries
-  w.output_size = v.output_size
-  io.write(format("verified %-14s %9d bytes  %6d values %s\n", w.name, w.size, v.values, v.how))
+  io.stdout:flush()
 end
 io.write("\n")
+wl = verified
 
--- 3. Scenarios, each in a fresh process.
-local lib_list = opts.libs
-if not lib_list then
-  lib_list = {}
-  for _, l in ipairs(libs.default) do
-    lib_list[#lib_list + 1] = l
-  end
-  if not opts.quick then
-    for _, l in ipairs(libs.variants) do
-      lib_list[#lib_list + 1] = l
-    end
-  end
+if opts.smoke then
+  io.write(format("bench-smoke: %d workloads checked, %d disagree; %d skipped (no data), %d libraries not "
+    .. "loadable here (%s); %.0f s\n", #wl + #failed, #failed, #skipped, #unavailable,
+    #unavailable > 0 and (function()
+      local n = {}
+      for i, u in ipairs(unavailable) do
+        n[i] = u.library
+      end
+      return table.concat(n, ", ")
+    end)() or "none", now() - started))
+  os.exit(#failed > 0 and 1 or 0)
 end
 
+-- 4. Scenarios, each in a fresh process.
 local todo = {}
 for _, w in ipairs(wl) do
   for _, l in ipairs(lib_list) do
-    if libs.runs(l, w.kind, w.size) then
+    if libs.runs(l, w) then
       todo[#todo + 1] = { w = w, lib = l }
     end
   end
@@ -232,17 +268,15 @@ local function scenario(t)
   local merged
   for p = 1, opts.procs do
     local out, cmd = run_child(util.shell_quote(t.w.name) .. " " .. util.shell_quote(t.lib)
-      .. (opts.quick and " --quick" or ""))
+      .. (opts.quick and " --quick" or "") .. " 2>&1")
     local r = parse_line(out, "RESULT")
     if not r then
-      io.stderr:write(format("\nABORT: %s produced no result:\n%s\n", cmd, out))
-      os.exit(1)
+      local why = out:match("([^\n]*checksum changed[^\n]*)") or out:gsub("%s+$", ""):match("[^\n]*$")
+      return nil, why, cmd
     end
     local expect = t.w.checksums and t.w.checksums[t.lib] or t.w.checksum
     if not libs.libs[t.lib].floor and r.checksum ~= expect then
-      io.stderr:write(format("\nABORT: %s on %s read checksum %.17g, expected %.17g\n", t.lib, t.w.name, r.checksum,
-        expect))
-      os.exit(1)
+      return nil, format("read checksum %.17g, expected %.17g", r.checksum, expect), cmd
     end
     if p == 1 then
       merged = r
@@ -269,35 +303,46 @@ local function scenario(t)
   return merged
 end
 
+io.write(format("%d scenarios, each in a fresh process\n", #todo))
 local scenarios = {}
 for i, t in ipairs(todo) do
   local t0 = now()
   local load0 = loadavg()
-  local r = scenario(t)
-  r.wall_seconds = now() - t0
-  r.loadavg = load0
-  scenarios[#scenarios + 1] = r
-  io.write(format("[%2d/%d] %-14s %-13s %13s ops/s  (%s..%s)  %10s MB/s  heap %6.1f KB  peak %7.1f MB  %4.1f s\n",
-    i, #todo, t.w.name, t.lib, util.fmt_ops(r.median), util.fmt_ops(r.min), util.fmt_ops(r.max),
-    util.fmt_sig(r.median * r.size / 1e6), r.heap_retained_kb, r.vmhwm_kb / 1024, r.wall_seconds))
+  local r, why, cmd = scenario(t)
+  if r then
+    r.wall_seconds = now() - t0
+    r.loadavg = load0
+    scenarios[#scenarios + 1] = r
+    io.write(format("[%3d/%d] %-15s %-14s %13s ops/s  (%s..%s)  %10s MB/s  heap %6.1f KB  peak %7.1f MB  %4.1f s\n",
+      i, #todo, t.w.name, t.lib, util.fmt_ops(r.median), util.fmt_ops(r.min), util.fmt_ops(r.max),
+      util.fmt_sig(r.median * r.size / 1e6), r.heap_retained_kb, r.vmhwm_kb / 1024, r.wall_seconds))
+  else
+    -- A wrong answer is not a measurement: reported, not timed.
+    failed[#failed + 1] = { name = t.w.name, library = t.lib, reason = why, command = cmd }
+    io.write(format("[%3d/%d] %-15s %-14s *** FAILED: %s\n", i, #todo, t.w.name, t.lib, why))
+  end
   io.stdout:flush()
 end
 
 meta.loadavg_end = loadavg()
 meta.runtime_seconds = now() - started
 
+local c1 = scenarios[1] and scenarios[1].config or {}
 local results = {
   meta = meta,
   quick = opts.quick,
   config = {
-    rounds = opts.quick and 2 or 5,
+    -- As bench/one.lua timed them.
+    rounds = c1.rounds,
     processes = opts.procs,
-    round_seconds = opts.quick and 0.25 or 1.0,
-    warmup = opts.quick and "100 iterations and 0.15 s (cap 0.6 s)" or "100 iterations and 0.5 s (cap 3 s)",
+    round_seconds = c1.round_time,
+    warmup = format("%d iterations and %g s (cap %g s)", c1.warmup_iters, c1.warmup_time, c1.warmup_cap),
     libraries = lib_list,
   },
   workloads = wl,
   skipped = skipped,
+  unavailable = unavailable,
+  failed = failed,
   tiny_json = workloads.TINY,
   scenarios = scenarios,
 }
@@ -305,7 +350,7 @@ report.derive(results)
 
 io.write("\n", report.text_tables(results), "\n\n", report.text_targets(results), "\n")
 
--- 4. Results file, then (full run only) the docs and the plot.
+-- 5. Results file, then (full run only) the docs and the plots.
 local out_path
 if opts.docs then
   out_path = format("%s/bench/results/%s.json", root, meta.date)
@@ -321,3 +366,11 @@ if opts.docs then
   io.write(format("docs:    %s\nplot:    %s\n", md, png or "(gnuplot failed)"))
 end
 io.write(format("total %.0f s\n", now() - started))
+if #failed > 0 then
+  io.stderr:write(format("\n%d workload(s) or scenario(s) not timed because of a wrong answer:\n", #failed))
+  for _, f in ipairs(failed) do
+    io.stderr:write(format("  %s%s: %s\n    (%s)\n", f.name, f.library and " " .. f.library or "", f.reason,
+      f.command))
+  end
+  os.exit(1)
+end

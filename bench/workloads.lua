@@ -1,18 +1,29 @@
 -- Benchmark workloads: deterministic generators (a private seeded PRNG, no
 -- dependence on math.random), built in memory and optionally cached under
--- bench/data/ (git-ignored).
+-- bench/data/ (git-ignored). A workload is a document (or several) and the
+-- job done on it (`kind`; bench/libs.lua has every library's code for it):
 --
---   chat-2k .. chat-10m  an OpenAI-style chat-completion request: one message
---                        per MB (at least one), each a short text part (with
---                        escapes and non-ASCII) and a base64 image part sized
---                        so that the document is the target size (within 2%).
+--   chat-2k .. chat-10m  parse + read fields of an OpenAI-style
+--                        chat-completion request: one message per MB (at
+--                        least one), each a short text part (with escapes
+--                        and non-ASCII) and a base64 image part sized so
+--                        that the document is the target size (within 2%).
 --   issues-100k          a REST-style GitHub issues list (~100 KB, 32 issues).
---   encode-twitter, encode-citm, encode-canada
+--   mix                  an interleaved cycle of the 100 KB, 200 KB, 500 KB
+--                        and 1 MB chat requests: one op reads all four.
+--   read-twitter, read-citm, read-canada
 --                        the real documents of ../shared/data/corpus/ (beside
---                        the checkout, not copied into it); the job encodes
---                        the table cjson.decode builds from them.
---   encode-tiny          a ~200-byte API-gateway-like object, encoded;
---   decode-tiny          the same object, parsed and every field read.
+--                        the checkout, not copied into it), decoded and a
+--                        few fields read from every record.
+--   decode-tiny          a ~200-byte API-gateway-like object, decoded and
+--                        every field read.
+--   roundtrip-*, modtop-*, addfield-*, modnested-*
+--                        a chat request decoded then re-encoded: unmodified,
+--                        after setting a top-level field, adding one, or
+--                        setting a nested one.
+--   encode-twitter, encode-citm, encode-canada, encode-tiny
+--                        the table cjson.decode builds from a document,
+--                        encoded.
 local bit = require("bit")
 local ffi = require("ffi")
 local buffer = require("string.buffer")
@@ -27,21 +38,53 @@ M.GENERATOR_VERSION = 1
 
 local KB, MB = 1024, 1024 * 1024
 
--- name, kind, target size in bytes; in ladder order.
+-- name, kind, target size in bytes; in ladder order. `quick = false`
+-- leaves a workload out of --quick runs; `source` names the workload whose
+-- document it uses; `parts` the documents a mix cycles through.
+local function chat(size, target, label, quick)
+  return { name = "chat-" .. size, kind = "chat", target = target, label = label, quick = quick }
+end
 M.list = {
-  { name = "chat-2k", kind = "chat", target = 2 * KB, label = "2 KB" },
-  { name = "chat-60k", kind = "chat", target = 60 * KB, label = "60 KB" },
-  { name = "chat-100k", kind = "chat", target = 100 * KB, label = "100 KB" },
-  { name = "chat-1m", kind = "chat", target = 1 * MB, label = "1 MB" },
-  { name = "chat-10m", kind = "chat", target = 10 * MB, label = "10 MB" },
+  chat("2k", 2 * KB, "2 KB"),
+  chat("60k", 60 * KB, "60 KB", false),
+  chat("100k", 100 * KB, "100 KB"),
+  chat("200k", 200 * KB, "200 KB", false),
+  chat("500k", 500 * KB, "500 KB", false),
+  chat("1m", 1 * MB, "1 MB"),
+  chat("2m", 2 * MB, "2 MB", false),
+  chat("5m", 5 * MB, "5 MB", false),
+  chat("10m", 10 * MB, "10 MB"),
   { name = "issues-100k", kind = "issues", target = 100 * KB, label = "100 KB" },
-  -- Encoding: the table decoded from a real document, or a tiny object.
+  { name = "mix", kind = "mix", parts = { "chat-100k", "chat-200k", "chat-500k", "chat-1m" },
+    label = "100 KB / 200 KB / 500 KB / 1 MB" },
+  -- The real documents, decoded and read.
+  { name = "read-twitter", kind = "twitter", file = "twitter.json", label = "twitter" },
+  { name = "read-citm", kind = "citm", file = "citm_catalog.json", label = "citm_catalog" },
+  { name = "read-canada", kind = "canada", file = "canada.json", label = "canada" },
+  { name = "decode-tiny", kind = "tiny", label = "~200-byte object" },
+}
+-- Decode + re-encode jobs on the chat ladder.
+M.EDIT_JOBS = {
+  { prefix = "roundtrip", kind = "roundtrip", what = "decode + encode, unmodified" },
+  { prefix = "modtop", kind = "modify_top", what = "decode, set a top-level field, encode" },
+  { prefix = "addfield", kind = "add_field", what = "decode, add a top-level field, encode" },
+  { prefix = "modnested", kind = "modify_nested", what = "decode, set a nested field, encode" },
+}
+for _, job in ipairs(M.EDIT_JOBS) do
+  for _, size in ipairs({ "2k", "100k", "1m", "10m" }) do
+    M.list[#M.list + 1] = { name = job.prefix .. "-" .. size, kind = job.kind, source = "chat-" .. size,
+      label = job.what, quick = job.kind == "roundtrip" or size == "100k" or size == "10m" }
+  end
+end
+-- Encoding: the table decoded from a real document, or from the tiny object.
+for _, w in ipairs({
   { name = "encode-twitter", kind = "encode", file = "twitter.json", label = "twitter" },
   { name = "encode-citm", kind = "encode", file = "citm_catalog.json", label = "citm_catalog" },
   { name = "encode-canada", kind = "encode", file = "canada.json", label = "canada" },
   { name = "encode-tiny", kind = "encode", label = "~200-byte object" },
-  { name = "decode-tiny", kind = "tiny", label = "~200-byte object" },
-}
+}) do
+  M.list[#M.list + 1] = w
+end
 M.by_name = {}
 for _, w in ipairs(M.list) do
   M.by_name[w.name] = w
@@ -278,18 +321,22 @@ M.TINY = '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"activ
   .. '"expires":1767225600}'
 
 -- The workload's bytes; nil (with the reason) for a corpus document that
--- is not there.
+-- is not there. A mix has no bytes of its own (see M.load).
 function M.generate(name)
   local w = assert(M.by_name[name], "unknown workload " .. tostring(name))
-  if w.kind == "encode" or w.kind == "tiny" then
-    if not w.file then
-      return M.TINY
-    end
+  assert(not w.parts, "a mix is made of other workloads")
+  if w.source then
+    return M.generate(w.source)
+  end
+  if w.file then
     local s = read_file(CORPUS .. w.file)
     if not s then
       return nil, CORPUS .. w.file .. " not found (../shared/data is not beside the checkout)"
     end
     return s
+  end
+  if not w.target then
+    return M.TINY
   end
   local s
   if w.kind == "chat" then
@@ -302,24 +349,45 @@ function M.generate(name)
   return s
 end
 
-function M.cache_path(dir, name)
-  return format("%s/%s.v%d.json", dir, name, M.GENERATOR_VERSION)
-end
-
--- The workload's bytes: from the cache under `dir` when present, else
--- generated (and written there when `dir` is given and writable).
+-- What the job gets: the workload's JSON text, or for a mix the list of its
+-- parts' texts; its size in bytes (a mix: the sum) and the size of its
+-- largest document. Read from the cache
+-- under `dir` when there, else generated (and cached when `dir` is given).
+-- nil and the reason when a corpus document is missing.
 function M.load(name, dir)
-  if dir then
-    local s = read_file(M.cache_path(dir, name))
+  local w = assert(M.by_name[name], "unknown workload " .. tostring(name))
+  if w.parts then
+    local list, size, largest = {}, 0, 0
+    for i, part in ipairs(w.parts) do
+      local s, why = M.load(part, dir)
+      if not s then
+        return nil, why
+      end
+      list[i], size, largest = s, size + #s, math.max(largest, #s)
+    end
+    return list, size, largest
+  end
+  local cached = w.source or name
+  -- The corpus documents are read where they are, never copied.
+  local cache = dir and not M.by_name[cached].file
+  if cache then
+    local s = read_file(M.cache_path(dir, cached))
     if s then
-      return s
+      return s, #s, #s
     end
   end
-  local s = assert(M.generate(name))
-  if dir then
-    M.write_cache(dir, name, s)
+  local s, why = M.generate(cached)
+  if not s then
+    return nil, why
   end
-  return s
+  if cache then
+    M.write_cache(dir, cached, s)
+  end
+  return s, #s, #s
+end
+
+function M.cache_path(dir, name)
+  return format("%s/%s.v%d.json", dir, name, M.GENERATOR_VERSION)
 end
 
 -- Writes the cache file if it is missing or differs; returns true if written.
