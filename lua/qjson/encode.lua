@@ -16,6 +16,12 @@ local options = require("qjson.encode.options")
 local type, next, rawget, getmetatable, setmetatable, pcall, error, select =
   type, next, rawget, getmetatable, setmetatable, pcall, error, select
 local floor, min, sort, rep = math.floor, math.min, table.sort, string.rep
+-- A table's length ignoring __len, as lua-cjson's lua_objlen: LuaJIT built
+-- with LUAJIT_ENABLE_LUA52COMPAT (OpenResty's) calls __len for `#` and has
+-- rawlen; without that flag it has no rawlen and `#` is raw already.
+local rawlen = rawget(_G, "rawlen") or function(t)
+  return #t
+end
 local ffi_cast = ffi.cast
 local clear = require("table.clear")
 local put_string, put_number, put_cdata = strings.put, numbers.put, numbers.put_cdata
@@ -351,7 +357,7 @@ local function new_walker()
       elseif mt == array_mt or (type(mt) == "table" and rawget(mt, "__len") ~= nil) then
         -- As OpenResty's lua-cjson: array_mt, or any __len, makes an
         -- array of the raw length (holes are nulls).
-        return put_array(t, #t, depth)
+        return put_array(t, rawlen(t), depth)
       end
     end
     -- Keys 1, 2, ..., n in traversal order make an array without the
