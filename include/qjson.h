@@ -6,6 +6,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// What an event holds.
+enum qjson_event_tag {
+  QJSON_EVENT_TAG_NULL = 0,
+  QJSON_EVENT_TAG_FALSE = 1,
+  QJSON_EVENT_TAG_TRUE = 2,
+  // `v.num` is the number's nearest double.
+  QJSON_EVENT_TAG_NUMBER = 3,
+  // `v.ptr` and `n` are the unescaped bytes and their count.
+  QJSON_EVENT_TAG_STRING = 4,
+  // `n` elements follow.
+  QJSON_EVENT_TAG_ARRAY = 5,
+  // `n` key, value pairs follow.
+  QJSON_EVENT_TAG_OBJECT = 6,
+};
+typedef uint32_t qjson_event_tag;
+
 // The kind of a value, as the C ABI reports it.
 enum qjson_kind {
   QJSON_KIND_NULL = 1,
@@ -36,12 +52,29 @@ typedef struct qjson_doc qjson_doc;
 // A path checked and split once, for reuse (`qjson.path` in Lua).
 typedef struct qjson_path qjson_path;
 
+// An event's payload: `num` for a number, `ptr` for a string.
+typedef union {
+  double num;
+  const char *ptr;
+} qjson_event_value;
+
+typedef struct {
+  qjson_event_tag tag;
+  // A string's length in bytes; a container's element or member count.
+  uint32_t n;
+  qjson_event_value v;
+} qjson_event;
+
 typedef struct {
   uint32_t mode;
   uint32_t max_depth;
   uint32_t duplicate_keys;
   // Non-zero: enforce I-JSON (RFC 7493); implies rejecting duplicates.
   uint32_t ijson;
+  // Non-zero: also accept the numbers lua-cjson's `decode_invalid_numbers`
+  // lets C's `strtod` read (`NaN`, `Infinity`, hex, `+1`, `01`, `1.`);
+  // ignored under `ijson`.
+  uint32_t invalid_numbers;
 } qjson_options;
 
 // Error details for the caller. `message` is NUL-terminated UTF-8 and
@@ -54,6 +87,21 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+
+// A value as a view reads it. Scalars are read in full; for a container
+// only `node` is set (a view is opened on it).
+typedef struct {
+  // The value's node.
+  uint32_t node;
+  // A boolean: 1 for true. A number: 1 when it is an integer beyond
+  // ±(2^53 − 1), which `num` may not hold exactly.
+  uint32_t flag;
+  // A number's nearest double.
+  double num;
+  // A string, unescaped: valid until the next read of this document.
+  const char *ptr;
+  size_t len;
+} qjson_value;
 
 // The library's version, NUL-terminated.
 const char *qjson_version(void);
@@ -83,6 +131,27 @@ int32_t qjson_escape(const char *src,
 // `%.{precision}g` (1..17), or as the shortest text that reads back to
 // `v` when `precision` is 0. Returns the bytes written (0 on a bug).
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
+
+// Parses the `len` bytes at `input` and returns the events of the whole
+// value, their number in `*count`. Null on invalid input, with `err`
+// filled in as `qjson_parse` does. String events point into `input` or
+// into the slot's buffers: valid while `input` is, until the next call
+// with the same `slot` on this thread.
+const qjson_event *qjson_decode(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                uint32_t slot,
+                                uint32_t *count,
+                                qjson_error *err);
+
+// The events of the value at `node` of a parsed document, as
+// `qjson_decode`; strings stay valid while the document is open, until
+// the next call with the same `slot` on this thread.
+const qjson_event *qjson_flatten(qjson_doc *doc,
+                                 uint32_t node,
+                                 uint32_t slot,
+                                 uint32_t *count,
+                                 qjson_error *err);
 
 // Parses `len` bytes at `input`, which must stay alive and unchanged until
 // the document is freed (the Lua binding keeps the string referenced).
@@ -199,5 +268,29 @@ void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 
 // Bytes of native memory the document's index holds (for measurements).
 size_t qjson_index_bytes(const qjson_doc *doc);
+
+// Reads a child of container `parent`: the member `key` of an object
+// (the last one when the key repeats) when `key` is non-null, else
+// element `index` (0-based) of an array. Returns the child's kind, or
+// `Missing` when there is no such child.
+int32_t qjson_child(qjson_doc *doc,
+                    uint32_t parent,
+                    const char *key,
+                    size_t key_len,
+                    size_t index,
+                    qjson_value *out);
+
+// Reads the value at `node` (a node from `qjson_child` or `qjson_entry`).
+int32_t qjson_read(qjson_doc *doc, uint32_t node, qjson_value *out);
+
+// Steps through container `parent`: the child after node `prev` (0 for
+// the first). Reads an element into `value`; for an object, reads the
+// key into `key` (its `node` is the key's node) and the member's value
+// into `value`. Returns the value's kind, or `Missing` after the last.
+int32_t qjson_entry(qjson_doc *doc,
+                    uint32_t parent,
+                    uint32_t prev,
+                    qjson_value *key,
+                    qjson_value *value);
 
 #endif  /* QJSON_H */

@@ -98,7 +98,7 @@ describe("qjson.safe", function()
 
     it("return nil, message on other failures", function()
       local cases = {
-        { "get", "a", "not built yet" },
+        { "get", "a..b", "invalid path: empty key" },
         { "get_i64", "big", "int64 range" },
         { "get_num", "a..b", "invalid path: empty key" },
         { "get_num", {}, "path string or qjson.path expected" },
@@ -134,7 +134,12 @@ describe("qjson.safe", function()
         for _, path in ipairs({ "s", "n", "b", "z", "a[1].k", "/a/0", "" }) do
           local ok, want = pcall(plain[m], plain, path)
           if ok then
-            assert.are.equal(want, (doc[m](doc, path)), m .. "(" .. path .. ")")
+            local got = doc[m](doc, path)
+            if type(want) == "table" then
+              -- Views of two documents: equal by their JSON text.
+              want, got = qjson.encode(want), qjson.encode(got)
+            end
+            assert.are.equal(want, got, m .. "(" .. path .. ")")
           end
         end
       end

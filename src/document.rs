@@ -110,6 +110,11 @@ impl Document<'_> {
         &self.opts
     }
 
+    /// Slots in the tape: every node is below this.
+    pub fn tape_len(&self) -> usize {
+        self.tape.len()
+    }
+
     /// Bytes held by the tape (the index that outlives the parse).
     pub fn tape_bytes(&self) -> usize {
         self.tape.capacity() * 4
@@ -132,9 +137,14 @@ impl Document<'_> {
     /// The kind of a value. In lazy mode a number or literal is checked
     /// here, on first sight.
     pub fn kind(&self, node: Node) -> Result<Kind, Error> {
-        let kind = Kind::of_byte(self.first_byte(node));
+        let lenient = self.opts.lenient_numbers();
+        let kind = match self.first_byte(node) {
+            // With lenient numbers, `nan` starts like `null`.
+            b'n' if lenient && self.input().get(self.pos(node) + 1) != Some(&b'u') => Kind::Number,
+            c => Kind::of_byte(c),
+        };
         if !self.opts.strict() && matches!(kind, Kind::Number | Kind::Boolean | Kind::Null) {
-            validate::check_atom(self.input(), self.pos(node), false).map_err(|(p, k)| self.error(k, p))?;
+            validate::check_atom(self.input(), self.pos(node), false, lenient).map_err(|(p, k)| self.error(k, p))?;
         }
         Ok(kind)
     }
@@ -341,12 +351,22 @@ impl Document<'_> {
     fn number_text(&self, node: Node) -> Result<(&[u8], bool), Error> {
         let pos = self.pos(node);
         let s = &self.input()[pos..];
-        let (len, integer) = number::scan(s).map_err(|(p, k)| self.error(k, pos + p))?;
+        let scan = if self.opts.lenient_numbers() { number::scan_lenient } else { number::scan };
+        let (len, integer) = scan(s).map_err(|(p, k)| self.error(k, pos + p))?;
         Ok((&s[..len], integer))
     }
 
     pub fn f64(&self, node: Node) -> Result<f64, Error> {
         Ok(number::to_f64(self.number_text(node)?.0))
+    }
+
+    /// The nearest double, and whether the text is an integer that a
+    /// double may not hold exactly (beyond ±(2^53 − 1)).
+    pub fn number(&self, node: Node) -> Result<(f64, bool), Error> {
+        const SAFE: f64 = 9007199254740991.0;
+        let (text, integer) = self.number_text(node)?;
+        let v = number::to_f64(text);
+        Ok((v, integer && v.abs() > SAFE))
     }
 
     /// `Ok(None)` when the number is not an integer or is out of range.

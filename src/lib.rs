@@ -10,6 +10,7 @@ pub mod document;
 pub mod encode;
 pub mod error;
 pub mod ffi;
+pub mod flatten;
 pub mod number;
 pub mod options;
 pub mod path;

@@ -18,11 +18,21 @@ pub struct Options {
     pub duplicate_keys: u32,
     /// Non-zero: enforce I-JSON (RFC 7493); implies rejecting duplicates.
     pub ijson: u32,
+    /// Non-zero: also accept the numbers lua-cjson's `decode_invalid_numbers`
+    /// lets C's `strtod` read (`NaN`, `Infinity`, hex, `+1`, `01`, `1.`);
+    /// ignored under `ijson`.
+    pub invalid_numbers: u32,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { mode: MODE_STRICT, max_depth: DEFAULT_MAX_DEPTH, duplicate_keys: DUPLICATES_LAST, ijson: 0 }
+        Options {
+            mode: MODE_STRICT,
+            max_depth: DEFAULT_MAX_DEPTH,
+            duplicate_keys: DUPLICATES_LAST,
+            ijson: 0,
+            invalid_numbers: 0,
+        }
     }
 }
 
@@ -35,5 +45,9 @@ impl Options {
     }
     pub(crate) fn reject_duplicates(&self) -> bool {
         self.duplicate_keys == DUPLICATES_REJECT || self.ijson != 0
+    }
+    /// Numbers as `strtod` reads them, not only RFC 8259's grammar.
+    pub(crate) fn lenient_numbers(&self) -> bool {
+        self.invalid_numbers != 0 && self.ijson == 0
     }
 }

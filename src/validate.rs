@@ -75,6 +75,7 @@ fn link(
     }
     let strict = opts.strict();
     let ijson = opts.ijson != 0;
+    let lenient = opts.lenient_numbers();
     let max_depth = opts.max_depth as usize;
     let end = || (input.len(), ErrorKind::UnexpectedEnd);
     tape.reserve(n + 2 * HEADER);
@@ -116,11 +117,11 @@ fn link(
                         tape.push(p);
                         state = State::AfterValue;
                     }
-                    b't' | b'f' | b'n' | b'-' | b'0'..=b'9' => {
+                    c if number::starts_atom(c, lenient) => {
                         // I-JSON's number limits hold in lazy mode too: they
                         // are about what may be forwarded, not when to check.
                         if strict || ijson {
-                            check_atom(input, pos, ijson)?;
+                            check_atom(input, pos, ijson, lenient)?;
                         }
                         tape.push(p);
                         state = State::AfterValue;
@@ -185,16 +186,18 @@ fn close_container(tape: &mut Vec<u32>, stack: &mut Vec<Open>, close_pos: u32) -
     Ok(())
 }
 
-/// Checks a number or literal starting at `pos` (strict mode).
+/// Checks a number or literal starting at `pos` (strict mode). `lenient`
+/// admits the numbers `strtod` reads (see `Options::invalid_numbers`).
 #[inline]
-pub(crate) fn check_atom(input: &[u8], pos: usize, ijson: bool) -> Result<(), (usize, ErrorKind)> {
+pub(crate) fn check_atom(input: &[u8], pos: usize, ijson: bool, lenient: bool) -> Result<(), (usize, ErrorKind)> {
     let s = &input[pos..];
     let word: &[u8] = match s[0] {
         b't' => b"true",
         b'f' => b"false",
-        b'n' => b"null",
+        b'n' if !lenient || s.starts_with(b"nu") => b"null",
         _ => {
-            let (len, integer) = number::scan(s).map_err(|(i, k)| (pos + i, k))?;
+            let scan = if lenient { number::scan_lenient } else { number::scan };
+            let (len, integer) = scan(s).map_err(|(i, k)| (pos + i, k))?;
             if ijson && !number::fits_ijson(&s[..len], integer) {
                 return Err((pos, ErrorKind::NumberOutOfRange));
             }

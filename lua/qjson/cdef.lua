@@ -1,6 +1,16 @@
 -- Generated from include/qjson.h by tools/gen-cdef.lua (make header); do not edit.
 -- spec/cdef_spec.lua fails when this drifts from the header.
 return [[
+enum qjson_event_tag {
+  QJSON_EVENT_TAG_NULL = 0,
+  QJSON_EVENT_TAG_FALSE = 1,
+  QJSON_EVENT_TAG_TRUE = 2,
+  QJSON_EVENT_TAG_NUMBER = 3,
+  QJSON_EVENT_TAG_STRING = 4,
+  QJSON_EVENT_TAG_ARRAY = 5,
+  QJSON_EVENT_TAG_OBJECT = 6,
+};
+typedef uint32_t qjson_event_tag;
 enum qjson_kind {
   QJSON_KIND_NULL = 1,
   QJSON_KIND_BOOLEAN = 2,
@@ -18,11 +28,21 @@ enum qjson_status {
 typedef int32_t qjson_status;
 typedef struct qjson_doc qjson_doc;
 typedef struct qjson_path qjson_path;
+typedef union {
+  double num;
+  const char *ptr;
+} qjson_event_value;
+typedef struct {
+  qjson_event_tag tag;
+  uint32_t n;
+  qjson_event_value v;
+} qjson_event;
 typedef struct {
   uint32_t mode;
   uint32_t max_depth;
   uint32_t duplicate_keys;
   uint32_t ijson;
+  uint32_t invalid_numbers;
 } qjson_options;
 typedef struct {
   uint64_t offset;
@@ -30,6 +50,13 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+typedef struct {
+  uint32_t node;
+  uint32_t flag;
+  double num;
+  const char *ptr;
+  size_t len;
+} qjson_value;
 const char *qjson_version(void);
 const char *qjson_backend(void);
 int32_t qjson_escape(const char *src,
@@ -39,6 +66,17 @@ int32_t qjson_escape(const char *src,
                      bool last,
                      size_t *consumed);
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
+const qjson_event *qjson_decode(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                uint32_t slot,
+                                uint32_t *count,
+                                qjson_error *err);
+const qjson_event *qjson_flatten(qjson_doc *doc,
+                                 uint32_t node,
+                                 uint32_t slot,
+                                 uint32_t *count,
+                                 qjson_error *err);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
@@ -103,4 +141,16 @@ int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out
 int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
 void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 size_t qjson_index_bytes(const qjson_doc *doc);
+int32_t qjson_child(qjson_doc *doc,
+                    uint32_t parent,
+                    const char *key,
+                    size_t key_len,
+                    size_t index,
+                    qjson_value *out);
+int32_t qjson_read(qjson_doc *doc, uint32_t node, qjson_value *out);
+int32_t qjson_entry(qjson_doc *doc,
+                    uint32_t parent,
+                    uint32_t prev,
+                    qjson_value *key,
+                    qjson_value *value);
 ]]

@@ -5,6 +5,7 @@
 -- long as anything reads from it (the native side borrows its bytes).
 local ffi = require("ffi")
 local C = require("qjson.lib")
+local view = require("qjson.view")
 
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
@@ -221,15 +222,13 @@ function Doc:raw(path)
   return nil
 end
 
--- A scalar as a Lua value (null as qjson.null). Objects and arrays will be
--- lazy views (not built yet); until then `get` on one raises and points
--- to `open`.
+-- A Lua value: scalars as lua-cjson reads them (null as qjson.null),
+-- objects and arrays as lazy views (qjson.view), the same view each time.
 function Doc:get(path)
   local p, n, c = path_args(path)
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
   if k == ARRAY or k == OBJECT then
-    error("qjson: get() of an " .. KIND_NAMES[k] .. " needs lazy views, which are not built yet;"
-      .. " use doc:open(path) for a cursor", 2)
+    return view.open(self, node_box[0], k)
   elseif k > 0 then
     return value_at(self, node_box[0], k)
   elseif k ~= MISSING then

@@ -33,6 +33,13 @@ local M = {}
 -- Set by qjson.init: the value that encodes as `null` (besides nil).
 M.null = nil
 
+-- Lazy views (qjson.view) register their metatables here, each with
+-- `put` (write the view in compact output: its original bytes where
+-- untouched) and `shallow` (its members as a plain table, for output with
+-- indentation, sorted keys or skipped values).
+M.views = {}
+local views = M.views
+
 -- lua-cjson's array markers. When OpenResty's lua-cjson is loaded its own
 -- are used, so a table tagged for one encodes the same with the other.
 local cjson
@@ -350,6 +357,14 @@ local function new_walker()
     stack[depth] = t
     local mt = getmetatable(t)
     if mt ~= nil then
+      local view = views[mt]
+      if view ~= nil then
+        if not general then
+          return view.put(buf, t, depth, put_value, put_key)
+        end
+        t = view.shallow(t)
+        mt = getmetatable(t)
+      end
       if t == null then
         return buf:put("null")
       elseif mt == sentinel_mt then

@@ -4,9 +4,10 @@ local ffi = require("ffi")
 local C = require("qjson.lib")
 local options = require("qjson.options")
 local doc = require("qjson.doc")
+local view = require("qjson.view")
 local encoder = require("qjson.encode")
 
-local type, error, pairs = type, error, pairs
+local type, error, pairs, tostring, getmetatable = type, error, pairs, tostring, getmetatable
 local ffi_string = ffi.string
 
 local qjson = {
@@ -22,6 +23,7 @@ do
   qjson.null = ok and cjson.null or setmetatable({}, { __tostring = function() return "null" end })
 end
 doc.null = qjson.null
+view.null = qjson.null
 encoder.null = qjson.null
 
 -- The encoder (docs/encoding.md): qjson.encode and lua-cjson's encoder
@@ -47,14 +49,15 @@ local function parse_error()
 end
 
 -- Shared by qjson and qjson.safe: returns a document, or nil and a
--- message plus whether the message is about the caller's arguments.
-function qjson._parse(s, opts, mt)
+-- message plus whether the message is about the caller's arguments
+-- (`name`: the function to name in those, "parse" by default).
+function qjson._parse(s, opts, mt, name)
   if type(s) ~= "string" then
-    return nil, "bad argument #1 to 'parse' (string expected, got " .. type(s) .. ")", true
+    return nil, "bad argument #1 to '" .. (name or "parse") .. "' (string expected, got " .. type(s) .. ")", true
   end
   local o, oerr = options.pack(opts)
   if oerr then
-    return nil, "bad argument #2 to 'parse' (" .. oerr .. ")", true
+    return nil, "bad argument #2 to '" .. (name or "parse") .. "' (" .. oerr .. ")", true
   end
   err_box.message[0] = 0
   local ptr = C.qjson_parse(s, #s, o, err_box)
@@ -78,6 +81,33 @@ function qjson._parse_file(path, opts, mt)
     return nil, parse_error()
   end
   return doc.wrap(ptr, nil, mt)
+end
+
+-- decode's own option, beside the parse options.
+local BIG_INT = { cdata = true, string = true }
+
+function qjson._decode(s, opts)
+  local big
+  if type(opts) == "table" and opts.big_int ~= nil then
+    big = opts.big_int
+    if not BIG_INT[big] then
+      return nil, "bad argument #2 to 'decode' (bad option 'big_int' (\"cdata\" or \"string\" expected, got "
+        .. tostring(big) .. "))", true
+    end
+    local rest = {}
+    for k, v in pairs(opts) do
+      if k ~= "big_int" then
+        rest[k] = v
+      end
+    end
+    opts = rest
+  end
+  local d, err, is_arg = qjson._parse(s, opts, nil, "decode")
+  if d == nil then
+    return nil, err, is_arg
+  end
+  d.big_int = big
+  return view.decoded(d)
 end
 
 function qjson._path(s)
@@ -106,9 +136,41 @@ local function raising(f)
   end
 end
 
+-- lua-cjson's decode, lazily: a view for an object or array (read it
+-- like the table cjson.decode builds; encode re-emits what was not
+-- changed as the original bytes), the value for a scalar.
+function qjson.decode(s, opts)
+  local v, err, is_arg = qjson._decode(s, opts)
+  if v == nil and err ~= nil then
+    error(err, is_arg and 2 or 0)
+  end
+  return v
+end
+
 qjson.parse = raising(qjson._parse)
 qjson.parse_file = raising(qjson._parse_file)
 qjson.path = raising(qjson._path)
+
+-- Views and plain tables alike, on every LuaJIT build (see qjson.view).
+qjson.materialize = view.materialize
+qjson.pairs = view.pairs
+qjson.ipairs = view.ipairs
+qjson.len = view.length
+
+-- table.insert / table.remove that also work on array views.
+function qjson.insert(t, ...)
+  if getmetatable(t) == view.ArrayMT then
+    return view.insert(t, ...)
+  end
+  return table.insert(t, ...)
+end
+
+function qjson.remove(t, ...)
+  if getmetatable(t) == view.ArrayMT then
+    return view.remove(t, ...)
+  end
+  return table.remove(t, ...)
+end
 
 -- How many documents are alive in this process (parsed, neither closed
 -- nor collected): a gauge for monitoring and leak checks.

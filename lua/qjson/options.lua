@@ -25,6 +25,7 @@ function M.pack(opts)
     return nil, "bad options (table expected, got " .. type(opts) .. ")"
   end
   box.mode, box.max_depth, box.duplicate_keys, box.ijson = 0, M.DEFAULT_MAX_DEPTH, 0, 0
+  box.invalid_numbers = 0
   for k, v in pairs(opts) do
     if k == "mode" then
       local m = M.MODES[v]
@@ -48,6 +49,11 @@ function M.pack(opts)
         return nil, bad(k, "boolean", type(v))
       end
       box.ijson = v and 1 or 0
+    elseif k == "invalid_numbers" then
+      if type(v) ~= "boolean" then
+        return nil, bad(k, "boolean", type(v))
+      end
+      box.invalid_numbers = v and 1 or 0
     else
       return nil, "unknown option '" .. tostring(k) .. "'"
     end

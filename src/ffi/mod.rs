@@ -11,8 +11,10 @@
 
 mod doc;
 mod encode;
+mod flatten;
 pub mod parse;
 pub mod read;
+mod view;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -1,0 +1,819 @@
+-- Lazy views: what qjson.decode and doc:get return for objects and arrays.
+--
+-- A view reads like the table lua-cjson's decode would build, but reads
+-- through the parsed document on demand. Each view is an empty proxy
+-- table whose only raw key is STATE (a table, so no JSON key can reach
+-- it); everything else lives in that state:
+--
+--   d       the document record (the Doc table: ptr, src, big_int, and
+--           `dirty`, node -> view for every view that changed or holds
+--           one that changed: what encode must not copy as bytes)
+--   node    the container's node; parent: the parent view's state;
+--           self: the view
+--   dirty   this view or a descendant was edited
+--   cache   child views read so far, by key or index: a container read
+--           twice is the same view, and a view edited through a
+--           temporary reference (`v.a.b = 1`) keeps its edit. Scalars
+--           are not cached (a read is one native call).
+--   objects: edits[k] = new value or DELETED; enode[value node] = k for
+--            edited keys the document has; added = keys it has not,
+--            in the order they were added
+--   arrays, once edited: n, orig[i] = node of an original element or
+--            false; vals[i] = the element's value (an edit, or a cached
+--            read of orig[i]); DELETED marks a hole (reads nil, encodes
+--            as null)
+-- Views opened by doc:get are also kept in d.views (node -> view), so
+-- that the same path gives the same view.
+local ffi = require("ffi")
+local C = require("qjson.lib")
+local encoder = require("qjson.encode")
+
+local type, error, rawget, setmetatable, getmetatable, tostring, tonumber, floor, next, ipairs =
+  type, error, rawget, setmetatable, getmetatable, tostring, tonumber, math.floor, next, ipairs
+local select = select
+local ffi_string = ffi.string
+local tnew = require("table.new")
+
+local MISSING = 0
+local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
+
+local M = {}
+
+-- Set by qjson.init: the value a JSON null reads as.
+M.null = nil
+
+local STATE = setmetatable({}, { __tostring = function() return "qjson.view.state" end })
+local DELETED = setmetatable({}, { __tostring = function() return "qjson.view.deleted" end })
+
+local key_box = ffi.new("qjson_value")
+local val_box = ffi.new("qjson_value")
+local node_box = ffi.new("uint32_t[1]")
+local ptr_box = ffi.new("const char *[1]")
+local size_box = ffi.new("size_t[1]")
+local i64_box = ffi.new("int64_t[1]")
+local u64_box = ffi.new("uint64_t[1]")
+local err_box = ffi.new("qjson_error")
+
+local ObjectMT, ArrayMT = {}, {}
+M.ObjectMT, M.ArrayMT = ObjectMT, ArrayMT
+
+-- Raises the message of the native read that just failed (lazy mode's
+-- deferred value errors, a closed document).
+local function fail(st)
+  err_box.message[0] = 0
+  C.qjson_last_error(st.ptr, err_box)
+  error("qjson: " .. ffi_string(err_box.message), 0)
+end
+
+local function state(v)
+  local mt = getmetatable(v)
+  if (mt == ObjectMT or mt == ArrayMT) and type(v) == "table" then
+    return rawget(v, STATE)
+  end
+  return nil
+end
+M.state = state
+
+function M.is_view(v)
+  return state(v) ~= nil
+end
+
+local function new_view(d, node, kind, parent)
+  local st = { d = d, ptr = d.ptr, node = node, parent = parent, dirty = false, self = false }
+  local v = setmetatable({ [STATE] = st }, kind == OBJECT and ObjectMT or ArrayMT)
+  st.self = v
+  local registry = d.views
+  if registry ~= nil then
+    registry[node] = v
+  end
+  return v
+end
+
+-- Marks `st` and its ancestors dirty.
+local function touch(st)
+  while st ~= nil and not st.dirty do
+    st.dirty = true
+    local dirty = st.d.dirty
+    if dirty == nil then
+      dirty = {}
+      st.d.dirty = dirty
+    end
+    dirty[st.node] = st.self
+    st = st.parent
+  end
+end
+
+-- The view of child container `node` of view `pst`, at `key` of its cache.
+local function child_view(pst, node, kind, key)
+  local cache = pst.cache
+  if cache == nil then
+    cache = {}
+    pst.cache = cache
+  else
+    local v = cache[key]
+    if v ~= nil then
+      return v
+    end
+  end
+  local registry = pst.d.views
+  local v = registry and registry[node]
+  if v == nil then
+    v = new_view(pst.d, node, kind, pst)
+  else
+    -- Opened by doc:get before: adopted by its parent.
+    local st = rawget(v, STATE)
+    if st.parent == nil and st ~= pst then
+      st.parent = pst
+      if st.dirty then
+        st.dirty = false
+        touch(st)
+      end
+    end
+  end
+  cache[key] = v
+  return v
+end
+
+-- An integer beyond ±(2^53 - 1), exactly, per the decode's big_int option.
+local function big_integer(st, node, approx)
+  local mode = st.d.big_int
+  if mode == "cdata" then
+    if C.qjson_get_i64(st.ptr, node, nil, 0, nil, i64_box) == NUMBER then
+      return i64_box[0]
+    elseif C.qjson_get_u64(st.ptr, node, nil, 0, nil, u64_box) == NUMBER then
+      return u64_box[0]
+    end
+  elseif mode == "string" then
+    C.qjson_get_raw(st.ptr, node, nil, 0, nil, ptr_box, size_box)
+    local str = ffi_string(ptr_box[0], size_box[0])
+    return str
+  end
+  return approx
+end
+
+-- The Lua value of kind `k` just read into `box`, the child at `key` of
+-- view `st`.
+local function value_of(st, k, box, key)
+  -- (No tail calls here: LuaJIT cannot trace a return from a builtin into
+  -- a frame below the trace.)
+  if k == STRING then
+    local str = ffi_string(box.ptr, box.len)
+    return str
+  elseif k == NUMBER then
+    if box.flag ~= 0 and st.d.big_int ~= nil then
+      return big_integer(st, box.node, box.num)
+    end
+    return box.num
+  elseif k == OBJECT or k == ARRAY then
+    return child_view(st, box.node, k, key)
+  elseif k == BOOLEAN then
+    return box.flag ~= 0
+  elseif k == NULL then
+    return M.null
+  elseif k == MISSING then
+    return nil
+  end
+  fail(st)
+end
+
+------------------------------------------------------------------------
+-- Reading
+
+local function object_get(self, k)
+  local st = rawget(self, STATE)
+  local edits = st.edits
+  if edits ~= nil then
+    local e = edits[k]
+    if e ~= nil then
+      if e == DELETED then
+        return nil
+      end
+      return e
+    end
+  end
+  if type(k) ~= "string" then
+    return nil
+  end
+  local cache = st.cache
+  if cache ~= nil then
+    local c = cache[k]
+    if c ~= nil then
+      return c
+    end
+  end
+  local v = value_of(st, C.qjson_child(st.ptr, st.node, k, #k, 0, val_box), val_box, k)
+  return v
+end
+
+-- The length of an array view.
+local function array_len(st)
+  local n = st.n
+  if n == nil then
+    C.qjson_get_len(st.ptr, st.node, nil, 0, nil, size_box)
+    n = tonumber(size_box[0])
+    st.n = n
+  end
+  return n
+end
+
+local function array_get(self, i)
+  local st = rawget(self, STATE)
+  if type(i) ~= "number" then
+    return nil
+  end
+  local orig = st.orig
+  if orig ~= nil then
+    local o = orig[i]
+    if o == nil then
+      return nil
+    end
+    local v = st.vals[i]
+    if v == nil then
+      v = value_of(st, C.qjson_read(st.ptr, o, val_box), val_box, i)
+      st.vals[i] = v
+    elseif v == DELETED then
+      return nil
+    end
+    return v
+  end
+  local cache = st.cache
+  if cache ~= nil then
+    local c = cache[i]
+    if c ~= nil then
+      return c
+    end
+  end
+  -- (The native side reports indexes past the end as missing.)
+  if i < 1 or i ~= floor(i) then
+    return nil
+  end
+  local v = value_of(st, C.qjson_child(st.ptr, st.node, nil, 0, i - 1, val_box), val_box, i)
+  return v
+end
+
+ObjectMT.__index = object_get
+ArrayMT.__index = array_get
+
+------------------------------------------------------------------------
+-- Iteration
+
+-- For an object whose keys repeat: the (key node, last value node) pairs,
+-- each key once; false when no key repeats (computed once per view).
+local function unique_pairs(st)
+  local u = st.uniq
+  if u == nil then
+    local count = tonumber(C.qjson_unique_members(st.ptr, st.node, nil, 0))
+    if count < 0 then
+      fail(st)
+    end
+    u = false
+    if count > 0 then
+      local buf = ffi.new("uint32_t[?]", 2 * count)
+      C.qjson_unique_members(st.ptr, st.node, buf, count)
+      u = { n = count }
+      for i = 0, 2 * count - 1 do
+        u[i + 1] = buf[i]
+      end
+    end
+    st.uniq = u
+  end
+  return u
+end
+
+-- Steps through an object's original members, each key once with its last
+-- value. `pos` is 0 to start; returns the next pos, the key, the value's
+-- kind (the value itself is in val_box) and the key's and value's nodes;
+-- nil at the end.
+local function step_member(st, pos)
+  local u = unique_pairs(st)
+  if u then
+    local i = pos + 1
+    if i > u.n then
+      return nil
+    end
+    local kn, vn = u[2 * i - 1], u[2 * i]
+    if C.qjson_read(st.ptr, kn, key_box) ~= STRING then
+      fail(st)
+    end
+    local key = ffi_string(key_box.ptr, key_box.len)
+    local kind = C.qjson_read(st.ptr, vn, val_box)
+    if kind <= 0 then
+      fail(st)
+    end
+    return i, key, kind, kn, vn
+  end
+  local kind = C.qjson_entry(st.ptr, st.node, pos, key_box, val_box)
+  if kind <= 0 then
+    if kind == MISSING then
+      return nil
+    end
+    fail(st)
+  end
+  local kn = key_box.node
+  return kn, ffi_string(key_box.ptr, key_box.len), kind, kn, kn + 1
+end
+
+-- Iterator state: { st, pos (original members), added (index into
+-- st.added, once the original members are done) }.
+local function object_next(it)
+  local st = it.st
+  local pos = it.pos
+  while pos ~= nil do
+    local np, k, kind = step_member(st, pos)
+    it.pos = np
+    pos = np
+    if np ~= nil then
+      local e = st.edits and st.edits[k]
+      if e == nil then
+        local cache = st.cache
+        local v = cache and cache[k]
+        if v == nil then
+          v = value_of(st, kind, val_box, k)
+        end
+        return k, v
+      elseif e ~= DELETED then
+        return k, e
+      end
+    end
+  end
+  local added = st.added
+  if added ~= nil then
+    local i = it.added
+    while true do
+      i = i + 1
+      local k = added[i]
+      if k == nil then
+        break
+      end
+      local e = st.edits[k]
+      if e ~= DELETED then
+        it.added = i
+        return k, e
+      end
+    end
+    it.added = i
+  end
+  return nil
+end
+
+local function object_pairs(v)
+  return object_next, { st = rawget(v, STATE), pos = 0, added = 0 }, nil
+end
+
+-- ipairs: 1..n, stopping at the first hole, as Lua's ipairs does.
+local function array_inext(v, i)
+  i = i + 1
+  local x = array_get(v, i)
+  if x ~= nil then
+    return i, x
+  end
+end
+
+-- pairs: every index 1..n that holds a value.
+local function array_next(v, i)
+  local n = array_len(rawget(v, STATE))
+  i = i + 1
+  while i <= n do
+    local x = array_get(v, i)
+    if x ~= nil then
+      return i, x
+    end
+    i = i + 1
+  end
+end
+
+local function array_pairs(v)
+  return array_next, v, 0
+end
+
+local function array_ipairs(v)
+  return array_inext, v, 0
+end
+
+-- As `#` on the table lua-cjson builds: the element count for an array,
+-- 0 for an object (its keys are strings).
+local function view_len(v)
+  local mt = getmetatable(v)
+  if mt == ArrayMT then
+    return array_len(rawget(v, STATE))
+  end
+  return 0
+end
+
+ObjectMT.__pairs = object_pairs
+ArrayMT.__pairs = array_pairs
+ArrayMT.__ipairs = array_ipairs
+-- ipairs over an object view reads v[1], v[2], ... like any table.
+local function generic_inext(v, i)
+  i = i + 1
+  local x = v[i]
+  if x ~= nil then
+    return i, x
+  end
+end
+ObjectMT.__ipairs = function(v)
+  return generic_inext, v, 0
+end
+ObjectMT.__len = view_len
+ArrayMT.__len = view_len
+
+M.object_pairs, M.array_pairs, M.array_ipairs, M.len = object_pairs, array_pairs, array_ipairs, view_len
+
+------------------------------------------------------------------------
+-- Editing
+
+local function object_set(self, k, x)
+  local st = rawget(self, STATE)
+  local tk = type(k)
+  if tk ~= "string" and tk ~= "number" then
+    if k == nil then
+      error("table index is nil", 2)
+    end
+    error("qjson: a view's keys must be strings or numbers, got " .. tk, 2)
+  end
+  local edits = st.edits
+  if edits == nil then
+    edits = {}
+    st.edits = edits
+  end
+  if edits[k] == nil then
+    -- First edit of `k`: does the document have it?
+    local kind = tk == "string" and C.qjson_child(st.ptr, st.node, k, #k, 0, val_box) or MISSING
+    if kind > 0 then
+      st.enode = st.enode or {}
+      st.enode[val_box.node] = k
+    elseif kind == MISSING then
+      st.added = st.added or {}
+      st.added[#st.added + 1] = k
+    else
+      fail(st)
+    end
+  end
+  if x == nil then
+    x = DELETED
+  end
+  edits[k] = x
+  if st.cache ~= nil then
+    st.cache[k] = nil
+  end
+  touch(st)
+end
+
+-- Turns an array view into the edited form (orig/vals), once.
+local function edit_array(st)
+  if st.orig ~= nil then
+    return
+  end
+  local orig, vals, n = {}, {}, 0
+  local cache = st.cache
+  local prev = 0
+  while true do
+    local k = C.qjson_next(st.ptr, st.node, prev, node_box)
+    if k <= 0 then
+      if k ~= MISSING then
+        fail(st)
+      end
+      break
+    end
+    n = n + 1
+    prev = node_box[0]
+    orig[n] = prev
+    if cache ~= nil then
+      vals[n] = cache[n]
+    end
+  end
+  st.orig, st.vals, st.n, st.cache = orig, vals, n, nil
+end
+
+local function array_set(self, i, x)
+  local st = rawget(self, STATE)
+  if type(i) ~= "number" or i < 1 or i ~= floor(i) then
+    error("qjson: an array view's indexes are integers from 1, got " .. tostring(i), 2)
+  end
+  edit_array(st)
+  local n, orig, vals = st.n, st.orig, st.vals
+  if i > n + 1 then
+    error("qjson: index " .. i .. " is past the end of an array view of length " .. n
+      .. " (append at " .. (n + 1) .. ")", 2)
+  end
+  if x == nil then
+    if i > n then
+      return
+    end
+    if i < n then
+      orig[i], vals[i] = false, DELETED
+    else
+      -- Removing the last element drops any holes before it too, as the
+      -- length of a Lua table with holes at its end would.
+      orig[n], vals[n] = nil, nil
+      n = n - 1
+      while n > 0 and orig[n] == false and vals[n] == DELETED do
+        orig[n], vals[n] = nil, nil
+        n = n - 1
+      end
+      st.n = n
+    end
+  else
+    if i == n + 1 then
+      st.n = i
+    end
+    orig[i], vals[i] = false, x
+  end
+  touch(st)
+end
+
+ObjectMT.__newindex = object_set
+ArrayMT.__newindex = array_set
+
+-- table.insert / table.remove for array views (Lua's own work on the raw
+-- table only): `pos` as in those functions.
+function M.insert(v, ...)
+  local st = rawget(v, STATE)
+  edit_array(st)
+  local n, orig, vals = st.n, st.orig, st.vals
+  local pos, x = ...
+  if select("#", ...) == 1 then
+    pos, x = n + 1, pos
+  elseif type(pos) ~= "number" or pos < 1 or pos > n + 1 or pos ~= floor(pos) then
+    error("bad argument #2 to 'insert' (position out of bounds)", 3)
+  end
+  for j = n, pos, -1 do
+    orig[j + 1], vals[j + 1] = orig[j], vals[j]
+  end
+  if x == nil then
+    x = DELETED
+  end
+  orig[pos], vals[pos] = false, x
+  st.n = n + 1
+  touch(st)
+end
+
+function M.remove(v, pos)
+  local st = rawget(v, STATE)
+  edit_array(st)
+  local n, orig, vals = st.n, st.orig, st.vals
+  if n == 0 and pos == nil then
+    return nil
+  end
+  pos = pos or n
+  if type(pos) ~= "number" or pos < 1 or pos > n or pos ~= floor(pos) then
+    error("bad argument #2 to 'remove' (position out of bounds)", 3)
+  end
+  local removed = array_get(v, pos)
+  for j = pos, n - 1 do
+    orig[j], vals[j] = orig[j + 1], vals[j + 1]
+  end
+  orig[n], vals[n] = nil, nil
+  st.n = n - 1
+  touch(st)
+  return removed
+end
+
+------------------------------------------------------------------------
+-- Encoding (called by the encoder's walk for a view; see qjson.encode)
+
+-- Appends the original bytes of `node`.
+local function put_raw(buf, st, node)
+  local k = C.qjson_get_raw(st.ptr, node, nil, 0, nil, ptr_box, size_box)
+  if k <= 0 then
+    fail(st)
+  end
+  buf:putcdata(ptr_box[0], size_box[0])
+end
+
+-- A view that changed, or holds one: its own bytes where untouched,
+-- encoded values where not.
+local function is_dirty(st, node)
+  local dirty = st.d.dirty
+  return dirty ~= nil and dirty[node]
+end
+
+local function put_object(buf, st, depth, put_value, put_key)
+  buf:put("{")
+  local first = true
+  local edits, enode = st.edits, st.enode
+  local pos = 0
+  while true do
+    local np, _, _, kn, vn = step_member(st, pos)
+    if np == nil then
+      break
+    end
+    pos = np
+    local k = enode and enode[vn]
+    if k ~= nil then
+      local e = edits[k]
+      if e ~= DELETED then
+        if not first then
+          buf:put(",")
+        end
+        first = false
+        put_key(k)
+        put_value(e, depth)
+      end
+    else
+      if not first then
+        buf:put(",")
+      end
+      first = false
+      put_raw(buf, st, kn)
+      buf:put(":")
+      local child = is_dirty(st, vn)
+      if child then
+        put_value(child, depth)
+      else
+        put_raw(buf, st, vn)
+      end
+    end
+  end
+  local added = st.added
+  if added ~= nil then
+    for i = 1, #added do
+      local k = added[i]
+      local e = edits[k]
+      if e ~= DELETED then
+        if not first then
+          buf:put(",")
+        end
+        first = false
+        put_key(k)
+        put_value(e, depth)
+      end
+    end
+  end
+  buf:put("}")
+end
+
+local function put_array(buf, st, depth, put_value)
+  buf:put("[")
+  local orig = st.orig
+  if orig ~= nil then
+    local vals = st.vals
+    for i = 1, st.n do
+      if i > 1 then
+        buf:put(",")
+      end
+      local o = orig[i]
+      if o then
+        local child = is_dirty(st, o)
+        if child then
+          put_value(child, depth)
+        else
+          put_raw(buf, st, o)
+        end
+      else
+        local x = vals[i]
+        if x == DELETED then
+          buf:put("null")
+        else
+          put_value(x, depth)
+        end
+      end
+    end
+  else
+    local prev = 0
+    while true do
+      local k = C.qjson_next(st.ptr, st.node, prev, node_box)
+      if k <= 0 then
+        if k ~= MISSING then
+          fail(st)
+        end
+        break
+      end
+      if prev ~= 0 then
+        buf:put(",")
+      end
+      prev = node_box[0]
+      local child = is_dirty(st, prev)
+      if child then
+        put_value(child, depth)
+      else
+        put_raw(buf, st, prev)
+      end
+    end
+  end
+  buf:put("]")
+end
+
+-- The encoder's hook for views in its default (compact) output: an
+-- untouched view is its original bytes.
+local function put(buf, v, depth, put_value, put_key)
+  local st = rawget(v, STATE)
+  if not st.dirty then
+    return put_raw(buf, st, st.node)
+  end
+  if getmetatable(v) == ObjectMT then
+    return put_object(buf, st, depth, put_value, put_key)
+  end
+  return put_array(buf, st, depth, put_value)
+end
+
+-- For output with indentation, sorted keys or skipped values: the view's
+-- members in a plain table (one level; nested views stay views), which the
+-- encoder then walks like any table.
+local function shallow(v)
+  local t = {}
+  if getmetatable(v) == ObjectMT then
+    for k, x in object_pairs(v) do
+      t[k] = x
+    end
+    return t
+  end
+  local n = array_len(rawget(v, STATE))
+  for i = 1, n do
+    local x = array_get(v, i)
+    if x == nil then
+      x = M.null
+    end
+    t[i] = x
+  end
+  return setmetatable(t, n == 0 and encoder.empty_array_mt or encoder.array_mt)
+end
+
+encoder.views[ObjectMT] = { put = put, shallow = shallow }
+encoder.views[ArrayMT] = encoder.views[ObjectMT]
+
+------------------------------------------------------------------------
+-- Making views and plain tables
+
+-- The view of container `node` of document record `d` (a Doc table:
+-- views and big_int are added to it).
+function M.open(d, node, kind)
+  if d.views == nil then
+    d.views = {}
+  end
+  local v = d.views[node]
+  if v ~= nil then
+    return v
+  end
+  return new_view(d, node, kind, nil)
+end
+
+-- What qjson.decode returns for parsed document record `d`: a view of
+-- an object or array root, else the scalar (and the document is closed).
+function M.decoded(d)
+  local kind = C.qjson_read(d.ptr, 0, val_box)
+  if kind == OBJECT or kind == ARRAY then
+    return new_view(d, 0, kind, nil)
+  end
+  local v = value_of({ d = d, ptr = d.ptr }, kind, val_box, nil)
+  C.qjson_close(d.ptr)
+  return v
+end
+
+-- Plain tables equal to what lua-cjson's decode builds (empty arrays
+-- carry empty_array_mt so that they encode as []).
+local function materialize(v)
+  local st = state(v)
+  if st == nil then
+    return v
+  end
+  if getmetatable(v) == ObjectMT then
+    local t = {}
+    for k, x in object_pairs(v) do
+      t[k] = materialize(x)
+    end
+    return t
+  end
+  local n = array_len(st)
+  if n == 0 then
+    return setmetatable({}, encoder.empty_array_mt)
+  end
+  local t = tnew(n, 0)
+  for i = 1, n do
+    t[i] = materialize(array_get(v, i))
+  end
+  return t
+end
+M.materialize = materialize
+
+-- qjson.pairs / ipairs / len: on views and plain tables alike, on every
+-- LuaJIT build (Lua 5.1 semantics ignore __pairs and __len).
+function M.pairs(t)
+  local mt = getmetatable(t)
+  if mt == ObjectMT then
+    return object_pairs(t)
+  elseif mt == ArrayMT then
+    return array_pairs(t)
+  end
+  return next, t, nil
+end
+
+function M.ipairs(t)
+  local mt = getmetatable(t)
+  if mt == ArrayMT then
+    return array_inext, t, 0
+  elseif mt == ObjectMT then
+    return generic_inext, t, 0
+  end
+  return ipairs(t)
+end
+
+function M.length(t)
+  local mt = getmetatable(t)
+  if mt == ObjectMT or mt == ArrayMT then
+    return view_len(t)
+  end
+  return #t
+end
+
+return M

@@ -1,0 +1,124 @@
+//! Whole values as streams of events (see `crate::flatten`), for building
+//! plain Lua tables with one call: `qjson_decode` parses and flattens a
+//! string, `qjson_flatten` flattens a value of a parsed document.
+//!
+//! The events live in buffers of the calling thread, reused by the next
+//! call with the same `slot`, so a decode allocates nothing that Lua must
+//! free. The caller copies what it needs at once. A caller that may start
+//! a decode while reading another one's events (a Lua finalizer running
+//! in the middle of building tables) passes a different slot.
+
+use std::cell::RefCell;
+use std::ffi::c_char;
+
+use super::{bytes, guard, panic_message, ErrorInfo, Handle};
+use crate::flatten::{Event, Stream};
+use crate::{Document, Options};
+
+/// Slots per thread: how deeply decodes may nest.
+const SLOTS: usize = 16;
+
+thread_local! {
+    static STREAMS: RefCell<Vec<Stream>> = const { RefCell::new(Vec::new()) };
+}
+
+enum Failure {
+    Input(crate::Error),
+    Message(String),
+}
+
+fn fail(err: *mut ErrorInfo, failure: Option<Failure>) -> *const Event {
+    // SAFETY: the caller passes a valid `qjson_error` or null.
+    if let Some(e) = unsafe { err.as_mut() } {
+        match failure {
+            Some(Failure::Input(ref error)) => e.fill_from(error),
+            Some(Failure::Message(m)) => e.fill(&m, 0, 0, 0),
+            None => e.fill(&panic_message(), 0, 0, 0),
+        }
+    }
+    std::ptr::null()
+}
+
+/// Runs `f` with the stream of `slot`; returns its first event and writes
+/// the number of events to `count`, or null with `err` filled in.
+fn with_stream(
+    slot: u32,
+    count: *mut u32,
+    err: *mut ErrorInfo,
+    f: impl FnOnce(&mut Stream) -> Result<(*const Event, usize), Failure>,
+) -> *const Event {
+    let result = guard(None, || {
+        let slot = slot as usize;
+        if slot >= SLOTS {
+            return Some(Err(Failure::Message(format!("decodes nested more than {SLOTS} deep"))));
+        }
+        Some(STREAMS.with(|s| {
+            let mut streams = s.borrow_mut();
+            if streams.len() <= slot {
+                streams.resize_with(slot + 1, Stream::default);
+            }
+            f(&mut streams[slot])
+        }))
+    });
+    match result {
+        Some(Ok((events, n))) => {
+            // SAFETY: the caller passes a valid `uint32_t` or null.
+            if let Some(c) = unsafe { count.as_mut() } {
+                *c = n as u32;
+            }
+            events
+        }
+        Some(Err(failure)) => fail(err, Some(failure)),
+        None => fail(err, None),
+    }
+}
+
+/// Parses the `len` bytes at `input` and returns the events of the whole
+/// value, their number in `*count`. Null on invalid input, with `err`
+/// filled in as `qjson_parse` does. String events point into `input` or
+/// into the slot's buffers: valid while `input` is, until the next call
+/// with the same `slot` on this thread.
+#[no_mangle]
+pub extern "C" fn qjson_decode(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    slot: u32,
+    count: *mut u32,
+    err: *mut ErrorInfo,
+) -> *const Event {
+    with_stream(slot, count, err, |stream| {
+        // SAFETY: the caller passes `len` readable bytes and a valid
+        // `qjson_options` or null.
+        let input = unsafe { bytes(input.cast(), len) };
+        let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
+        let mut doc = Document::parse(input, &opts).map_err(Failure::Input)?;
+        let events = stream.flatten(&mut doc, crate::ROOT).map_err(Failure::Input)?;
+        Ok((events.as_ptr(), events.len()))
+    })
+}
+
+/// The events of the value at `node` of a parsed document, as
+/// `qjson_decode`; strings stay valid while the document is open, until
+/// the next call with the same `slot` on this thread.
+#[no_mangle]
+pub extern "C" fn qjson_flatten(
+    doc: *mut Handle,
+    node: u32,
+    slot: u32,
+    count: *mut u32,
+    err: *mut ErrorInfo,
+) -> *const Event {
+    with_stream(slot, count, err, |stream| {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Failure::Message("no document".into())) };
+        let Some(d) = h.doc.as_mut() else { return Err(Failure::Message(super::doc::CLOSED.into())) };
+        // Every node is below the root's end (nodes come from the library;
+        // a number past the tape is refused rather than trusted).
+        if node >= d.skip(d.root()) {
+            return Err(Failure::Message(format!("no value at node {node}")));
+        }
+        let events = stream.flatten(d, node).map_err(Failure::Input)?;
+        Ok((events.as_ptr(), events.len()))
+    })
+}
