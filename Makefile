@@ -4,10 +4,16 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 LUAJIT ?= luajit
+# The Lua specs run on two LuaJIT builds: LUAJIT, Debian's (LUAJIT_BUILD says
+# which kind it is: plain, or lua52compat for an OpenResty-like one), and
+# LUAJIT52, one built with LUAJIT_ENABLE_LUA52COMPAT (empty: the one
+# tools/luajit52.sh builds into .deps/ from Debian's source).
+LUAJIT_BUILD ?= plain
+LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-install fuzz fuzz-smoke bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke bench bench-quick lint clean
 
 all: build
 
@@ -27,8 +33,14 @@ test: build test-rust test-lua test-install fuzz-smoke
 test-rust:
 	cargo test --release
 
-test-lua: build
-	LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) spec
+test-lua: build test-lua52
+	QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) spec
+
+# spec/luajit_build_spec.lua checks that QJSON_LUAJIT_BUILD is what runs.
+test-lua52: build
+	@luajit52='$(LUAJIT52)'; [ -n "$$luajit52" ] || luajit52=$$(tools/luajit52.sh) || exit 1; \
+	echo "busted --lua=$$luajit52 (LUAJIT_ENABLE_LUA52COMPAT)"; \
+	QJSON_LUAJIT_BUILD=lua52compat LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua="$$luajit52" spec
 
 test-install: build
 	tools/test-install.sh

@@ -12,6 +12,19 @@ end
 -- ../shared/data, beside the repository (absent in a bare checkout).
 M.data = M.root .. "/../shared/data"
 
+-- The interpreter running the specs (busted --lua=... starts it as
+-- `<luajit> /usr/bin/busted ...`), for specs that start another one.
+M.luajit = arg and arg[-1] or "luajit"
+
+-- True on a LuaJIT built with LUAJIT_ENABLE_LUA52COMPAT, as OpenResty's:
+-- `#`, pairs and ipairs then call __len, __pairs and __ipairs on tables.
+-- `make test-lua` runs the specs on both kinds of build.
+M.lua52compat = #setmetatable({}, {
+  __len = function()
+    return 1
+  end,
+}) == 1
+
 function M.read(path)
   local f, err = io.open(path, "rb")
   if not f then
