@@ -58,8 +58,17 @@ wrap_encoder(safe, qjson)
 -- An instance with its own encoder settings, as cjson.safe.new().
 function safe.new()
   local inst = qjson.new()
-  return setmetatable(wrap_encoder({ parse = safe.parse, parse_file = safe.parse_file, path = safe.path }, inst),
+  return setmetatable(wrap_encoder({ parse = safe.parse, parse_file = safe.parse_file, path = safe.path,
+    decode = safe.decode }, inst),
     { __index = inst })
+end
+
+function safe.decode(s, opts)
+  local v, err = qjson._decode(s, opts)
+  if v == nil then
+    return nil, err
+  end
+  return v
 end
 
 function safe.path(s)

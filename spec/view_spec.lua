@@ -1,0 +1,352 @@
+-- Lazy views: qjson.decode, reads with lua-cjson's semantics, edits,
+-- encode passthrough, materialize, iteration helpers.
+local qjson = require("qjson")
+local cjson = require("cjson")
+local support = require("support")
+
+local SRC = [[{"model": "gpt-4o", "temperature": 0.7, "stream": false, "none": null,
+ "messages": [{"role": "user", "content": "hi"},
+              {"role": "assistant", "content": [{"type": "text", "text": "yo \u00e9"}]}],
+ "empty_a": [], "empty_o": {}, "dup": 1, "dup": 2, "esc\u0061ped": "k",
+ "big": 12345678901234567890, "neg_big": -9223372036854775808, "safe": 9007199254740991}]]
+
+-- Deep equality of plain values, null-aware (cjson.null == qjson.null).
+local function same(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    return a == b
+  end
+  for k, v in qjson.pairs(a) do
+    if not same(v, b[k]) then
+      return false
+    end
+  end
+  for k in qjson.pairs(b) do
+    if a[k] == nil then
+      return false
+    end
+  end
+  return true
+end
+
+describe("qjson.decode", function()
+  it("reads like the table cjson.decode builds", function()
+    local v, t = qjson.decode(SRC), cjson.decode(SRC)
+    for _, k in ipairs({ "model", "temperature", "stream", "none", "dup", "escaped", "safe", "nope" }) do
+      assert.are.equal(t[k], v[k], k)
+    end
+    assert.are.equal(t.messages[2].content[1].text, v.messages[2].content[1].text)
+    assert.are.equal(t.messages[1].role, v.messages[1].role)
+    assert.is_nil(v.messages[3])
+    assert.is_nil(v.messages[0])
+    assert.is_nil(v.messages[1.5])
+    assert.is_nil(v.messages.role)
+    assert.is_nil(v[1])
+    assert.are.equal(qjson.null, v.none)
+    assert.are.equal(cjson.null, v.none)
+  end)
+
+  it("returns scalars for scalar documents", function()
+    assert.are.equal(5, qjson.decode(" 5 "))
+    assert.are.equal("x", qjson.decode('"x"'))
+    assert.are.equal(false, qjson.decode("false"))
+    assert.are.equal(qjson.null, qjson.decode("null"))
+  end)
+
+  it("keeps the identity of nested views", function()
+    local v = qjson.decode(SRC)
+    assert.are.equal(v.messages, v.messages)
+    assert.are.equal(v.messages[2].content, v.messages[2].content)
+    local seen
+    for k, x in qjson.pairs(v) do
+      if k == "messages" then
+        seen = x
+      end
+    end
+    assert.are.equal(v.messages, seen)
+  end)
+
+  it("keeps integers beyond 2^53 exact with big_int", function()
+    local v = qjson.decode(SRC, { big_int = "cdata" })
+    assert.are.equal("12345678901234567890ULL", tostring(v.big))
+    assert.are.equal("-9223372036854775808LL", tostring(v.neg_big))
+    assert.are.equal(9007199254740991, v.safe)
+    assert.are.equal("number", type(v.safe))
+    local s = qjson.decode(SRC, { big_int = "string" })
+    assert.are.equal("12345678901234567890", s.big)
+    assert.are.equal(1.2345678901234567e19, qjson.decode(SRC).big)
+    local err = support.error_of(function() qjson.decode(SRC, { big_int = "yes" }) end)
+    assert.truthy(err:find("bad option 'big_int'", 1, true), err)
+    assert.truthy(support.points_at(err, "view_spec.lua"), err)
+  end)
+
+  it("passes parse options on", function()
+    local err = support.error_of(qjson.decode, SRC, { duplicate_keys = "reject" })
+    assert.truthy(err:find("^qjson: duplicate key"), err)
+    local lazy = qjson.decode('{"a": tru, "b": 1}', { mode = "lazy" })
+    assert.are.equal(1, lazy.b)
+    err = support.error_of(function() return lazy.a end)
+    assert.are.equal("qjson: invalid literal at line 1, column 7 (byte 6)", err)
+  end)
+
+  it("raises invalid input with its position, as qjson.parse", function()
+    local err = support.error_of(qjson.decode, '{"a": [1, 2,, 3]}')
+    assert.are.equal("qjson: expected a value, found ',' at line 1, column 13 (byte 12)", err)
+    err = support.error_of(qjson.decode, 42)
+    assert.truthy(err:find("bad argument #1 to 'decode'", 1, true), err)
+  end)
+
+  it("keeps no state under string keys", function()
+    local keys = { "_doc", "_cur", "__index", "__newindex", "n", "d", "node", "ptr", "src", "parent", "self",
+      "dirty", "cache", "edits", "enode", "added", "orig", "vals", "uniq", "views", "big_int", "state" }
+    local parts = {}
+    for i, k in ipairs(keys) do
+      parts[i] = ('"%s": %d'):format(k, i)
+    end
+    local src = "{" .. table.concat(parts, ", ") .. ', "arr": [{"n": 1, "orig": 2}]}'
+    local v = qjson.decode(src)
+    for i, k in ipairs(keys) do
+      assert.are.equal(i, v[k], k)
+    end
+    assert.are.equal(2, v.arr[1].orig)
+    local count = 0
+    for k, x in qjson.pairs(v) do
+      count = count + 1
+      if k ~= "arr" then
+        assert.are.equal(x, v[k])
+      end
+    end
+    assert.are.equal(#keys + 1, count)
+    v.n = "changed"
+    v.edits = nil
+    v.arr[1].n = 5
+    assert.are.same({ n = 5, orig = 2 }, cjson.decode(qjson.encode(v)).arr[1])
+    local back = cjson.decode(qjson.encode(v))
+    assert.are.equal("changed", back.n)
+    assert.is_nil(back.edits)
+    assert.are.equal(1, back._doc)
+  end)
+end)
+
+describe("iteration", function()
+  it("yields each key once, in source order, with the last value", function()
+    local v = qjson.decode('{"b": 1, "a": 2, "b": 3, "c": {"x": 1}}')
+    local keys, vals = {}, {}
+    for k, x in qjson.pairs(v) do
+      keys[#keys + 1] = k
+      vals[#vals + 1] = x
+    end
+    assert.are.same({ "b", "a", "c" }, keys)
+    assert.are.equal(3, vals[1])
+    assert.are.equal(v.c, vals[3])
+  end)
+
+  it("walks arrays with ipairs, pairs and len, on views and tables alike", function()
+    local v = qjson.decode('[10, "x", null, [1]]')
+    local got = {}
+    for i, x in qjson.ipairs(v) do
+      got[i] = x
+    end
+    assert.are.equal(4, #got)
+    assert.are.equal(qjson.null, got[3])
+    assert.are.equal(4, qjson.len(v))
+    assert.are.equal(0, qjson.len(qjson.decode('{"a": 1}')))
+    assert.are.equal(3, qjson.len({ 1, 2, 3 }))
+    local n = 0
+    for _ in qjson.pairs({ a = 1, b = 2 }) do
+      n = n + 1
+    end
+    assert.are.equal(2, n)
+    n = 0
+    for _ in qjson.ipairs({ 1, 2 }) do
+      n = n + 1
+    end
+    assert.are.equal(2, n)
+  end)
+
+  it("honours pairs, ipairs and # themselves on a LUA52COMPAT build", function()
+    if not support.lua52compat then
+      pending("this LuaJIT is built without LUAJIT_ENABLE_LUA52COMPAT (make test runs both builds)")
+      return
+    end
+    local v = qjson.decode('{"a": [1, 2, 3], "b": true}')
+    assert.are.equal(3, #v.a)
+    assert.are.equal(0, #v)
+    local n = 0
+    for i, x in ipairs(v.a) do
+      assert.are.equal(i, x)
+      n = n + 1
+    end
+    assert.are.equal(3, n)
+    local keys = {}
+    for k in pairs(v) do
+      keys[#keys + 1] = k
+    end
+    assert.are.same({ "a", "b" }, keys)
+    v.a[#v.a + 1] = 4
+    assert.are.equal('{"a":[1,2,3,4],"b":true}', qjson.encode(v))
+  end)
+end)
+
+describe("encode of views", function()
+  it("re-emits an untouched document as its original bytes", function()
+    local v = qjson.decode(SRC)
+    local _ = v.messages[2].content[1].text
+    assert.are.equal(SRC, qjson.encode(v))
+    assert.are.equal('[{"type": "text", "text": "yo \\u00e9"}]', qjson.encode(v.messages[2].content))
+    assert.are.equal("[]", qjson.encode(v.empty_a))
+    assert.are.equal("{}", qjson.encode(v.empty_o))
+  end)
+
+  it("re-encodes only what changed", function()
+    local v = qjson.decode('{"a": {"x": 1,  "y": [1,  2]}, "b": [ 3 ], "c": "\\u0041"}')
+    v.a.x = 2
+    assert.are.equal('{"a":{"x":2,"y":[1,  2]},"b":[ 3 ],"c":"\\u0041"}', qjson.encode(v))
+    v.b[2] = 4
+    assert.are.equal('{"a":{"x":2,"y":[1,  2]},"b":[3,4],"c":"\\u0041"}', qjson.encode(v))
+    v.c = nil
+    v.d = { 1, 2 }
+    assert.are.equal('{"a":{"x":2,"y":[1,  2]},"b":[3,4],"d":[1,2]}', qjson.encode(v))
+  end)
+
+  it("puts views inside plain tables and other views", function()
+    local v = qjson.decode('{"a": [1, 2], "b": {"c": true}}')
+    assert.are.equal('{"wrap":[1, 2]}', qjson.encode({ wrap = v.a }))
+    v.b.moved = v.a
+    assert.are.equal('{"a":[1, 2],"b":{"c":true,"moved":[1, 2]}}', qjson.encode(v))
+  end)
+
+  it("formats views like tables with indent or sorted keys", function()
+    local v = qjson.decode('{"b": [1, 2], "a": {"c": []}}')
+    assert.are.equal('{"a":{"c":[]},"b":[1,2]}', qjson.encode(v, { sort_keys = true }))
+    assert.are.equal('{\n  "a": {\n    "c": []\n  },\n  "b": [\n    1,\n    2\n  ]\n}',
+      qjson.encode(v, { indent = "  ", sort_keys = true }))
+  end)
+
+  it("reports a reference cycle through views", function()
+    local v = qjson.decode('{"a": {}}')
+    v.a.self = v
+    local err = support.error_of(qjson.encode, v)
+    assert.truthy(err:find("excessive nesting") or err:find("cycle"), err)
+  end)
+end)
+
+describe("edits", function()
+  it("set, add and delete object members at any depth", function()
+    local v = qjson.decode('{"a": {"b": {"c": 1, "d": 2}}, "e": 3}')
+    v.a.b.c = "x"
+    v.a.b.d = nil
+    v.a.b.new = false
+    v.e = nil
+    v.f = qjson.null
+    assert.are.equal("x", v.a.b.c)
+    assert.is_nil(v.a.b.d)
+    assert.are.equal(false, v.a.b.new)
+    assert.is_nil(v.e)
+    assert.are.same({ a = { b = { c = "x", new = false } }, f = cjson.null }, cjson.decode(qjson.encode(v)))
+    -- Deleted, then set again.
+    v.e = 4
+    assert.are.equal(4, v.e)
+    assert.are.equal(4, cjson.decode(qjson.encode(v)).e)
+  end)
+
+  it("set an index, append, insert and remove in arrays", function()
+    local v = qjson.decode('{"a": [1, 2, 3]}')
+    local a = v.a
+    a[2] = "two"
+    a[4] = 4
+    assert.are.equal(4, qjson.len(a))
+    qjson.insert(a, 1, 0)
+    qjson.insert(a, 5)
+    assert.are.equal('{"a":[0,1,"two",3,4,5]}', qjson.encode(v))
+    assert.are.equal(0, qjson.remove(a, 1))
+    assert.are.equal(5, qjson.remove(a))
+    a[4] = nil
+    assert.are.equal(3, qjson.len(a))
+    assert.are.equal('{"a":[1,"two",3]}', qjson.encode(v))
+    a[2] = nil -- a hole: reads nil, encodes as null, length kept
+    assert.is_nil(a[2])
+    assert.are.equal(3, qjson.len(a))
+    assert.are.equal('{"a":[1,null,3]}', qjson.encode(v))
+    a[3] = nil -- removing the last element drops the hole before it
+    assert.are.equal(1, qjson.len(a))
+    assert.are.equal('{"a":[1]}', qjson.encode(v))
+    local err = support.error_of(function() a[5] = 1 end)
+    assert.truthy(err:find("past the end", 1, true), err)
+    err = support.error_of(function() a.key = 1 end)
+    assert.truthy(err:find("integers from 1", 1, true), err)
+  end)
+
+  it("keeps edits made through a temporary reference", function()
+    local v = qjson.decode('{"m": [{"role": "user"}]}')
+    v.m[1].role = "system"
+    collectgarbage("collect")
+    assert.are.equal("system", v.m[1].role)
+    assert.are.equal('{"m":[{"role":"system"}]}', qjson.encode(v))
+  end)
+
+  it("keeps empty arrays as [] through decode, edit and encode", function()
+    local v = qjson.decode('{"a": [], "b": [1]}')
+    v.x = 1
+    qjson.remove(v.b)
+    assert.are.equal('{"a":[],"b":[],"x":1}', qjson.encode(v))
+    local m = qjson.materialize(v)
+    assert.are.equal(qjson.empty_array_mt, getmetatable(m.a))
+    assert.are.equal("[]", qjson.encode(m.a))
+  end)
+end)
+
+describe("qjson.materialize", function()
+  it("builds the tables cjson.decode builds", function()
+    local m = qjson.materialize(qjson.decode(SRC))
+    assert.is_nil(getmetatable(m.messages))
+    assert.is_true(same(cjson.decode(SRC), m))
+    assert.are.equal(5, qjson.materialize(5))
+  end)
+
+  it("includes edits", function()
+    local v = qjson.decode(SRC)
+    v.messages[1].role = "system"
+    v.model = nil
+    local want = cjson.decode(SRC)
+    want.messages[1].role = "system"
+    want.model = nil
+    assert.is_true(same(want, qjson.materialize(v)))
+  end)
+end)
+
+describe("views and garbage collection", function()
+  it("outlive the input string and survive full collections", function()
+    local v
+    do
+      local s = SRC:gsub("gpt%-4o", "model-" .. math.random(1e6))
+      v = qjson.decode(s)
+    end
+    collectgarbage("collect")
+    local msgs = v.messages
+    collectgarbage("collect")
+    local text = msgs[2].content[1].text
+    collectgarbage("collect")
+    v.model = nil
+    collectgarbage("collect")
+    assert.are.equal("yo é", text)
+    assert.is_true(qjson.encode(v):find('"messages"', 1, true) ~= nil)
+    local root
+    do
+      local d = qjson.parse(SRC)
+      root = d:get()
+    end
+    collectgarbage("collect")
+    collectgarbage("collect")
+    assert.are.equal("user", root.messages[1].role)
+  end)
+end)
+
+describe("qjson.safe.decode", function()
+  it("returns nil and a message", function()
+    local safe = require("qjson.safe")
+    local v, err = safe.decode("[1,")
+    assert.is_nil(v)
+    assert.truthy(err:find("^qjson: "), err)
+    assert.are.equal(1, safe.decode("[1]")[1])
+  end)
+end)
