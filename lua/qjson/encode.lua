@@ -35,7 +35,8 @@ M.null = nil
 
 -- Lazy views (qjson.view) register their metatables here, each with
 -- `put` (write the view in compact output: its original bytes where
--- untouched) and `shallow` (its members as a plain table, for output with
+-- untouched), `source` (the whole parsed text, for an untouched root) and
+-- `shallow` (its members as a plain table, for output with
 -- indentation, sorted keys or skipped values).
 M.views = {}
 local views = M.views
@@ -493,6 +494,11 @@ function M.install(into)
       w = new_walker()
     end
     if opts == nil then
+      local view = views[getmetatable(v)]
+      local text = view and view.source(v)
+      if text then
+        return text
+      end
       return w.run_plain(v, s)
     end
     local prec, flags, indent, sort_keys = options.resolve(s, opts)

@@ -699,7 +699,14 @@ end
 local function put(buf, v, depth, put_value, put_key)
   local st = rawget(v, STATE)
   if not st.dirty then
-    return put_raw(buf, st, st.node)
+    local src = st.node == 0 and st.d.src
+    if src then
+      -- The whole text, with the whitespace around the root.
+      buf:put(src)
+      return
+    end
+    put_raw(buf, st, st.node)
+    return
   end
   if getmetatable(v) == ObjectMT then
     return put_object(buf, st, depth, put_value, put_key)
@@ -729,7 +736,14 @@ local function shallow(v)
   return setmetatable(t, n == 0 and encoder.empty_array_mt or encoder.array_mt)
 end
 
-encoder.views[ObjectMT] = { put = put, shallow = shallow }
+-- The text encode returns for `v` without writing anything: the parsed
+-- string itself for an untouched document root.
+local function source(v)
+  local st = rawget(v, STATE)
+  return not st.dirty and st.node == 0 and st.d.src or nil
+end
+
+encoder.views[ObjectMT] = { put = put, shallow = shallow, source = source }
 encoder.views[ArrayMT] = encoder.views[ObjectMT]
 
 ------------------------------------------------------------------------
