@@ -1,9 +1,12 @@
--- Turns a results file into tables, the target check, docs/benchmarks.md
--- and docs/bench-chat.png. Used by run.lua; also on its own:
+-- Turns a results file into tables, the target check, docs/benchmarks.md,
+-- the plots (docs/bench-chat.png, docs/bench-ratios.png) and the README's
+-- headline table. Used by run.lua; also on its own:
 --
 --   luajit bench/report.lua [bench/results/<date>.json]   (default: the newest)
 --
 -- regenerates the docs from an existing results file without re-running.
+-- The nginx gateway's section comes from the newest
+-- bench/results/gateway-<date>.json (bench/gateway/run.lua), when there is one.
 if (...) ~= "report" then
   local dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
   package.path = dir .. "/?.lua;" .. package.path
@@ -17,27 +20,66 @@ local M = {}
 
 local FLOOR, BASELINE = "memchr", "lua-cjson"
 local MAIN = "qjson"
+local EDIT_KINDS = { roundtrip = true, modify_top = true, add_field = true, modify_nested = true }
 
--- Targets from the issue: what qjson must reach, per workload.
+-- qjson's row for a job: the document API for reading, views for
+-- decode + encode, qjson.encode for plain tables.
+local function main_lib(kind)
+  return EDIT_KINDS[kind] and "qjson.decode" or MAIN
+end
+M.main_lib = main_lib
+
+local function is_qjson(lib)
+  return lib:match("^qjson") ~= nil
+end
+
+local LADDER = { "chat-100k", "chat-200k", "chat-500k", "chat-1m", "chat-2m", "chat-5m", "chat-10m" }
+
+-- Targets from the issues: what a qjson row must reach, per workload.
+-- `lib` is the qjson row checked (default: the job's main row).
 M.TARGETS = {
-  { what = "parse + read fields, chat ladder ≥ 100 KB: ≥ 60× lua-cjson", short = ">= 60x lua-cjson",
-    workloads = { "chat-100k", "chat-1m", "chat-10m" }, metric = "x_cjson", at_least = 60 },
-  { what = "parse + read fields, chat ladder ≥ 100 KB: ≥ 0.5× the memchr floor", short = ">= 0.5x memchr floor",
-    workloads = { "chat-100k", "chat-1m", "chat-10m" }, metric = "x_floor", at_least = 0.5 },
-  { what = "parse + read fields, chat 2 KB: ≥ 3× lua-cjson", short = ">= 3x lua-cjson",
+  { what = "parse + read fields (`qjson.parse`), chat ladder ≥ 100 KB: ≥ 60× lua-cjson",
+    short = "parse+read >= 60x cjson", workloads = LADDER, metric = "x_cjson", at_least = 60 },
+  { what = "parse + read fields (`qjson.parse`), chat ladder ≥ 100 KB: ≥ 0.5× the memchr floor",
+    short = "parse+read >= 0.5x memchr", workloads = LADDER, metric = "x_floor", at_least = 0.5 },
+  { what = "parse + read fields (`qjson.parse`), chat 2 KB: ≥ 3× lua-cjson", short = "parse+read >= 3x cjson",
     workloads = { "chat-2k" }, metric = "x_cjson", at_least = 3 },
-  { what = "parse + read fields, issues list ~100 KB: ≥ 5× lua-cjson", short = ">= 5x lua-cjson",
-    workloads = { "issues-100k" }, metric = "x_cjson", at_least = 5 },
-  { what = "Lua heap retained ≤ 64 KB at every size (chat ladder, issues list)", short = "Lua heap retained <= 64 KB",
-    kinds = { chat = true, issues = true }, metric = "heap_retained_kb", at_most = 64 },
-  { what = "encode the tables decoded from twitter, citm_catalog and canada: ≥ 2× cjson.encode",
-    short = ">= 2x cjson.encode", workloads = { "encode-twitter", "encode-citm", "encode-canada" },
+  { what = "parse + read fields (`qjson.parse`), issues list ~100 KB: ≥ 5× lua-cjson",
+    short = "parse+read >= 5x cjson", workloads = { "issues-100k" }, metric = "x_cjson", at_least = 5 },
+  { what = "Lua heap retained ≤ 64 KB at every size (`qjson.parse`; chat ladder, issues list)",
+    short = "Lua heap retained <= 64 KB", kinds = { chat = true, issues = true }, metric = "heap_retained_kb",
+    at_most = 64 },
+  { what = "decode + read fields (`qjson.decode`), chat ladder ≥ 100 KB: ≥ 60× lua-cjson",
+    short = "decode+read >= 60x cjson", lib = "qjson.decode", workloads = LADDER, metric = "x_cjson",
+    at_least = 60 },
+  { what = "decode + read fields (`qjson.decode`), chat 2 KB: ≥ 3× lua-cjson", short = "decode+read >= 3x cjson",
+    lib = "qjson.decode", workloads = { "chat-2k" }, metric = "x_cjson", at_least = 3 },
+  { what = "decode + encode unmodified (`qjson.decode` + `qjson.encode`), ≥ 100 KB: ≥ 60× lua-cjson",
+    short = "roundtrip >= 60x cjson", workloads = { "roundtrip-100k", "roundtrip-1m", "roundtrip-10m" },
+    metric = "x_cjson", at_least = 60 },
+  { what = "modify a top-level field + encode, 10 MB: ≥ 0.5× the unmodified decode + encode",
+    short = "modify top >= 0.5x roundtrip", workloads = { "modtop-10m" }, metric = "x_roundtrip", at_least = 0.5 },
+  { what = "add a field + encode, 10 MB: ≥ 0.5× the unmodified decode + encode",
+    short = "add field >= 0.5x roundtrip", workloads = { "addfield-10m" }, metric = "x_roundtrip", at_least = 0.5 },
+  { what = "modify a nested field + encode, 10 MB: ≥ 0.5× the unmodified decode + encode",
+    short = "modify nested >= 0.5x roundtrip", workloads = { "modnested-10m" }, metric = "x_roundtrip",
+    at_least = 0.5 },
+  { what = "`qjson.cjson.decode` of twitter, citm_catalog and canada (+ a few reads): ≥ 2× `cjson.decode`",
+    short = "qjson.cjson >= 2x cjson", lib = "qjson.cjson", workloads = { "read-twitter", "read-citm", "read-canada" },
     metric = "x_cjson", at_least = 2 },
-  { what = "encode the tables decoded from twitter, citm_catalog and canada: ahead of dkjson.encode",
-    short = "ahead of dkjson.encode", workloads = { "encode-twitter", "encode-citm", "encode-canada" },
-    metric = "x_dkjson", at_least = 1, strictly = true },
-  { what = "~200-byte object encoded in a loop: ≥ 1.2× cjson.encode", short = ">= 1.2x cjson.encode",
+  { what = "~200-byte object decoded and fully read, `qjson.cjson.decode`: ≥ 1.2× lua-cjson",
+    short = "tiny qjson.cjson >= 1.2x", lib = "qjson.cjson", workloads = { "decode-tiny" }, metric = "x_cjson",
+    at_least = 1.2 },
+  { what = "~200-byte object decoded and fully read, `qjson.decode`: ≥ 1.2× lua-cjson",
+    short = "tiny qjson.decode >= 1.2x", lib = "qjson.decode", workloads = { "decode-tiny" }, metric = "x_cjson",
+    at_least = 1.2 },
+  { what = "encode the tables decoded from twitter, citm_catalog and canada: ≥ 2× cjson.encode",
+    short = "encode >= 2x cjson", workloads = { "encode-twitter", "encode-citm", "encode-canada" },
+    metric = "x_cjson", at_least = 2 },
+  { what = "~200-byte object encoded in a loop: ≥ 1.2× cjson.encode", short = "encode tiny >= 1.2x cjson",
     workloads = { "encode-tiny" }, metric = "x_cjson", at_least = 1.2 },
+  { what = "Every workload: qjson's row ahead of every other library measured (fastest non-qjson library)",
+    short = "ahead of every other library", all = true, metric = "x_best_other", at_least = 1, strictly = true },
 }
 
 local function find(results, workload, library)
@@ -51,6 +93,10 @@ M.find = find
 
 -- Adds MB/s and the ratios to every scenario, and the target verdicts.
 function M.derive(results)
+  local kind_of = {}
+  for _, w in ipairs(results.workloads) do
+    kind_of[w.name] = w.kind
+  end
   for _, s in ipairs(results.scenarios) do
     s.mbps = s.median * s.size / 1e6
     local base, floor = find(results, s.workload, BASELINE), find(results, s.workload, FLOOR)
@@ -58,10 +104,34 @@ function M.derive(results)
     s.x_floor = floor and s.median / floor.median or nil
     local dk = find(results, s.workload, "dkjson")
     s.x_dkjson = dk and s.median / dk.median or nil
+    -- Fastest library that is neither qjson nor the floor.
+    local best
+    for _, o in ipairs(results.scenarios) do
+      if o.workload == s.workload and not is_qjson(o.library) and o.library ~= FLOOR
+        and (not best or o.median > best.median) then
+        best = o
+      end
+    end
+    if best then
+      s.x_best_other, s.best_other = s.median / best.median, best.library
+    end
+    -- An edit job against the unmodified decode + encode of the same document.
+    local kind = kind_of[s.workload]
+    if EDIT_KINDS[kind] and kind ~= "roundtrip" then
+      local rt = find(results, (s.workload:gsub("^%a+%-", "roundtrip-")), s.library)
+      s.x_roundtrip = rt and s.median / rt.median or nil
+    end
   end
   local skipped = {}
   for _, k in ipairs(results.skipped or {}) do
     skipped[k.name] = k.reason
+  end
+  for _, f in ipairs(results.failed or {}) do
+    skipped[f.name] = skipped[f.name] or "wrong answer: " .. f.reason
+  end
+  local unavailable = {}
+  for _, u in ipairs(results.unavailable or {}) do
+    unavailable[u.library] = u.reason
   end
   local verdicts = {}
   for _, t in ipairs(M.TARGETS) do
@@ -69,15 +139,19 @@ function M.derive(results)
     if not names then
       names = {}
       for _, w in ipairs(results.workloads) do
-        if t.kinds[w.kind] then
+        if t.all or t.kinds[w.kind] then
           names[#names + 1] = w.name
         end
       end
     end
     for _, w in ipairs(names) do
-      local s = find(results, w, MAIN)
-      local v = { target = t.what, short = t.short, workload = w, metric = t.metric, at_least = t.at_least,
-        at_most = t.at_most, strictly = t.strictly, skipped = skipped[w] }
+      local edit = ({ roundtrip = true, modtop = true, addfield = true, modnested = true })[w:match("^(%a+)%-") or ""]
+      local lib = t.lib or (edit and "qjson.decode") or main_lib(kind_of[w] or "")
+      local s = find(results, w, lib)
+      local v = { target = t.what, short = t.short, workload = w, library = lib, metric = t.metric,
+        at_least = t.at_least, at_most = t.at_most, strictly = t.strictly,
+        skipped = skipped[w] or (not s and unavailable[lib] and lib .. ": " .. unavailable[lib]) or nil,
+        against = s and t.metric == "x_best_other" and s.best_other or nil }
       if s and s[t.metric] then
         v.measured = s[t.metric]
         if t.at_least then
@@ -88,7 +162,9 @@ function M.derive(results)
           v.of_target = v.measured / t.at_most
         end
       end
-      verdicts[#verdicts + 1] = v
+      if not (t.all and not s) then -- "ahead of every other": only where a qjson row ran
+        verdicts[#verdicts + 1] = v
+      end
     end
   end
   results.targets = verdicts
@@ -106,12 +182,11 @@ local function library_order(results, workload)
   return rows
 end
 
-local function row_cells(s, markdown)
+local function row_cells(s, markdown, main)
   local x = markdown and "×" or "x"
-  local is_qjson = s.library:match("^qjson") ~= nil
   local name = s.library == FLOOR and "memchr (floor)" or s.library
-  if markdown and s.library == MAIN then
-    name = "**qjson**"
+  if markdown and s.library == main then
+    name = "**" .. name .. "**"
   end
   return {
     name,
@@ -119,7 +194,7 @@ local function row_cells(s, markdown)
     fmt_ops(s.min) .. ".." .. fmt_ops(s.max),
     fmt_sig(s.mbps),
     s.library == BASELINE and "1" .. x or fmt_sig(s.x_cjson, x),
-    is_qjson and s.x_floor and fmt_sig(s.x_floor, x) or "",
+    is_qjson(s.library) and s.x_floor and fmt_sig(s.x_floor, x) or "",
     format("%.1f", s.heap_retained_kb),
     format("%.1f", s.vmhwm_kb / 1024),
   }
@@ -127,15 +202,27 @@ end
 
 local HEADER = { "library", "ops/s (median)", "min..max", "MB/s", "x cjson", "x memchr", "heap KB", "peak RSS MB" }
 
+local CORPUS_JOBS = {
+  twitter = "every status's id, text, user.screen_name, user.followers_count, retweet_count",
+  citm = "every performance's id, eventId, start, venueCode, seat category and price counts, its event's name",
+  canada = "type; each feature's properties.name, geometry.type; each ring's point count and first point",
+}
+
 local function workload_title(w)
+  local size = fmt_ops(w.size)
   if w.kind == "encode" then
     return format("%s: encode the table decoded from %s (%s bytes of JSON; cjson.encode writes %s)", w.name,
-      w.label, fmt_ops(w.size), w.output_size and fmt_ops(w.output_size) or "?")
+      w.label, size, w.output_size and fmt_ops(w.output_size) or "?")
   elseif w.kind == "tiny" then
-    return format("%s: %s, %s bytes, parse + read every field", w.name, w.label, fmt_ops(w.size))
+    return format("%s: %s, %s bytes, decoded and every field read", w.name, w.label, size)
+  elseif w.kind == "mix" then
+    return format("%s: chat requests of %s in turn, %s bytes per cycle (one op = the four)", w.name, w.label, size)
+  elseif CORPUS_JOBS[w.kind] then
+    return format("%s: %s.json, %s bytes; read %s", w.name, w.label, size, CORPUS_JOBS[w.kind])
+  elseif EDIT_KINDS[w.kind] then
+    return format("%s: %s (chat request, %s bytes)", w.name, w.label, size)
   end
-  return format("%s: %s, %s bytes", w.name, w.kind == "chat" and "chat request" or "GitHub issues list",
-    fmt_ops(w.size))
+  return format("%s: %s, %s bytes", w.name, w.kind == "chat" and "chat request" or "GitHub issues list", size)
 end
 
 function M.text_tables(results)
@@ -145,7 +232,9 @@ function M.text_tables(results)
     for _, s in ipairs(library_order(results, w.name)) do
       rows[#rows + 1] = row_cells(s, false)
     end
-    out[#out + 1] = workload_title(w) .. "\n" .. util.text_table(HEADER, rows)
+    if #rows > 0 then
+      out[#out + 1] = workload_title(w) .. "\n" .. util.text_table(HEADER, rows)
+    end
   end
   return concat(out, "\n\n")
 end
@@ -156,6 +245,9 @@ local function verdict_text(v, markdown)
   end
   local yes = markdown and "**met**" or "met"
   local no = markdown and "**not met**" or "NOT MET"
+  if v.against then
+    return format("%s (%s %s)", v.met and yes or no, fmt_sig(v.measured, markdown and "×" or "x"), v.against)
+  end
   if v.at_least then
     if v.met then
       return format("%s (%.2f%s the target)", yes, v.of_target, markdown and "×" or "x")
@@ -189,66 +281,103 @@ end
 function M.text_targets(results)
   local rows = {}
   for _, v in ipairs(results.targets) do
-    rows[#rows + 1] = { v.short, v.workload, measured_text(v, "x"), verdict_text(v, false) }
+    rows[#rows + 1] = { v.short, v.workload, v.library, measured_text(v, "x"), verdict_text(v, false) }
   end
-  return "Targets (qjson: parse + read fields, encode)\n"
-    .. util.text_table({ "target", "workload", "measured", "verdict" }, rows)
+  return "Targets\n" .. util.text_table({ "target", "workload", "qjson row", "measured", "verdict" }, rows)
 end
 
 ----------------------------------------------------------------------
--- Plot: MB/s against document size, log-log, the chat ladder.
+-- Plots (gnuplot).
 ----------------------------------------------------------------------
+
+-- Runs a gnuplot script (falls back to the plain png terminal when
+-- pngcairo is missing); returns png_path, or nil when gnuplot failed.
+local function gnuplot(script, png_path, tmp_dir, name)
+  os.execute("mkdir -p '" .. tmp_dir .. "'")
+  local p = io.popen("gnuplot -e 'set terminal' 2>&1")
+  local terms = p and p:read("*a") or ""
+  if p then
+    p:close()
+  end
+  if not terms:find("pngcairo", 1, true) then
+    script = script:gsub("set terminal pngcairo size (%d+),(%d+) enhanced font '[^']*'", "set terminal png size %1,%2")
+  end
+  local gp = tmp_dir .. "/" .. name .. ".gp"
+  util.write_file(gp, script)
+  local ok = os.execute("gnuplot '" .. gp .. "'")
+  if ok ~= 0 and ok ~= true then
+    return nil
+  end
+  return png_path
+end
+M.gnuplot = gnuplot
+
+local function subtitle(m)
+  return format("{/*0.8 %s, LuaJIT %s, qjson %s (%s), %s}", m.cpu, m.luajit:gsub("^LuaJIT ", ""), m.qjson,
+    m.qjson_backend, m.date)
+end
+M.subtitle = subtitle
+
+-- MB/s against document size, log-log, the chat ladder: one line per library.
 local PLOT_LIBS = {
-  { "qjson", "qjson", "lw 3 pt 7 ps 1.2 lc rgb '#1f6fd1'" },
+  { "qjson", "qjson.parse", "lw 3 pt 7 ps 1.2 lc rgb '#1f6fd1'" },
+  { "qjson.decode", "qjson.decode (lazy views)", "lw 3 pt 13 ps 1.2 lc rgb '#6f3fbf'" },
+  { "resty.simdjson", "lua-resty-simdjson", "lw 2 pt 11 lc rgb '#bf3f6f'" },
   { "lua-cjson", "lua-cjson", "lw 2 pt 5 lc rgb '#d1601f'" },
   { "dkjson", "dkjson", "lw 2 pt 9 lc rgb '#6a9a1f'" },
   { "memchr", "memchr floor (C memchr, one pass)", "lw 2 dt 2 pt 6 lc rgb '#777777'" },
 }
 
-function M.plot(results, png_path, tmp_dir)
+local function chat_ladder(results)
   local chat = {}
   for _, w in ipairs(results.workloads) do
     if w.kind == "chat" then
       chat[#chat + 1] = w
     end
   end
+  return chat
+end
+
+function M.plot(results, png_path, tmp_dir)
+  local chat = chat_ladder(results)
   if #chat == 0 then
     return nil
   end
+  local libs = {}
+  for _, l in ipairs(PLOT_LIBS) do
+    for _, w in ipairs(chat) do
+      if find(results, w.name, l[1]) then
+        libs[#libs + 1] = l
+        break
+      end
+    end
+  end
   local data, xtics = {}, {}
-  for _, w in ipairs(chat) do
+  for i, w in ipairs(chat) do
     local cells = { tostring(w.size) }
-    for _, l in ipairs(PLOT_LIBS) do
+    for _, l in ipairs(libs) do
       local s = find(results, w.name, l[1])
       cells[#cells + 1] = s and format("%.6g", s.mbps) or "?"
     end
-    -- A size close to the previous one gets its labels below rather than above.
-    local prev = chat[#xtics]
-    local close = prev and w.size / prev.size < 3 and not xtics[#xtics]:find("\\n", 1, true)
     local q = find(results, w.name, MAIN)
-    local label = q and q.x_cjson and format('"%s cjson"', fmt_sig(q.x_cjson, "×")) or '""'
-    cells[#cells + 1] = close and '""' or label
-    cells[#cells + 1] = close and label or '""'
+    cells[#cells + 1] = q and q.x_cjson and format('"%s"', fmt_sig(q.x_cjson, "×")) or '""'
     data[#data + 1] = concat(cells, " ")
-    xtics[#xtics + 1] = format('"%s%s" %d', close and "\\n" or "", w.label, w.size)
+    -- Rungs close together: every other label one line down.
+    xtics[#xtics + 1] = format('"%s%s" %d', i % 2 == 0 and "\\n" or "", w.label, w.size)
   end
   local plots = {}
-  for i, l in ipairs(PLOT_LIBS) do
+  for i, l in ipairs(libs) do
     plots[#plots + 1] = format("$data using 1:%d with linespoints %s title '%s'", i + 1, l[3], l[2])
   end
-  plots[#plots + 1] = format("$data using 1:2:%d with labels offset 0,1.2 font ',10' tc rgb '#1f6fd1' notitle",
-    #PLOT_LIBS + 2)
-  plots[#plots + 1] = format("$data using 1:2:%d with labels offset 0,-1.3 font ',10' tc rgb '#1f6fd1' notitle",
-    #PLOT_LIBS + 3)
-  local m = results.meta
+  plots[#plots + 1] = format("$data using 1:2:%d with labels offset 0,1.2 font ',9' tc rgb '#1f6fd1' notitle",
+    #libs + 2)
   local script = concat({
     "set terminal pngcairo size 1000,660 enhanced font 'Sans,11'",
     "set output '" .. png_path .. "'",
     "set encoding utf8",
     "set datafile missing '?'",
-    format("set title \"Chat-completion request: parse + read fields (higher is better)\\n"
-      .. "{/*0.8 %s, LuaJIT %s, qjson %s (%s), %s}\"", m.cpu, m.luajit:gsub("^LuaJIT ", ""), m.qjson,
-      m.qjson_backend, m.date),
+    "set title \"Chat-completion request: parse + read fields (higher is better; labels: qjson.parse × lua-cjson)\\n"
+      .. subtitle(results.meta) .. "\"",
     "set logscale xy",
     "set xrange [1200:18000000]",
     "set yrange [10:400000]",
@@ -265,23 +394,122 @@ function M.plot(results, png_path, tmp_dir)
     "plot " .. concat(plots, ", \\\n  "),
     "",
   }, "\n")
-  os.execute("mkdir -p '" .. tmp_dir .. "'")
-  local gp = tmp_dir .. "/bench-chat.gp"
-  util.write_file(gp, script)
-  local p = io.popen("gnuplot -e 'set terminal' 2>&1")
-  local terms = p and p:read("*a") or ""
-  if p then
-    p:close()
+  return gnuplot(script, png_path, tmp_dir, "bench-chat")
+end
+
+-- qjson's speed-up over lua-cjson: left, per job along the chat ladder
+-- (log-log); right, per fixed document and qjson API (log scale).
+local RATIO_JOBS = {
+  { kind = "chat", prefix = "chat", lib = "qjson", title = "parse + read (qjson.parse)",
+    style = "lw 3 pt 7 lc rgb '#1f6fd1'" },
+  { kind = "chat", prefix = "chat", lib = "qjson.decode", title = "decode + read (qjson.decode)",
+    style = "lw 3 pt 13 lc rgb '#6f3fbf'" },
+  { kind = "roundtrip", prefix = "roundtrip", lib = "qjson.decode", title = "decode + encode, unmodified",
+    style = "lw 2 pt 5 lc rgb '#2a9d8f'" },
+  { kind = "modify_top", prefix = "modtop", lib = "qjson.decode", title = "decode + set top field + encode",
+    style = "lw 2 pt 9 lc rgb '#e9a03b'" },
+  { kind = "add_field", prefix = "addfield", lib = "qjson.decode", title = "decode + add field + encode",
+    style = "lw 2 pt 11 lc rgb '#d1601f'" },
+  { kind = "modify_nested", prefix = "modnested", lib = "qjson.decode", title = "decode + set nested field + encode",
+    style = "lw 2 pt 6 lc rgb '#8a5a44'" },
+}
+local RATIO_DOCS = {
+  { "issues-100k", "issues" }, { "mix", "mix" }, { "read-twitter", "twitter" }, { "read-citm", "citm" },
+  { "read-canada", "canada" }, { "decode-tiny", "200 B" }, { "encode-twitter", "enc twitter" },
+  { "encode-citm", "enc citm" }, { "encode-canada", "enc canada" }, { "encode-tiny", "enc 200 B" },
+}
+local RATIO_APIS = {
+  { "qjson", "qjson.parse / qjson.encode", "#1f6fd1" },
+  { "qjson.decode", "qjson.decode", "#6f3fbf" },
+  { "qjson.cjson", "qjson.cjson.decode", "#2a9d8f" },
+}
+
+function M.plot_ratios(results, png_path, tmp_dir)
+  local sizes = {}
+  for _, w in ipairs(chat_ladder(results)) do
+    sizes[#sizes + 1] = w
   end
-  if not terms:find("pngcairo", 1, true) then
-    util.write_file(gp, (script:gsub("set terminal pngcairo size 1000,660 enhanced font 'Sans,11'",
-      "set terminal png size 1000,660")))
-  end
-  local ok = os.execute("gnuplot '" .. gp .. "'")
-  if ok ~= 0 and ok ~= true then
+  if #sizes == 0 then
     return nil
   end
-  return png_path
+  -- Left panel: one line per job.
+  local left, lines = {}, {}
+  for _, w in ipairs(sizes) do
+    local cells = { tostring(w.size) }
+    for _, j in ipairs(RATIO_JOBS) do
+      local s = find(results, (w.name:gsub("^chat", j.prefix)), j.lib)
+      cells[#cells + 1] = s and s.x_cjson and format("%.6g", s.x_cjson) or "?"
+    end
+    left[#left + 1] = concat(cells, " ")
+  end
+  for i, j in ipairs(RATIO_JOBS) do
+    local any = false
+    for _, w in ipairs(sizes) do
+      any = any or find(results, (w.name:gsub("^chat", j.prefix)), j.lib) ~= nil
+    end
+    if any then
+      lines[#lines + 1] = format("$left using 1:%d with linespoints %s title '%s'", i + 1, j.style, j.title)
+    end
+  end
+  lines[#lines + 1] = "1 with lines lw 1 dt 2 lc rgb '#333333' title 'as fast as lua-cjson'"
+  -- Right panel: clustered bars, one cluster per document.
+  local right = {}
+  for _, d in ipairs(RATIO_DOCS) do
+    local cells, any = { '"' .. d[2] .. '"' }, false
+    for _, a in ipairs(RATIO_APIS) do
+      local s = find(results, d[1], a[1])
+      cells[#cells + 1] = s and s.x_cjson and format("%.6g", s.x_cjson) or "?"
+      any = any or (s ~= nil and s.x_cjson ~= nil)
+    end
+    if any then
+      right[#right + 1] = concat(cells, " ")
+    end
+  end
+  local bars = {}
+  for i, a in ipairs(RATIO_APIS) do
+    bars[#bars + 1] = format("$right using %d:xtic(1) title '%s' lc rgb '%s'", i + 1, a[2], a[3])
+  end
+  local xtics = {}
+  for i, w in ipairs(sizes) do
+    xtics[i] = format('"%s%s" %d', i % 2 == 0 and "\\n" or "", w.label, w.size)
+  end
+  local script = concat({
+    "set terminal pngcairo size 1400,640 enhanced font 'Sans,11'",
+    "set output '" .. png_path .. "'",
+    "set encoding utf8",
+    "set datafile missing '?'",
+    "set multiplot layout 1,2 title \"qjson's speed-up over lua-cjson, same job side by side (higher is better; "
+      .. "1 = as fast)\\n" .. subtitle(results.meta) .. "\"",
+    "$left << EOD", concat(left, "\n"), "EOD",
+    #right > 0 and "$right << EOD\n" .. concat(right, "\n") .. "\nEOD" or "",
+    "set title 'chat-completion ladder'",
+    "set logscale xy",
+    "set xrange [1200:18000000]",
+    "set yrange [0.3:1000]",
+    "set xtics (" .. concat(xtics, ", ") .. ")",
+    "set ytics ('0.5×' 0.5, '1×' 1, '2×' 2, '5×' 5, '10×' 10, '20×' 20, '50×' 50, '100×' 100, '200×' 200, "
+      .. "'500×' 500)",
+    "set grid xtics ytics lc rgb '#dddddd'",
+    "set xlabel 'document size'",
+    "set ylabel '× lua-cjson (ops/s over lua-cjson ops/s)'",
+    "set key top left font ',9'",
+    "plot " .. concat(lines, ", \\\n  "),
+    "unset logscale x",
+    "set xrange [*:*]",
+    "set xtics rotate by -30 font ',9'",
+    "set xlabel 'document (read jobs, then encode of plain tables)'",
+    "set title 'other documents'",
+    "set style data histogram",
+    "set style histogram clustered gap 1",
+    "set style fill solid 0.85 border -1",
+    "set boxwidth 0.9",
+    "set key top right font ',9'",
+    #right > 0 and "plot " .. concat(bars, ", \\\n  ") .. ", 1 with lines lw 1 dt 2 lc rgb '#333333' notitle"
+      or "",
+    "unset multiplot",
+    "",
+  }, "\n")
+  return gnuplot(script, png_path, tmp_dir, "bench-ratios")
 end
 
 ----------------------------------------------------------------------
@@ -290,14 +518,107 @@ end
 local function md_workload_table(results, w)
   local rows = {}
   for _, s in ipairs(library_order(results, w.name)) do
-    rows[#rows + 1] = row_cells(s, true)
+    rows[#rows + 1] = row_cells(s, true, main_lib(w.kind))
   end
   local header = { "library", "ops/s (median)", "min..max", "MB/s", "× cjson", "× memchr", "Lua heap retained KB",
     "peak RSS MB" }
   return util.md_table(header, rows, "lrrrrrrr")
 end
 
-function M.markdown(results, results_rel)
+-- The speed-up table: one row per workload, × lua-cjson of each qjson API
+-- and of the fastest other library.
+local function summary_table(results)
+  local apis = { "qjson", "qjson.decode", "qjson.cjson" }
+  local rows = {}
+  for _, w in ipairs(results.workloads) do
+    local r, any = { w.name }, false
+    for _, a in ipairs(apis) do
+      local s = find(results, w.name, a)
+      r[#r + 1] = s and s.x_cjson and fmt_sig(s.x_cjson, "×") or ""
+      any = any or s ~= nil
+    end
+    local best, ratio
+    for _, s in ipairs(results.scenarios) do
+      if s.workload == w.name and not is_qjson(s.library) and s.library ~= FLOOR and s.library ~= BASELINE
+        and (not best or s.median > best.median) then
+        best = s
+      end
+    end
+    if best and best.x_cjson then
+      ratio = format("%s %s", best.library, fmt_sig(best.x_cjson, "×"))
+    end
+    r[#r + 1] = ratio or ""
+    local b = find(results, w.name, BASELINE)
+    r[#r + 1] = b and fmt_ops(b.median) or ""
+    if any then
+      rows[#rows + 1] = r
+    end
+  end
+  return util.md_table({ "workload", "qjson.parse (encode: qjson.encode)", "qjson.decode", "qjson.cjson",
+    "fastest other library", "lua-cjson ops/s" }, rows, "lrrrrr")
+end
+
+local function list_of(items, fmt)
+  local lines = {}
+  for _, k in ipairs(items or {}) do
+    lines[#lines + 1] = fmt(k)
+  end
+  return concat(lines, "\n")
+end
+
+-- The nginx gateway section, from bench/gateway/run.lua's results.
+function M.gateway_markdown(g, rel)
+  if not g then
+    return "Not run yet: `make bench-gateway` measures it and writes this section.\n"
+  end
+  local L = {}
+  local function add(...)
+    for _, x in ipairs({ ... }) do
+      L[#L + 1] = x
+    end
+  end
+  add(format("Measured on %s by `make bench-gateway` (`luajit bench/gateway/run.lua`), results in [`%s`](../%s): "
+    .. "%s, one worker, on 127.0.0.1, driven by %s (%d connections, one thread). Request bodies are held in memory "
+    .. "(`client_body_buffer_size %s`)%s. Each handler reads `model` and every `messages[i].content` "
+    .. "(for array contents, each part's `type` and `text`), sets `temperature`, re-encodes the body and responds "
+    .. "with its length. %s", g.date, rel, rel, g.nginx or "nginx", g.wrk or "wrk", g.connections,
+    g.body_buffer, g.file_mode and format("; the `%s` rows are with bodies buffered to a temporary file "
+      .. "(`client_body_buffer_size %s`), read with `qjson.parse_file` / `io.open`", "file", g.file_buffer) or "",
+    g.qjson_api_note or ""), "")
+  add(format("Every figure is the median of %d runs of %g s per handler, the handlers taking turns; "
+    .. "the machine is shared, so compare the ratios.", g.runs, g.seconds), "")
+  local rows = {}
+  for _, r in ipairs(g.rows) do
+    rows[#rows + 1] = { r.body_label, r.mode, r.handler, fmt_ops(r.rps), r.x_rps and fmt_sig(r.x_rps, "×") or "1×",
+      format("%.2f", r.p50_ms), format("%.2f", r.p99_ms), r.p99_ratio and fmt_sig(r.p99_ratio, "×") or "1×",
+      format("%.1f", r.rss_before_kb / 1024), format("%.1f", r.rss_after_kb / 1024), fmt_ops(r.requests),
+      tostring(r.errors) }
+  end
+  add(util.md_table({ "body", "body in", "handler", "requests/s", "× cjson", "p50 ms", "p99 ms", "p99 / cjson's",
+    "worker RSS before MB", "after MB", "requests", "errors" }, rows, "lllrrrrrrrrr"), "")
+  if g.soak then
+    local rows2 = {}
+    for _, s in ipairs(g.soak) do
+      rows2[#rows2 + 1] = { s.handler, s.body_label, fmt_ops(s.requests), format("%.1f", s.rss_start_kb / 1024),
+        format("%.1f", s.rss_end_kb / 1024), format("%+.2f", (s.rss_end_kb - s.rss_start_kb) / 1024),
+        s.met and "**met**" or "**not met**" }
+    end
+    add("Worker RSS over a long run (after a warm-up of " .. fmt_ops(g.soak_warmup or 0) .. " requests):", "",
+      util.md_table({ "handler", "body", "requests", "RSS at start MB", "RSS at end MB", "growth MB",
+        "< 5 MB growth" }, rows2, "llrrrrl"), "")
+  end
+  if g.targets then
+    local rows3 = {}
+    for _, t in ipairs(g.targets) do
+      rows3[#rows3 + 1] = { t.what, t.measured, t.needed, t.met and "**met**" or "**not met**" }
+    end
+    add("Targets:", "", util.md_table({ "target", "measured", "needed", "verdict" }, rows3, "lrrl"), "")
+  end
+  add("![requests/s and p99 latency per body size](bench-gateway.png)", "")
+  return concat(L, "\n")
+end
+
+function M.markdown(results, results_rel, gateway, gateway_rel)
   local m, c = results.meta, results.config
   local L = {}
   local function add(...)
@@ -310,11 +631,15 @@ function M.markdown(results, results_rel)
     "",
     format("Measured on %s by `make bench` (`luajit bench/run.lua`), results in [`%s`](../%s). "
       .. "Every figure below comes from that one run on one machine, all libraries side by side; "
-      .. "ratios are what to compare, not absolute numbers.", m.date, results_rel, results_rel), "")
+      .. "ratios are what to compare, not absolute numbers. The nginx gateway under load is "
+      .. "[its own section](#nginx-gateway-under-load) (`make bench-gateway`).", m.date, results_rel,
+      results_rel), "")
 
   add("## Targets", "",
-    "The targets from the issues, for qjson's jobs \"parse and read fields\" and \"encode\" (below),"
-      .. " measured in this run:", "")
+    "The targets from the issues, measured in this run (the qjson row checked is named in each target; "
+      .. "\"ahead of every other library\" compares the job's main qjson row, `qjson.parse` for reading, "
+      .. "`qjson.decode` for decode + encode, `qjson.encode` for encoding, with the fastest library that is "
+      .. "not qjson):", "")
   local rows = {}
   for i, v in ipairs(results.targets) do
     local prev = results.targets[i - 1]
@@ -322,20 +647,31 @@ function M.markdown(results, results_rel)
       needed_text(v), verdict_text(v, true) }
   end
   add(util.md_table({ "target", "workload", "measured", "needed", "verdict" }, rows, "llrrl"), "")
-  if results.skipped and #results.skipped > 0 then
-    local lines = {}
-    for _, k in ipairs(results.skipped) do
-      lines[#lines + 1] = format("- `%s`: %s", k.name, k.reason)
-    end
-    add("**Skipped in this run** (their rows and targets are missing):", "", concat(lines, "\n"), "")
+  if #(results.unavailable or {}) > 0 then
+    add("**Libraries not measured in this run** (their rows are missing):", "",
+      list_of(results.unavailable, function(u)
+        return format("- `%s`: %s", u.library, u.reason)
+      end), "")
+  end
+  if #(results.skipped or {}) > 0 then
+    add("**Workloads skipped in this run**:", "", list_of(results.skipped, function(k)
+      return format("- `%s`: %s", k.name, k.reason)
+    end), "")
+  end
+  if #(results.failed or {}) > 0 then
+    add("**Wrong answers: not timed.** Before timing, every library's answer is checked against the others' "
+      .. "(`bench/one.lua <workload> --verify`), and every timed call against the checked checksum. These "
+      .. "disagreed, so they have no figures:", "", list_of(results.failed, function(f)
+        return format("- `%s`%s: %s", f.name, f.library and " (" .. f.library .. ")" or "", f.reason)
+      end), "")
   end
 
   add("## Machine", "",
     format("- CPU: %s, %d cores (%s)%s", m.cpu, m.cores, m.cpu_flags,
       m.mem_total_mb and format(", %d MB RAM", m.mem_total_mb) or ""),
     format("- Kernel: %s", m.kernel or "?"),
-    format("- %s (%s); Debian's lua-cjson %s; dkjson %s (pure Lua, no LPeg)", m.luajit, m.jit_arch, m.cjson,
-      m.dkjson),
+    format("- %s (%s); Debian's lua-cjson %s; dkjson %s (pure Lua, no LPeg)%s", m.luajit, m.jit_arch, m.cjson,
+      m.dkjson, m.simdjson and "; lua-resty-simdjson " .. m.simdjson or "; lua-resty-simdjson not installed"),
     format("- qjson %s, stage 1 backend `%s`, commit %s%s", m.qjson, m.qjson_backend, m.git_commit or "?",
       m.git_dirty and " plus uncommitted changes to src/ or lua/" or ""),
     format("- Load average at start %.2f %.2f %.2f, at end %.2f %.2f %.2f (the machine is shared: other jobs "
@@ -344,45 +680,56 @@ function M.markdown(results, results_rel)
       m.loadavg_end[3]),
     format("- Whole run: %.0f s", m.runtime_seconds), "")
 
+  add("## Speed-up over lua-cjson", "",
+    "× lua-cjson = ops/s over lua-cjson's doing the same job on the same document (reading jobs: "
+      .. "`cjson.decode` + table reads; decode + encode jobs: `cjson.decode`, the edit, `cjson.encode`; "
+      .. "encode: `cjson.encode` of the same table). Empty: that API does not do this job.", "",
+    "![qjson's speed-up over lua-cjson](bench-ratios.png)", "", summary_table(results), "")
+
   add("## Results: parse and read fields", "",
     "Columns: median ops/s over the rounds with the slowest and fastest round; MB/s = median ops/s × document "
       .. "size / 10^6; × cjson = ops/s over lua-cjson's on the same document; × memchr = qjson's ops/s over "
       .. "the floor's (1 would be as fast as one memchr pass over the document); Lua heap retained = "
       .. "`collectgarbage(\"count\")` after the run and a full GC, with the last result (document or table) "
       .. "still referenced, minus the same figure before the first parse; peak RSS = `VmHWM` at the end "
-      .. "(includes the input string and the interpreter, ~4 MB).", "")
-  add("### Chat-completion ladder", "", "![MB/s against document size, log-log](bench-chat.png)", "")
-  for _, w in ipairs(results.workloads) do
-    if w.kind == "chat" then
-      add("#### " .. workload_title(w), "", md_workload_table(results, w), "")
+      .. "(includes the input string and the interpreter, ~4 MB). Rows: `qjson` = `qjson.parse` and the "
+      .. "document API; `qjson.decode` = lazy views read like lua-cjson's tables (`qjson.len` for lengths); "
+      .. "`qjson.cjson` = the drop-in module's `decode` to plain tables.", "")
+  local sections = {
+    { title = "### Chat-completion ladder", kinds = { chat = true }, extra = "![MB/s against document size, "
+      .. "log-log](bench-chat.png)" },
+    { title = "### REST issues list", kinds = { issues = true } },
+    { title = "### Interleaved mix", kinds = { mix = true },
+      extra = "One op reads the four chat requests in turn (100 KB, 200 KB, 500 KB, 1 MB), so no size stays "
+        .. "in the caches and branch predictors from one call to the next." },
+    { title = "### Real documents (../shared/data/corpus)", kinds = { twitter = true, citm = true, canada = true },
+      extra = "Each decoded and a few fields read from every record (the same fields with every library). "
+        .. "Before timing, `qjson.cjson.decode`'s tables and `qjson.materialize` of `qjson.decode`'s view are "
+        .. "checked deep-equal to `cjson.decode`'s, numbers exactly." },
+    { title = "### ~200-byte API object, in a loop", kinds = { tiny = true },
+      extra = "The object `encode-tiny` encodes, decoded and every one of its 11 leaf values read. No floor row: "
+        .. "one memchr pass over 194 bytes is call overhead." },
+  }
+  for _, sec in ipairs(sections) do
+    local parts = {}
+    for _, w in ipairs(results.workloads) do
+      if sec.kinds[w.kind] and #library_order(results, w.name) > 0 then
+        parts[#parts + 1] = "#### " .. workload_title(w) .. "\n\n" .. md_workload_table(results, w) .. "\n"
+      end
     end
-  end
-  add("### REST issues list", "")
-  for _, w in ipairs(results.workloads) do
-    if w.kind == "issues" then
-      add("#### " .. workload_title(w), "", md_workload_table(results, w), "")
-    end
-  end
-  local tiny = {}
-  for _, w in ipairs(results.workloads) do
-    if w.kind == "tiny" then
-      tiny[#tiny + 1] = w
-    end
-  end
-  if #tiny > 0 then
-    add("### ~200-byte API object, in a loop", "",
-      "The object `encode-tiny` encodes (below), parsed and every one of its 11 leaf values read: qjson with "
-        .. "`qjson.parse` and `get_num`/`get_str`/`get_bool`/`len` on compiled paths, lua-cjson and dkjson "
-        .. "with `decode` and table reads. No floor row: one memchr pass over 194 bytes is call overhead.", "")
-    for _, w in ipairs(tiny) do
-      add("#### " .. workload_title(w), "", md_workload_table(results, w), "")
+    if #parts > 0 then
+      add(sec.title, "")
+      if sec.extra then
+        add(sec.extra, "")
+      end
+      add(concat(parts, "\n"))
     end
   end
 
   -- The qjson reader written three ways.
   local variants = {}
   for _, l in ipairs(c.libraries) do
-    if l:match("^qjson") then
+    if l == MAIN or l:match("^qjson%-") then
       variants[#variants + 1] = l
     end
   end
@@ -421,6 +768,24 @@ function M.markdown(results, results_rel)
     add(util.md_table(header, vrows, align), "")
   end
 
+  local edits = {}
+  for _, w in ipairs(results.workloads) do
+    if EDIT_KINDS[w.kind] and #library_order(results, w.name) > 0 then
+      edits[#edits + 1] = "#### " .. workload_title(w) .. "\n\n" .. md_workload_table(results, w) .. "\n"
+    end
+  end
+  if #edits > 0 then
+    add("## Results: decode, edit, re-encode", "",
+      "The gateway's job: decode a chat request, change nothing (`roundtrip`), set `temperature = 0.5` "
+        .. "(`modtop`), add `new_field = \"x\"` (`addfield`) or set `messages[1].role = \"system\"` "
+        .. "(`modnested`), and encode it again. qjson: `qjson.decode` (a lazy view), the edit on the view, "
+        .. "`qjson.encode(view)`, which writes untouched parts as their original bytes; the others decode to "
+        .. "tables and encode those. Checked before timing: every output decodes (`cjson.decode`) to the "
+        .. "document with the edit applied, and qjson's unmodified output is the input byte for byte. "
+        .. "The targets compare the edits at 10 MB with the unmodified decode + encode of the same document.",
+      "", concat(edits, "\n"))
+  end
+
   add("## Results: encode", "",
     "The job: `encode(t)` to a string, where `t` is the table `cjson.decode` built from the document, once "
       .. "per process, before the measurements and outside the timed work; every library encodes that same "
@@ -436,6 +801,8 @@ function M.markdown(results, results_rel)
       add("#### " .. workload_title(w), "", md_workload_table(results, w), "")
     end
   end
+
+  add("## nginx gateway under load", "", M.gateway_markdown(gateway, gateway_rel))
 
   add("## Memory", "", "### qjson's index", "",
     "Native bytes of the document's index (`qjson_index_bytes`) per structural character of the input "
@@ -509,7 +876,8 @@ function M.markdown(results, results_rel)
   add("## Method", "",
     "- **Workloads** (`bench/workloads.lua`), generated deterministically (a seeded xorshift32, no "
       .. "`math.random`) and cached in `bench/data/`:",
-    "  - the chat-completion ladder, 2 KB, 60 KB, 100 KB, 1 MB and 10 MB (each within 2% of its target): "
+    "  - the chat-completion ladder, 2 KB, 60 KB, 100 KB, 200 KB, 500 KB, 1 MB, 2 MB, 5 MB and 10 MB (each "
+      .. "within 2% of its target): "
       .. "`{\"model\":\"gpt-4o\",\"temperature\":0.7,\"max_tokens\":1024,\"stream\":false,\"messages\":[...]}` "
       .. "with one message per MB (at least one), each `{\"role\":\"user\",\"content\":[{\"type\":\"text\","
       .. "\"text\":...},{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,...\"}}]}`; "
@@ -517,28 +885,35 @@ function M.markdown(results, results_rel)
       .. "and 4-byte UTF-8; the base64 payload fills the document to its size;",
     "  - a GitHub REST issues list of ~100 KB: 32 issue objects with every field the API returns (`user`, "
       .. "`labels`, `assignee(s)`, `reactions`, URLs, nulls), bodies with `\\r\\n`, `\\\"` and `\\u` escapes;",
+    "  - the interleaved mix: the 100 KB, 200 KB, 500 KB and 1 MB chat requests in turn;",
+    "  - the real documents twitter.json, citm_catalog.json and canada.json of `../shared/data/corpus/` "
+      .. "(read where they are, beside the checkout; skipped with a message when absent), decoded and read, "
+      .. "and the tables `cjson.decode` builds from them, encoded;",
     "  - a ~200-byte API-gateway-like object (`" .. (results.tiny_json or "workloads.TINY") .. "`): strings "
-      .. "(one with escapes and non-ASCII), integers, a fraction, a boolean, a nested object, an array;",
-    "  - for encoding, the real documents twitter.json, citm_catalog.json and canada.json of "
-      .. "`../shared/data/corpus/` (beside the checkout, not in it; skipped with a message when absent), and "
-      .. "the ~200-byte object.",
-    "- **Job** (`bench/libs.lua`), per library, as its user would write it: parse, then read `model`, "
+      .. "(one with escapes and non-ASCII), integers, a fraction, a boolean, a nested object, an array; "
+      .. "decoded and fully read, and encoded.",
+    "- **Jobs** (`bench/libs.lua`), per library, as its user would write it. Chat: read `model`, "
       .. "`temperature` and, for every message, its `content` array and, per part, `type` and (text parts) "
-      .. "`text`. The image URL is not read: a gateway doesn't. For the issues list: `number`, `title`, "
-      .. "`state`, `user.login` of every issue. qjson: `qjson.parse` + `doc:len`/`doc:get_str`/`doc:get_num` "
-      .. "with compiled paths; lua-cjson and dkjson: `decode` + table reads. dkjson parses up to 1 MB only. "
-      .. "For the ~200-byte object: parse and read all 11 leaf values (`get_bool` for the boolean).",
+      .. "`text`; the image URL is not read: a gateway doesn't. Issues list: `number`, `title`, `state`, "
+      .. "`user.login` of every issue. Real documents: the fields named in each table's title. Tiny object: "
+      .. "all 11 leaf values. `qjson`: `qjson.parse` + `doc:len`/`get_str`/`get_num` on compiled paths (or "
+      .. "cursors from `doc:ipairs`); `qjson.decode`, `qjson.cjson`, lua-cjson, dkjson and lua-resty-simdjson: "
+      .. "the one table-reading code, with `qjson.len` for a view's lengths. dkjson parses up to 1 MB only.",
+    "- **Decode + encode jobs**: `encode(edit(decode(s)))` per call; the edit is the same function for a "
+      .. "view and a table. Each call's checksum is the output's length.",
     "- **Encode job**: `qjson.encode(t)`, `cjson.encode(t)`, `dkjson.encode(t, state)` of the one table "
       .. "`cjson.decode` built from the document, once per process before the heap baseline and outside the "
       .. "timed work; each call's checksum is the output's length.",
     "- **Floor**: `memchr(s, 0x01, #s)` through the FFI, a byte valid JSON never holds, so one full pass of "
       .. "glibc's vectorized memchr: the least work any reader of every byte must do.",
-    "- **Same values**: before timing, each workload is read once by every library with the timed code "
-      .. "(collecting every value read) and the run aborts unless all read identical values; each timed "
-      .. "process also checks its checksum (total length of the strings read plus the sum of the numbers) "
-      .. "on every call. Encode workloads: the run aborts unless `qjson.encode`'s output equals "
-      .. "`cjson.encode`'s byte for byte, and `dkjson.encode`'s decodes (`cjson.decode`) to a structure "
-      .. "deep-equal to the table (numbers to the 14 significant digits both write).",
+    "- **Same answers** (`bench/one.lua <workload> --verify`, and `make bench-smoke`, part of `make test`): "
+      .. "before timing, each workload's job is run once by every library with the timed code (collecting "
+      .. "every value read) and all must read identical values; decoders that build a whole document "
+      .. "(`qjson.cjson`, `qjson.materialize` of a view) must equal `cjson.decode`'s table, numbers exactly; "
+      .. "decode + encode outputs must decode to the edited document, and qjson's unmodified view must encode "
+      .. "to the input byte for byte; `qjson.encode`'s output must be `cjson.encode`'s byte for byte. Each "
+      .. "timed process also checks its checksum on every call. A workload or scenario that fails is listed "
+      .. "above and not timed, and `make bench` exits 1.",
     format("- **Timing** (`bench/one.lua`): a fresh `luajit` process per scenario%s; warm-up of %s; then %d "
       .. "rounds of at least %.2f s of CPU time each, timed with `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` "
       .. "around batches of ~5 ms, a full GC before each round (outside its time). CPU time rather than wall "
@@ -551,19 +926,21 @@ function M.markdown(results, results_rel)
       c.warmup, c.rounds, c.round_seconds),
     "- **Memory**: Lua heap via `collectgarbage(\"count\")` (full GC repeated until it stops shrinking), "
       .. "native peak via `VmHWM` in `/proc/self/status`.",
-    "- Not covered yet (design §4): lua-resty-simdjson (not installed here), the interleaved mix, and parsing "
-      .. "the real corpus documents (they are covered for encoding).", "")
+    "- **lua-resty-simdjson** is timed when `require(\"resty.simdjson\")` loads (outside nginx, with "
+      .. "`ngx.null` set to lua-cjson's null); it is not packaged in Debian, so here its rows are missing "
+      .. "(listed above when so).", "")
 
   add("## Reproducing", "",
     "```sh",
     "make bench          # full run (~" .. format("%.0f", m.runtime_seconds / 60 + 0.5)
-      .. " min here): results JSON, this page and the plot",
-    "make bench-quick    # 2 short rounds, no API variants; writes bench/results/tmp/quick-<date>.json only",
+      .. " min here): results JSON, this page, the plots, the README's table",
+    "make bench-quick    # 2 short rounds, fewer sizes, no API variants; writes bench/results/tmp/quick-<date>.json",
+    "make bench-smoke    # every job of every library once, answers compared (part of make test)",
+    "make bench-gateway  # nginx + wrk: the gateway section of this page",
     "luajit bench/run.lua --only=chat-2k --libs=qjson,lua-cjson --procs=5   # a subset, 5 processes each",
     "luajit bench/one.lua chat-1m qjson          # one scenario, one RESULT line of JSON",
-    "luajit bench/one.lua issues-100k --verify   # check the libraries read the same values",
-    "luajit bench/one.lua encode-twitter --verify   # check qjson.encode writes cjson.encode's bytes",
-    "luajit bench/report.lua bench/results/<date>.json   # rebuild this page and the plot from a results file",
+    "luajit bench/one.lua read-twitter --verify  # check the libraries read the same values",
+    "luajit bench/report.lua bench/results/<date>.json   # rebuild this page and the plots from a results file",
     "```", "")
   return concat(L, "\n")
 end
@@ -577,11 +954,98 @@ local function relative(path, root)
   return path
 end
 
+-- The newest results file matching `pattern` under bench/results, or nil.
+local function newest(root, pattern)
+  local p = io.popen("ls " .. util.shell_quote(root .. "/bench/results") .. "/" .. pattern
+    .. " 2>/dev/null | sort | tail -n 1")
+  local path = p and p:read("*l")
+  if p then
+    p:close()
+  end
+  return path ~= "" and path or nil
+end
+M.newest = newest
+
+-- The README's headline table, between its bench:headline markers.
+local HEADLINE = {
+  { "parse + read fields (`qjson.parse`)", "chat-2k", "qjson", "chat request, 2 KB" },
+  { "parse + read fields (`qjson.parse`)", "chat-100k", "qjson", "chat request, 100 KB" },
+  { "parse + read fields (`qjson.parse`)", "chat-1m", "qjson", "chat request, 1 MB" },
+  { "parse + read fields (`qjson.parse`)", "chat-10m", "qjson", "chat request, 10 MB" },
+  { "decode + read fields (`qjson.decode`)", "chat-100k", "qjson.decode", "chat request, 100 KB" },
+  { "decode + read fields (`qjson.decode`)", "chat-10m", "qjson.decode", "chat request, 10 MB" },
+  { "decode + encode, unmodified", "roundtrip-1m", "qjson.decode", "chat request, 1 MB" },
+  { "decode + set a field + encode", "modtop-10m", "qjson.decode", "chat request, 10 MB" },
+  { "parse + read fields (`qjson.parse`)", "issues-100k", "qjson", "GitHub issues list, 100 KB" },
+  { "decode to tables (`qjson.cjson`)", "read-twitter", "qjson.cjson", "twitter.json" },
+  { "decode to tables (`qjson.cjson`)", "read-canada", "qjson.cjson", "canada.json" },
+  { "decode + read every field", "decode-tiny", "qjson.decode", "~200-byte object" },
+  { "encode", "encode-twitter", "qjson", "table from twitter.json" },
+  { "encode", "encode-tiny", "qjson", "~200-byte object" },
+}
+
+function M.readme_headline(results, gateway)
+  local m = results.meta
+  local rows = {}
+  for _, h in ipairs(HEADLINE) do
+    local s = find(results, h[2], h[3])
+    if s then
+      rows[#rows + 1] = { h[1], h[4], fmt_ops(s.median), fmt_sig(s.x_cjson, "×") }
+    end
+  end
+  local L = {
+    format("From one `make bench` run (%s; %s cores, %s; %s); ratios are what to compare, as the machine is "
+      .. "shared. Full tables, targets, method and memory figures in [docs/benchmarks.md](docs/benchmarks.md).",
+      m.date, m.cores, m.cpu, m.luajit),
+    "",
+    util.md_table({ "job", "document", "qjson ops/s", "× lua-cjson" }, rows, "llrr"),
+    "",
+  }
+  if gateway then
+    local g = {}
+    for _, r in ipairs(gateway.rows) do
+      if r.handler == "qjson" and r.x_rps and r.mode == "memory" then
+        g[#g + 1] = format("%s ×%s (p99 %s of cjson's)", r.body_label, fmt_sig(r.x_rps), fmt_sig(r.p99_ratio, "×"))
+      end
+    end
+    if #g > 0 then
+      L[#L + 1] = "nginx gateway (`make bench-gateway`, one worker): requests/s over lua-cjson's, " .. concat(g, ", ")
+        .. "."
+      L[#L + 1] = ""
+    end
+  end
+  L[#L + 1] = "![qjson's speed-up over lua-cjson](docs/bench-ratios.png)"
+  L[#L + 1] = ""
+  L[#L + 1] = "![parse + read fields, MB/s against document size](docs/bench-chat.png)"
+  return concat(L, "\n")
+end
+
+local function update_readme(root, text)
+  local path = root .. "/README.md"
+  local readme = util.read_file(path)
+  if not readme then
+    return nil
+  end
+  local a, b = readme:find("<!-- bench:headline -->\n", 1, true)
+  local c = readme:find("<!-- /bench:headline -->", 1, true)
+  if not a or not c or c < b then
+    return nil
+  end
+  util.write_file(path, readme:sub(1, b) .. text .. "\n" .. readme:sub(c))
+  return path
+end
+
 function M.write_docs(results, results_path, root)
+  local gpath = newest(root, "gateway-*.json")
+  local gateway = gpath and require("cjson").decode(util.read_file(gpath)) or nil
   local md_path = root .. "/docs/benchmarks.md"
-  util.write_file(md_path, M.markdown(results, relative(results_path, root)))
-  local png = M.plot(results, root .. "/docs/bench-chat.png", root .. "/bench/results/tmp")
-  return md_path, png
+  util.write_file(md_path, M.markdown(results, relative(results_path, root), gateway,
+    gpath and relative(gpath, root)))
+  local tmp = root .. "/bench/results/tmp"
+  local png = M.plot(results, root .. "/docs/bench-chat.png", tmp)
+  local ratios = M.plot_ratios(results, root .. "/docs/bench-ratios.png", tmp)
+  update_readme(root, M.readme_headline(results, gateway))
+  return md_path, png, ratios
 end
 
 -- Standalone (not required as a module): regenerate the docs.
@@ -589,22 +1053,15 @@ if (...) ~= "report" then
   local script = arg and arg[0] or "bench/report.lua"
   local bench_dir = script:match("^(.*)/[^/]*$") or "."
   local root = bench_dir:match("^(.*)/bench$") or (bench_dir == "bench" and ".") or bench_dir .. "/.."
-  local path = arg[1]
-  if not path then
-    local p = io.popen("ls " .. util.shell_quote(root .. "/bench/results") .. "/*.json 2>/dev/null | sort | tail -n 1")
-    path = p and p:read("*l")
-    if p then
-      p:close()
-    end
-  end
+  local path = arg[1] or newest(root, "[0-9]*.json")
   if not path or path == "" then
     io.stderr:write("report.lua: no results file (run `make bench` first)\n")
     os.exit(1)
   end
   local results = require("cjson").decode((assert(util.read_file(path), "cannot read " .. path)))
   M.derive(results)
-  local md, png = M.write_docs(results, path, root)
-  print("wrote " .. md .. " and " .. tostring(png))
+  local md, png, ratios = M.write_docs(results, path, root)
+  print("wrote " .. md .. ", " .. tostring(png) .. ", " .. tostring(ratios))
 end
 
 return M

@@ -137,6 +137,7 @@ local function metadata()
     qjson_backend = qjson.backend(),
     cjson = require("cjson")._VERSION,
     dkjson = (require("dkjson").version:gsub("^dkjson ", "")),
+    simdjson = libs.available("resty.simdjson") and libs.libs["resty.simdjson"].version() or nil,
     qjson_lib_built = sh("stat -c %y " .. util.shell_quote(root .. "/target/release/libqjson.so")),
     git_commit = sh("git -C " .. util.shell_quote(root) .. " rev-parse --short HEAD"),
     git_dirty = (sh("git -C " .. util.shell_quote(root) .. " status --porcelain -- src lua") or "") ~= "",
@@ -362,8 +363,9 @@ os.execute("mkdir -p " .. util.shell_quote(root .. "/bench/results"))
 util.write_file(out_path, util.json_encode(results) .. "\n")
 io.write(format("\nresults: %s\n", out_path))
 if opts.docs then
-  local md, png = report.write_docs(results, out_path, root)
-  io.write(format("docs:    %s\nplot:    %s\n", md, png or "(gnuplot failed)"))
+  local md, png, ratios = report.write_docs(results, out_path, root)
+  io.write(format("docs:    %s and README.md's headline table\nplots:   %s, %s\n", md, png or "(gnuplot failed)",
+    ratios or "(gnuplot failed)"))
 end
 io.write(format("total %.0f s\n", now() - started))
 if #failed > 0 then
