@@ -28,7 +28,7 @@ header:
 	QJSON_BLESS=1 cargo test --release --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-install fuzz-smoke
+test: build test-rust test-lua test-install fuzz-smoke bench-smoke
 
 test-rust:
 	cargo test --release
@@ -58,6 +58,15 @@ bench: build
 
 bench-quick: build
 	$(LUAJIT) bench/run.lua --quick
+
+# Every benchmark job of every library once, answers compared (< 1 min).
+bench-smoke: build
+	$(LUAJIT) bench/run.lua --smoke
+
+# nginx (one worker, 127.0.0.1) + wrk: qjson and lua-cjson gateway handlers.
+bench-gateway: build
+	@tools/deps.sh --bench
+	$(LUAJIT) bench/gateway/run.lua
 
 lint: deps
 	cargo fmt --check
