@@ -140,6 +140,15 @@ end
 -- like the table cjson.decode builds; encode re-emits what was not
 -- changed as the original bytes), the value for a scalar.
 function qjson.decode(s, opts)
+  if opts == nil and type(s) == "string" then
+    -- The common call, without the checks options need.
+    err_box.message[0] = 0
+    local ptr = C.qjson_parse(s, #s, nil, err_box)
+    if ptr == nil then
+      error(parse_error(), 0)
+    end
+    return view.decoded({ ptr = ffi.gc(ptr, C.qjson_free), src = s })
+  end
   local v, err, is_arg = qjson._decode(s, opts)
   if v == nil and err ~= nil then
     error(err, is_arg and 2 or 0)
