@@ -16,6 +16,9 @@ build = {
   install = {
     lua = {
       ["qjson.cdef"] = "lua/qjson/cdef.lua",
+      ["qjson.cjson"] = "lua/qjson/cjson.lua",
+      ["qjson.cjson.safe"] = "lua/qjson/cjson/safe.lua",
+      ["qjson.decode.config"] = "lua/qjson/decode/config.lua",
       ["qjson.doc"] = "lua/qjson/doc.lua",
       ["qjson.encode"] = "lua/qjson/encode.lua",
       ["qjson.encode.config"] = "lua/qjson/encode/config.lua",
@@ -26,6 +29,7 @@ build = {
       ["qjson.lib"] = "lua/qjson/lib.lua",
       ["qjson.options"] = "lua/qjson/options.lua",
       ["qjson.safe"] = "lua/qjson/safe.lua",
+      ["qjson.tables"] = "lua/qjson/tables.lua",
     },
     lib = {
       ["libqjson"] = "target/release/libqjson.so",

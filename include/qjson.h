@@ -19,6 +19,10 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_ARRAY = 5,
   // `n` key, value pairs follow.
   QJSON_EVENT_TAG_OBJECT = 6,
+  // `n` elements follow, none of them an array or object.
+  QJSON_EVENT_TAG_SCALAR_ARRAY = 7,
+  // `n` key, value pairs follow, no value an array or object.
+  QJSON_EVENT_TAG_SCALAR_OBJECT = 8,
 };
 typedef uint32_t qjson_event_tag;
 
@@ -58,6 +62,7 @@ typedef union {
   const char *ptr;
 } qjson_event_value;
 
+// One value of the stream, or the start of a container (`qjson_event`).
 typedef struct {
   qjson_event_tag tag;
   // A string's length in bytes; a container's element or member count.

@@ -120,6 +120,12 @@ impl Document<'_> {
         self.tape.capacity() * 4
     }
 
+    /// The tape itself, for walks that follow its layout (`flatten`).
+    #[inline(always)]
+    pub(crate) fn tape(&self) -> &[u32] {
+        &self.tape
+    }
+
     #[inline(always)]
     fn pos(&self, node: Node) -> usize {
         self.tape[node as usize] as usize

@@ -76,6 +76,63 @@ pub(crate) fn to_f64(text: &[u8]) -> f64 {
     std::str::from_utf8(text).ok().and_then(|t| t.parse().ok()).unwrap_or_else(|| lenient_to_f64(text))
 }
 
+/// The nearest double to the number at the start of `s`, which stage 2
+/// has already checked (by [`scan`], or [`scan_lenient`] when `lenient`).
+/// One pass collects up to 19 digits and the exponent; when the digits fit
+/// a double exactly and the power of ten is within 10^22, one correctly
+/// rounded multiplication or division is the exact answer (Clinger's fast
+/// path). Everything else goes to Rust's parser.
+#[inline]
+pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
+    if lenient {
+        let len = scan_lenient(s).map_or(s.len(), |(len, _)| len);
+        return to_f64(&s[..len]);
+    }
+    let negative = s[0] == b'-';
+    let mut i = negative as usize;
+    let mut mantissa: u64 = 0;
+    let mut digits = 0;
+    let mut exp10: i64 = 0;
+    while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+        mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+        digits += 1;
+        i += 1;
+    }
+    if s.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+            digits += 1;
+            exp10 -= 1;
+            i += 1;
+        }
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let negative_exp = s.get(i) == Some(&b'-');
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let mut e: i64 = 0;
+        while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+            e = (e * 10 + (d - b'0') as i64).min(1 << 20);
+            i += 1;
+        }
+        exp10 += if negative_exp { -e } else { e };
+    }
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+        1e19, 1e20, 1e21, 1e22,
+    ];
+    if digits <= 19 && mantissa <= 1 << 53 && (-22..=22).contains(&exp10) {
+        let m = mantissa as f64;
+        let v = if exp10 < 0 { m / POW10[-exp10 as usize] } else { m * POW10[exp10 as usize] };
+        return if negative { -v } else { v };
+    }
+    // SAFETY: stage 2 admitted only ASCII digits, signs, '.' and 'e'/'E'.
+    unsafe { std::str::from_utf8_unchecked(&s[..i]) }.parse().unwrap_or(f64::NAN)
+}
+
 /// Scans a number as C's `strtod` reads one, for lua-cjson's
 /// `decode_invalid_numbers`: an optional sign, then `inf`, `infinity` or
 /// `nan` (any case; `nan` may carry a `(chars)` payload), hexadecimal
@@ -362,6 +419,53 @@ mod tests {
         assert_eq!(v("0x1.fffffffffffff8p1023"), f64::INFINITY); // rounds up past the largest
         assert_eq!(v("01"), 1.0);
         assert_eq!(v("-.5"), -0.5);
+    }
+
+    /// The one-pass conversion agrees with Rust's parser everywhere,
+    /// around the fast path's limits especially.
+    #[test]
+    fn valid_numbers_convert_exactly() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let fixed = [
+            "0", "-0", "9007199254740992", "9007199254740993", "-9007199254740993", "1e22", "1e23", "123456789e-22",
+            "0.1", "3.14159", "1.7976931348623157e308", "5e-324", "12345678901234567890", "1234567890123456789",
+            "0.000001234", "1E+2", "-65.613616999999977", "2.2250738585072014E-308",
+        ];
+        for text in fixed {
+            let want: f64 = text.parse().unwrap();
+            assert_eq!(to_f64_valid(text.as_bytes(), false).to_bits(), want.to_bits(), "{text}");
+        }
+        for _ in 0..100_000 {
+            let r = next();
+            let mut text = String::new();
+            if r & 1 == 1 {
+                text.push('-');
+            }
+            let int_digits = 1 + (r >> 1) % 20;
+            text.push_str(&format!("{}", 1 + next() % 9));
+            for _ in 1..int_digits {
+                text.push(char::from(b'0' + (next() % 10) as u8));
+            }
+            if r & 2 == 2 {
+                text.push('.');
+                for _ in 0..1 + (r >> 8) % 12 {
+                    text.push(char::from(b'0' + (next() % 10) as u8));
+                }
+            }
+            if r & 4 == 4 {
+                text.push_str(&format!("e{}", (next() % 80) as i64 - 40));
+            }
+            let want: f64 = text.parse().unwrap();
+            // Followed by a delimiter, as in a document.
+            let doc = format!("{text},");
+            assert_eq!(to_f64_valid(doc.as_bytes(), false).to_bits(), want.to_bits(), "{text}");
+        }
     }
 
     extern "C" {

@@ -9,6 +9,8 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_STRING = 4,
   QJSON_EVENT_TAG_ARRAY = 5,
   QJSON_EVENT_TAG_OBJECT = 6,
+  QJSON_EVENT_TAG_SCALAR_ARRAY = 7,
+  QJSON_EVENT_TAG_SCALAR_OBJECT = 8,
 };
 typedef uint32_t qjson_event_tag;
 enum qjson_kind {

@@ -1,0 +1,176 @@
+-- qjson.tables: plain Lua tables from JSON, built from the stream of
+-- events the native library produces for a whole value in one call (see
+-- src/flatten.rs): qjson.cjson.decode and qjson.materialize use it.
+--
+-- The builder keeps its own stack instead of recursing, so LuaJIT
+-- compiles it as one loop; tables are created with their exact sizes.
+local ffi = require("ffi")
+local C = require("qjson.lib")
+local new_tab = require("table.new")
+
+local setmetatable, error, tostring, type = setmetatable, error, tostring, type
+local ffi_string = ffi.string
+
+local M = {}
+
+local NUMBER, STRING = C.QJSON_EVENT_TAG_NUMBER, C.QJSON_EVENT_TAG_STRING
+local ARRAY, OBJECT = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_OBJECT
+local SCALAR_ARRAY, SCALAR_OBJECT = C.QJSON_EVENT_TAG_SCALAR_ARRAY, C.QJSON_EVENT_TAG_SCALAR_OBJECT
+local TRUE, FALSE = C.QJSON_EVENT_TAG_TRUE, C.QJSON_EVENT_TAG_FALSE
+
+local opts_box = ffi.new("qjson_options")
+local count_box = ffi.new("uint32_t[1]")
+local err_box = ffi.new("qjson_error")
+
+-- The native side keeps the events of a call in a buffer per slot, reused
+-- by the next call with that slot. A decode started while another one is
+-- still building its tables (from a finalizer the collector runs during
+-- the build) takes the next slot, so it cannot overwrite them.
+local active = 0
+-- stacks[slot + 1]: the builder's stack for that slot, four entries per
+-- level (container, events left, is object, last array index).
+local stacks = {}
+
+-- The Lua value of a scalar event `e` with tag `tag`.
+local function scalar(e, tag, null)
+  if tag == NUMBER then
+    return e.v.num
+  elseif tag == STRING then
+    return ffi_string(e.v.ptr, e.n)
+  elseif tag == TRUE then
+    return true
+  elseif tag == FALSE then
+    return false
+  end
+  return null
+end
+
+-- Builds the value from `count` events at `ev`. `null` is what a JSON null
+-- becomes; `array_mt` is set on every array, else `empty_mt` on empty ones.
+local function build(ev, count, null, array_mt, empty_mt, stack)
+  local root
+  -- The container being filled: `left` events still belong to it; in an
+  -- object they alternate key, value (`key` holds a key until its value).
+  local cur, left, is_obj, idx, key = nil, 0, false, 0, nil
+  local top = 0 -- entries used in `stack`
+  local i = 0
+  while i < count do
+    local e = ev[i]
+    local tag = e.tag
+    local v
+    local open = 0 -- members of a container to fill from the events after it
+    if tag == NUMBER or tag == STRING or tag < NUMBER then
+      v = scalar(e, tag, null)
+    elseif tag == SCALAR_ARRAY or tag == ARRAY then
+      local n = e.n
+      v = new_tab(n, 0)
+      if array_mt then
+        setmetatable(v, array_mt)
+      elseif n == 0 and empty_mt then
+        setmetatable(v, empty_mt)
+      end
+      if tag == SCALAR_ARRAY then
+        for j = 1, n do
+          local f = ev[i + j]
+          v[j] = scalar(f, f.tag, null)
+        end
+        i = i + n
+      else
+        open = n
+      end
+    else
+      local n = e.n
+      v = new_tab(0, n)
+      if tag == SCALAR_OBJECT then
+        for j = i + 1, i + 2 * n, 2 do
+          local k, f = ev[j], ev[j + 1]
+          v[ffi_string(k.v.ptr, k.n)] = scalar(f, f.tag, null) -- in order: the last repeat wins
+        end
+        i = i + 2 * n
+      else
+        open = n
+      end
+    end
+    i = i + 1
+
+    if cur == nil then
+      root = v
+    elseif is_obj then
+      left = left - 1
+      if key == nil then
+        key = v
+      else
+        cur[key] = v -- in order, so a repeated key keeps its last value
+        key = nil
+      end
+    else
+      left = left - 1
+      idx = idx + 1
+      cur[idx] = v
+    end
+
+    if open > 0 then
+      stack[top + 1], stack[top + 2], stack[top + 3], stack[top + 4] = cur, left, is_obj, idx
+      top = top + 4
+      is_obj = tag == OBJECT
+      cur, left, idx = v, is_obj and 2 * open or open, 0
+    else
+      -- Close every container this event completed.
+      while left == 0 and top > 0 do
+        cur, left, is_obj, idx = stack[top - 3], stack[top - 2], stack[top - 1], stack[top]
+        stack[top - 3] = nil -- hold no reference once built
+        top = top - 4
+      end
+    end
+  end
+  return root
+end
+
+local function run(ev, settings)
+  if ev == nil then
+    error("qjson: " .. ffi_string(err_box.message), 0)
+  end
+  local slot = active
+  local stack = stacks[slot + 1]
+  if not stack then
+    stack = {}
+    stacks[slot + 1] = stack
+  end
+  active = slot + 1
+  local v = build(ev, count_box[0], settings.null, settings.array_mt, settings.empty_array_mt, stack)
+  active = slot
+  return v
+end
+
+-- Plain tables for the JSON text `s`. `settings`: `null` (the value of a
+-- JSON null), `array_mt` (set on every array), `empty_array_mt` (set on
+-- empty arrays when `array_mt` is not given), `max_depth` (default 1000)
+-- and `invalid_numbers` (lua-cjson's decode_invalid_numbers). Invalid
+-- input raises "qjson: <what> at line L, column C (byte B)".
+function M.from_string(s, settings)
+  opts_box.mode, opts_box.duplicate_keys, opts_box.ijson = 0, 0, 0
+  opts_box.max_depth = settings.max_depth or 1000
+  opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
+  err_box.message[0] = 0
+  return run(C.qjson_decode(s, #s, opts_box, active, count_box, err_box), settings)
+end
+
+-- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a
+-- `qjson_doc *`); the document's own options applied at its parse.
+function M.from_node(doc_ptr, node, settings)
+  err_box.message[0] = 0
+  return run(C.qjson_flatten(doc_ptr, node, active, count_box, err_box), settings)
+end
+
+-- For error messages about the argument of a decode function.
+function M.check_string(s, name)
+  local t = type(s)
+  if t == "string" then
+    return s
+  elseif t == "number" then
+    return tostring(s) -- as lua_tolstring converts it
+  end
+  error("bad argument #1 to '" .. name .. "' (string expected, got " .. t .. ")", 3)
+end
+
+return M
