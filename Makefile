@@ -66,7 +66,7 @@ bench-smoke: build
 # nginx (one worker, 127.0.0.1) + wrk: qjson and lua-cjson gateway handlers.
 bench-gateway: build
 	@tools/deps.sh --bench
-	$(LUAJIT) bench/gateway/run.lua
+	LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
 lint: deps
 	cargo fmt --check

@@ -1,0 +1,124 @@
+-- The gateway's job, done with qjson and with lua-cjson, for nginx's
+-- content_by_lua (bench/gateway/nginx.conf) and, outside nginx, for the
+-- check of what the handlers answer (bench/gateway/run.lua):
+--
+-- read the request body, read `model` and every `messages[i].content`
+-- (a string, or parts whose `type` and `text` are read), set
+-- `temperature`, re-encode, and respond with the encoded body's length.
+--
+-- A body nginx kept in memory arrives as a string; one it buffered to a
+-- temporary file is read from the file: `qjson.parse_file` (no Lua string
+-- of the body is made), `io.open` + `cjson.decode` for lua-cjson.
+local cjson = require("cjson")
+local qjson = require("qjson")
+
+local type, open = type, io.open
+
+local M = {}
+
+local function read_file(path)
+  local f = assert(open(path, "rb"))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- The reads, over a lua-cjson table or a qjson view (`len`: # or qjson.len).
+local function read_fields(t, len)
+  local sum = #t.model
+  local messages = t.messages
+  for i = 1, len(messages) do
+    local content = messages[i].content
+    if type(content) == "string" then
+      sum = sum + #content
+    else
+      for j = 1, len(content) do
+        local part = content[j]
+        sum = sum + #part.type
+        local text = part.text
+        if text then
+          sum = sum + #text
+        end
+      end
+    end
+  end
+  return sum
+end
+
+local function plain_len(t)
+  return #t
+end
+
+-- lua-cjson: body text (or file) -> the re-encoded body.
+function M.cjson_job(body, file)
+  local t = cjson.decode(body or read_file(file))
+  read_fields(t, plain_len)
+  t.temperature = 0.5
+  return cjson.encode(t)
+end
+
+-- qjson: lazy views; the untouched parts are written as their bytes.
+local decode, encode, len, parse_file = qjson.decode, qjson.encode, qjson.len, qjson.parse_file
+-- A document read from a file owns a copy of the body in native memory,
+-- which the Lua GC does not see: it is closed as soon as the answer is
+-- made, as docs/api.md advises.
+function M.qjson_job(body, file)
+  local v, d
+  if body then
+    v = decode(body)
+  else
+    d = parse_file(file)
+    v = d:get()
+  end
+  read_fields(v, len)
+  v.temperature = 0.5
+  local out = encode(v)
+  if d then
+    d:close()
+  end
+  return out
+end
+
+-- Until lazy views exist: the document API reads, and no re-encode.
+M.views = decode ~= nil and len ~= nil
+if not M.views then
+  local MODEL, MESSAGES, CONTENT, TYPE, TEXT = qjson.path("model"), qjson.path("messages"), qjson.path("content"),
+    qjson.path("type"), qjson.path("text")
+  function M.qjson_job(body, file)
+    local d = body and qjson.parse(body) or parse_file(file)
+    local sum = #d:get_str(MODEL)
+    for _, msg in d:ipairs(MESSAGES) do
+      if msg:typeof(CONTENT) == "string" then
+        sum = sum + #msg:get_str(CONTENT)
+      else
+        for _, part in msg:ipairs(CONTENT) do
+          sum = sum + #part:get_str(TYPE)
+          if part:typeof(TEXT) == "string" then
+            sum = sum + #part:get_str(TEXT)
+          end
+        end
+      end
+    end
+    d:close()
+    return body or read_file(file) -- the re-encode is pending: the body as it came
+  end
+end
+
+-- nginx entry points.
+local function respond(job)
+  local ngx = ngx -- luacheck: globals ngx
+  ngx.req.read_body()
+  local body = ngx.req.get_body_data()
+  local out = job(body, not body and ngx.req.get_body_file() or nil)
+  ngx.say(#out)
+end
+
+function M.cjson()
+  respond(M.cjson_job)
+end
+
+function M.qjson()
+  respond(M.qjson_job)
+end
+
+return M

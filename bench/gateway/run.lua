@@ -1,0 +1,355 @@
+-- The nginx gateway under load (make bench-gateway, through
+-- bench/gateway/run.sh, which starts and stops nginx):
+--
+--   luajit bench/gateway/run.lua --port=P --master=PID --prefix=DIR [--quick]
+--
+-- 1. Checks the handlers (bench/gateway/handlers.lua) outside nginx: both
+--    outputs decode to the request with `temperature` set; then through
+--    nginx, that every response is the expected length (wrk, 1 s each).
+-- 2. Times them with wrk (one thread, a few connections) on POST bodies of
+--    2 KB, 100 KB and 1 MB (the chat requests of bench/workloads.lua), held
+--    in memory by nginx, and at 100 KB and 1 MB also buffered to a file;
+--    the handlers take turns, several runs each; median requests/s, p50
+--    and p99 latency, the worker's RSS before and after.
+-- 3. Runs the qjson handler for 200,000 requests and reports the worker's
+--    RSS growth.
+-- 4. Writes bench/results/gateway-<date>.json, docs/bench-gateway.png and
+--    regenerates docs/benchmarks.md (and the README's table) from the
+--    newest bench results with this gateway section.
+local script_dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+local bench_dir = script_dir:match("^(.*)/gateway$") or script_dir .. "/.."
+local root = bench_dir:match("^(.*)/bench$") or bench_dir .. "/.."
+package.path = script_dir .. "/?.lua;" .. bench_dir .. "/?.lua;" .. root .. "/lua/?.lua;" .. root
+  .. "/lua/?/init.lua;" .. package.path
+
+local cjson = require("cjson")
+local util = require("util")
+local workloads = require("workloads")
+local handlers = require("handlers")
+local report = require("report")
+
+local format = string.format
+
+local opts = {}
+for _, a in ipairs(arg) do
+  local k, v = a:match("^%-%-([%w-]+)=(.*)$")
+  if k then
+    opts[k] = v
+  elseif a == "--quick" then
+    opts.quick = true
+  else
+    io.stderr:write("usage: luajit bench/gateway/run.lua --port=P --master=PID --prefix=DIR [--quick]\n")
+    os.exit(2)
+  end
+end
+local port, master, prefix = assert(tonumber(opts.port), "--port"), assert(tonumber(opts.master), "--master"),
+  assert(opts.prefix, "--prefix")
+
+local CONFIG = opts.quick and { runs = 1, seconds = 2, connections = 4, soak = 20000, soak_warmup = 2000 }
+  or { runs = 3, seconds = 3, connections = 4, soak = 200000, soak_warmup = 10000 }
+local BODIES = {
+  { name = "chat-2k", label = "2 KB" },
+  { name = "chat-100k", label = "100 KB", file = true },
+  { name = "chat-1m", label = "1 MB", file = true },
+}
+local HANDLERS = { "qjson", "cjson" }
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd))
+  local s = p:read("*a")
+  p:close()
+  return s
+end
+
+-- The worker: the master's only child.
+local worker = tonumber((util.read_file(format("/proc/%d/task/%d/children", master, master)) or ""):match("%d+"))
+if not worker then
+  io.stderr:write("bench-gateway: cannot find the nginx worker of master " .. master .. "\n")
+  os.exit(1)
+end
+
+local function rss_kb()
+  return tonumber((util.read_file(format("/proc/%d/status", worker)) or ""):match("VmRSS:%s*(%d+)"))
+end
+
+-- Deep equality of two decoded documents (numbers exactly).
+local function same(a, b)
+  if type(a) ~= type(b) then
+    return false
+  end
+  if type(a) ~= "table" then
+    return a == b
+  end
+  for k, v in pairs(a) do
+    if not same(v, b[k]) then
+      return false
+    end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then
+      return false
+    end
+  end
+  return true
+end
+
+local function wrk(path, body_file, seconds, env)
+  local vars = { "QJSON_BODY=" .. util.shell_quote(body_file) }
+  for k, v in pairs(env or {}) do
+    vars[#vars + 1] = k .. "=" .. util.shell_quote(tostring(v))
+  end
+  local out = sh(format("%s wrk -t1 -c%d -d%ds --timeout 30s -s %s http://127.0.0.1:%d%s 2>&1",
+    table.concat(vars, " "), env and env.QJSON_CONNECTIONS or CONFIG.connections, seconds,
+    util.shell_quote(script_dir .. "/post.lua"), port, path))
+  local line = out:match("WRK (%b{})")
+  if not line then
+    error("wrk produced no result:\n" .. out, 0)
+  end
+  return cjson.decode(line)
+end
+
+io.write(format("bench-gateway: worker pid %d, handler %s\n", worker,
+  handlers.views and "qjson.decode views + qjson.encode"
+    or "qjson.parse reads (views not built yet: re-encode pending)"))
+
+-- 1. Bodies and the answers the handlers must give.
+local body_dir = prefix .. "/bodies"
+os.execute("mkdir -p " .. util.shell_quote(body_dir))
+for _, b in ipairs(BODIES) do
+  local s = assert(workloads.load(b.name, root .. "/bench/data"))
+  b.size, b.path = #s, body_dir .. "/" .. b.name .. ".json"
+  util.write_file(b.path, s)
+  local want = cjson.decode(s)
+  want.temperature = 0.5
+  b.expect = {}
+  for _, h in ipairs(HANDLERS) do
+    local out = handlers[h .. "_job"](s)
+    local from_file = handlers[h .. "_job"](nil, b.path)
+    if out ~= from_file then
+      error(format("%s handler: a body read from a file gives another answer (%s)", h, b.name), 0)
+    end
+    if handlers.views or h == "cjson" then
+      if not same(cjson.decode(out), want) then
+        error(format("%s handler: the output for %s is not the request with temperature = 0.5", h, b.name), 0)
+      end
+    end
+    b.expect[h] = #out
+  end
+  for _, mode in ipairs({ "memory", b.file and "file" or nil }) do
+    for _, h in ipairs(HANDLERS) do
+      local r = wrk("/" .. h .. (mode == "file" and "-file" or ""), b.path, 1,
+        { QJSON_EXPECT = b.expect[h], QJSON_CONNECTIONS = 1 })
+      if r.checked == 0 or r.wrong > 0 or r.errors > 0 or r.non2xx > 0 then
+        error(format("%s handler, %s body in %s: %d of %d responses wrong, %d errors, %d non-2xx "
+          .. "(see %s/error.log)", h, b.label, mode, r.wrong, r.checked, r.errors, r.non2xx, prefix), 0)
+      end
+    end
+  end
+  io.write(format("checked %-9s %9d bytes: responses %s (qjson), %s (cjson)\n", b.name, b.size,
+    b.expect.qjson, b.expect.cjson))
+end
+
+-- 2. Load: the handlers take turns; medians over the runs.
+local function median(t)
+  local c = {}
+  for i, v in ipairs(t) do
+    c[i] = v
+  end
+  table.sort(c)
+  local n = #c
+  return n % 2 == 1 and c[(n + 1) / 2] or (c[n / 2] + c[n / 2 + 1]) / 2
+end
+
+local rows = {}
+for _, b in ipairs(BODIES) do
+  for _, mode in ipairs({ "memory", b.file and "file" or nil }) do
+    local acc = {}
+    for _, h in ipairs(HANDLERS) do
+      acc[h] = { rps = {}, p50 = {}, p99 = {}, requests = 0, errors = 0 }
+    end
+    for run = 1, CONFIG.runs do
+      for _, h in ipairs(HANDLERS) do
+        local a = acc[h]
+        a.rss_before = a.rss_before or rss_kb()
+        local r = wrk("/" .. h .. (mode == "file" and "-file" or ""), b.path, CONFIG.seconds)
+        a.rss_after = rss_kb()
+        a.rps[run] = r.requests / (r.duration_us / 1e6)
+        a.p50[run], a.p99[run] = r.p50_us / 1000, r.p99_us / 1000
+        a.requests, a.errors = a.requests + r.requests, a.errors + r.errors + r.non2xx
+        io.write(format("  %-7s %-6s %-6s run %d: %10.1f req/s  p50 %8.2f ms  p99 %8.2f ms  RSS %6.1f MB\n",
+          b.label, mode, h, run, a.rps[run], a.p50[run], a.p99[run], a.rss_after / 1024))
+        io.stdout:flush()
+      end
+    end
+    local base
+    for _, h in ipairs(HANDLERS) do
+      local a = acc[h]
+      local row = { body = b.name, body_label = b.label, body_size = b.size, mode = mode,
+        handler = h == "cjson" and "lua-cjson" or "qjson", rps = median(a.rps), p50_ms = median(a.p50),
+        p99_ms = median(a.p99), rps_runs = a.rps, p99_runs = a.p99, rss_before_kb = a.rss_before,
+        rss_after_kb = a.rss_after, requests = a.requests, errors = a.errors, response = b.expect[h] }
+      rows[#rows + 1] = row
+      if h == "cjson" then
+        base = row
+      end
+    end
+    -- Ratios against lua-cjson's row of the same body and mode.
+    for i = #rows - 1, #rows do
+      local r = rows[i]
+      if r.handler == "qjson" then
+        r.x_rps, r.p99_ratio = r.rps / base.rps, r.p99_ms / base.p99_ms
+      end
+    end
+  end
+end
+
+-- 3. RSS over a long run of the qjson handler (100 KB bodies, in memory):
+-- runs of wrk sized from the measured rate until enough requests are done.
+local soak_body = BODIES[2]
+local soak_rps
+for _, r in ipairs(rows) do
+  if r.body == soak_body.name and r.mode == "memory" and r.handler == "qjson" then
+    soak_rps = r.rps
+  end
+end
+local function requests(n)
+  local done, errors = 0, 0
+  while done < n do
+    local r = wrk("/qjson", soak_body.path, math.max(1, math.min(120, math.ceil((n - done) / soak_rps))))
+    done, errors = done + r.requests, errors + r.errors + r.non2xx
+  end
+  return done, errors
+end
+requests(CONFIG.soak_warmup)
+local rss_start = rss_kb()
+io.write(format("soak: qjson, %s bodies, %d requests after %d of warm-up; RSS at start %.1f MB ...\n",
+  soak_body.label, CONFIG.soak, CONFIG.soak_warmup, rss_start / 1024))
+io.stdout:flush()
+local soak_n, soak_errors = requests(CONFIG.soak)
+local rss_end = rss_kb()
+local soak = { { handler = "qjson", body_label = soak_body.label, requests = soak_n, rss_start_kb = rss_start,
+  rss_end_kb = rss_end, met = soak_n >= CONFIG.soak and (rss_end - rss_start) < 5 * 1024, errors = soak_errors } }
+io.write(format("soak: %d requests, RSS %.1f -> %.1f MB (%+.2f MB)\n", soak_n, rss_start / 1024,
+  rss_end / 1024, (rss_end - rss_start) / 1024))
+
+-- 4. Targets, results, docs.
+local targets = {}
+local function target(what, measured, needed, met)
+  targets[#targets + 1] = { what = what, measured = measured, needed = needed, met = met }
+end
+for _, r in ipairs(rows) do
+  if r.handler == "qjson" and r.mode == "memory" then
+    local need = r.body == "chat-2k" and 1.5 or 5
+    target(format("requests/s, %s bodies: qjson over lua-cjson", r.body_label), util.fmt_sig(r.x_rps, "×"),
+      format("≥ %s×", need), r.x_rps >= need)
+    if r.body ~= "chat-2k" then
+      target(format("p99 latency, %s bodies: qjson's over lua-cjson's", r.body_label),
+        util.fmt_sig(r.p99_ratio, "×"), "≤ 0.2×", r.p99_ratio <= 0.2)
+    end
+  end
+end
+target(format("worker RSS growth over %s requests (qjson, %s bodies)", util.fmt_ops(soak[1].requests),
+  soak_body.label), format("%+.2f MB", (rss_end - rss_start) / 1024), "< 5 MB", soak[1].met)
+
+local nginx_version = sh("nginx -v 2>&1"):match("nginx/(%S+)")
+local wrk_version = sh("wrk --version 2>&1"):match("wrk (%S+)")
+local results = {
+  date = os.date("%Y-%m-%d"),
+  quick = opts.quick or false,
+  nginx = "Debian's nginx " .. (nginx_version or "?") .. " with libnginx-mod-http-lua",
+  wrk = "wrk " .. (wrk_version or "?"),
+  connections = CONFIG.connections,
+  runs = CONFIG.runs,
+  seconds = CONFIG.seconds,
+  body_buffer = "2m",
+  file_mode = true,
+  file_buffer = "8k",
+  qjson_api_note = handlers.views
+      and "qjson: `qjson.decode` (a lazy view; `qjson.parse_file(path):get()` for a file), reads through the view, "
+        .. "`qjson.encode` of the edited view; lua-cjson: `cjson.decode`, table reads, `cjson.encode`."
+    or "qjson: `qjson.parse` reads only; lazy views are not built yet, so its handler does not re-encode "
+      .. "(it answers the body's own length): these rows are not yet the same job.",
+  views = handlers.views,
+  loadavg = util.read_file("/proc/loadavg"),
+  rows = rows,
+  soak = soak,
+  soak_warmup = CONFIG.soak_warmup,
+  targets = targets,
+}
+
+local text_rows = {}
+for _, r in ipairs(rows) do
+  text_rows[#text_rows + 1] = { r.body_label, r.mode, r.handler, util.fmt_ops(r.rps),
+    r.x_rps and util.fmt_sig(r.x_rps, "x") or "1x", format("%.2f", r.p50_ms), format("%.2f", r.p99_ms),
+    format("%.1f -> %.1f", r.rss_before_kb / 1024, r.rss_after_kb / 1024) }
+end
+io.write("\n", util.text_table({ "body", "in", "handler", "req/s", "x cjson", "p50 ms", "p99 ms", "worker RSS MB" },
+  text_rows), "\n\nTargets\n")
+local trows = {}
+for _, t in ipairs(targets) do
+  trows[#trows + 1] = { t.what, t.measured, t.needed, t.met and "met" or "NOT MET" }
+end
+io.write(util.text_table({ "target", "measured", "needed", "verdict" }, trows), "\n")
+
+local dir = opts.quick and root .. "/bench/results/tmp" or root .. "/bench/results"
+os.execute("mkdir -p " .. util.shell_quote(dir))
+local out_path = format("%s/%sgateway-%s.json", dir, opts.quick and "quick-" or "", results.date)
+util.write_file(out_path, util.json_encode(results) .. "\n")
+io.write("\nresults: " .. out_path .. "\n")
+
+-- The plot: requests/s (log) and p99 latency per body size.
+local function plot(png)
+  local data = {}
+  for _, b in ipairs(BODIES) do
+    local q, c
+    for _, r in ipairs(rows) do
+      if r.body == b.name and r.mode == "memory" then
+        if r.handler == "qjson" then
+          q = r
+        else
+          c = r
+        end
+      end
+    end
+    data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g "%s"', b.label, q.rps, c.rps, q.p99_ms, c.p99_ms,
+      util.fmt_sig(q.x_rps, "×"))
+  end
+  local script = table.concat({
+    "set terminal pngcairo size 1200,520 enhanced font 'Sans,11'",
+    "set output '" .. png .. "'",
+    "set encoding utf8",
+    "$d << EOD", table.concat(data, "\n"), "EOD",
+    format("set multiplot layout 1,2 title \"nginx gateway, one worker: read the body, read model and every "
+      .. "message's content, set a field, re-encode\\n{/*0.8 %s, %s, %d connections; bodies in memory; %s}\"",
+      results.nginx, results.wrk, CONFIG.connections, results.date),
+    "set style data histogram", "set style histogram clustered gap 1", "set style fill solid 0.85 border -1",
+    "set boxwidth 0.9", "set logscale y", "set grid ytics lc rgb '#dddddd'", "set key top right",
+    "set title 'requests/s (higher is better)'", "set ylabel 'requests/s (median of runs)'", "set yrange [10:*]",
+    "plot $d using 2:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 3 title 'lua-cjson' lc rgb '#d1601f', "
+      .. "$d using 0:2:6 with labels offset -2,1 font ',10' notitle",
+    "set title 'p99 latency (lower is better)'", "set ylabel 'p99 latency, ms'", "set yrange [0.01:*]",
+    "plot $d using 4:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 5 title 'lua-cjson' lc rgb '#d1601f'",
+    "unset multiplot", "",
+  }, "\n")
+  return report.gnuplot(script, png, root .. "/bench/results/tmp", "bench-gateway")
+end
+
+if not opts.quick then
+  io.write("plot:    " .. tostring(plot(root .. "/docs/bench-gateway.png")) .. "\n")
+  local latest = report.newest(root, "[0-9]*.json")
+  if latest then
+    local r = cjson.decode(util.read_file(latest))
+    report.derive(r)
+    local md = report.write_docs(r, latest, root)
+    io.write("docs:    " .. md .. " (from " .. latest .. ") and README.md's headline\n")
+  end
+end
+
+local failed = soak[1].errors
+for _, r in ipairs(rows) do
+  failed = failed + r.errors
+end
+if failed > 0 then
+  io.stderr:write(format("bench-gateway: %d requests failed\n", failed))
+  os.exit(1)
+end
