@@ -6,8 +6,9 @@ local options = require("qjson.options")
 local doc = require("qjson.doc")
 local view = require("qjson.view")
 local encoder = require("qjson.encode")
+local decode_config = require("qjson.decode.config")
 
-local type, error, pairs, tostring, getmetatable = type, error, pairs, tostring, getmetatable
+local type, error, pairs, next, tostring, getmetatable = type, error, pairs, next, tostring, getmetatable
 local ffi_string = ffi.string
 
 local qjson = {
@@ -32,15 +33,6 @@ encoder.install(qjson)
 qjson.empty_array = encoder.empty_array
 qjson.array_mt = encoder.array_mt
 qjson.empty_array_mt = encoder.empty_array_mt
-
--- A copy of this module with encoder settings of its own, as cjson.new().
-function qjson.new()
-  local inst = {}
-  for k, v in pairs(qjson) do
-    inst[k] = v
-  end
-  return encoder.install(inst)
-end
 
 local err_box = ffi.new("qjson_error")
 
@@ -86,28 +78,89 @@ end
 -- decode's own option, beside the parse options.
 local BIG_INT = { cdata = true, string = true }
 
-function qjson._decode(s, opts)
-  local big
-  if type(opts) == "table" and opts.big_int ~= nil then
-    big = opts.big_int
-    if not BIG_INT[big] then
-      return nil, "bad argument #2 to 'decode' (bad option 'big_int' (\"cdata\" or \"string\" expected, got "
-        .. tostring(big) .. "))", true
-    end
-    local rest = {}
-    for k, v in pairs(opts) do
-      if k ~= "big_int" then
-        rest[k] = v
-      end
-    end
-    opts = rest
+-- Decodes `s` with an instance's decoder settings `ds` (see
+-- qjson.decode.config) and per-call `opts`: returns the view or value, or
+-- nil and a message plus whether it is about the caller's arguments.
+local function decode_with(ds, s, opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    return nil, "bad argument #2 to 'decode' (bad options (table expected, got " .. type(opts) .. "))", true
   end
-  local d, err, is_arg = qjson._parse(s, opts, nil, "decode")
+  -- The settings are defaults the call's options override.
+  local o = { max_depth = ds.max_depth, invalid_numbers = ds.invalid_numbers }
+  local big
+  for k, v in next, opts or o do
+    if k == "big_int" then
+      if not BIG_INT[v] then
+        return nil, "bad argument #2 to 'decode' (bad option 'big_int' (\"cdata\" or \"string\" expected, got "
+          .. tostring(v) .. "))", true
+      end
+      big = v
+    else
+      o[k] = v
+    end
+  end
+  local d, err, is_arg = qjson._parse(s, o, nil, "decode")
   if d == nil then
     return nil, err, is_arg
   end
   d.big_int = big
   return view.decoded(d)
+end
+
+-- Installs decode, materialize and lua-cjson's decoder configuration
+-- functions, bound to fresh settings, into `into` (qjson or an instance).
+local function install_decoder(into)
+  local ds = decode_config.defaults()
+  -- Strict by default, unlike lua-cjson (docs/api.md): NaN, Infinity and
+  -- hexadecimal numbers only with decode_invalid_numbers(true).
+  ds.invalid_numbers = false
+  decode_config.install(into, ds)
+
+  function into._decode(s, opts)
+    return decode_with(ds, s, opts)
+  end
+
+  -- lua-cjson's decode, lazily: a view for an object or array (read it
+  -- like the table cjson.decode builds; encode re-emits what was not
+  -- changed as the original bytes), the value for a scalar.
+  function into.decode(s, opts)
+    if opts == nil and type(s) == "string" and ds.max_depth == options.DEFAULT_MAX_DEPTH
+      and not ds.invalid_numbers then
+      -- The common call, without the checks options need.
+      err_box.message[0] = 0
+      local ptr = C.qjson_parse(s, #s, nil, err_box)
+      if ptr == nil then
+        error(parse_error(), 0)
+      end
+      return view.decoded({ ptr = ffi.gc(ptr, C.qjson_free), src = s })
+    end
+    local v, err, is_arg = decode_with(ds, s, opts)
+    if v == nil and err ~= nil then
+      error(err, is_arg and 2 or 0)
+    end
+    return v
+  end
+
+  -- Plain tables equal to cjson.decode's (arrays carry array_mt with
+  -- decode_array_with_array_mt, else empty ones empty_array_mt).
+  function into.materialize(v)
+    return view.materialize(v, ds.array_with_array_mt and encoder.array_mt or nil)
+  end
+
+  return into
+end
+
+install_decoder(qjson)
+
+-- A copy of this module with encoder and decoder settings of its own, as
+-- cjson.new().
+function qjson.new()
+  local inst = {}
+  for k, v in pairs(qjson) do
+    inst[k] = v
+  end
+  install_decoder(inst)
+  return encoder.install(inst)
 end
 
 function qjson._path(s)
@@ -136,32 +189,11 @@ local function raising(f)
   end
 end
 
--- lua-cjson's decode, lazily: a view for an object or array (read it
--- like the table cjson.decode builds; encode re-emits what was not
--- changed as the original bytes), the value for a scalar.
-function qjson.decode(s, opts)
-  if opts == nil and type(s) == "string" then
-    -- The common call, without the checks options need.
-    err_box.message[0] = 0
-    local ptr = C.qjson_parse(s, #s, nil, err_box)
-    if ptr == nil then
-      error(parse_error(), 0)
-    end
-    return view.decoded({ ptr = ffi.gc(ptr, C.qjson_free), src = s })
-  end
-  local v, err, is_arg = qjson._decode(s, opts)
-  if v == nil and err ~= nil then
-    error(err, is_arg and 2 or 0)
-  end
-  return v
-end
-
 qjson.parse = raising(qjson._parse)
 qjson.parse_file = raising(qjson._parse_file)
 qjson.path = raising(qjson._path)
 
 -- Views and plain tables alike, on every LuaJIT build (see qjson.view).
-qjson.materialize = view.materialize
 qjson.pairs = view.pairs
 qjson.ipairs = view.ipairs
 qjson.len = view.length

@@ -27,6 +27,7 @@
 local ffi = require("ffi")
 local C = require("qjson.lib")
 local encoder = require("qjson.encode")
+local tables = require("qjson.tables")
 
 local type, error, rawget, setmetatable, getmetatable, tostring, tonumber, floor, next, ipairs =
   type, error, rawget, setmetatable, getmetatable, tostring, tonumber, math.floor, next, ipairs
@@ -774,27 +775,39 @@ function M.decoded(d)
   return v
 end
 
--- Plain tables equal to what lua-cjson's decode builds (empty arrays
--- carry empty_array_mt so that they encode as []).
-local function materialize(v)
+-- Plain tables equal to what lua-cjson's decode builds. Arrays carry
+-- `array_mt` when given, else empty arrays carry empty_array_mt (so that
+-- they encode as []). An untouched view is built by qjson.tables in one
+-- native call; a changed one is walked, its untouched parts built so.
+local build_settings = {}
+
+local function materialize(v, array_mt)
   local st = state(v)
   if st == nil then
     return v
   end
+  if not st.dirty and st.d.big_int == nil then
+    build_settings.null = M.null
+    build_settings.array_mt = array_mt
+    build_settings.empty_array_mt = encoder.empty_array_mt
+    return tables.from_node(st.ptr, st.node, build_settings)
+  end
   if getmetatable(v) == ObjectMT then
     local t = {}
     for k, x in object_pairs(v) do
-      t[k] = materialize(x)
+      t[k] = materialize(x, array_mt)
     end
     return t
   end
   local n = array_len(st)
-  if n == 0 then
-    return setmetatable({}, encoder.empty_array_mt)
-  end
   local t = tnew(n, 0)
   for i = 1, n do
-    t[i] = materialize(array_get(v, i))
+    t[i] = materialize(array_get(v, i), array_mt)
+  end
+  if array_mt ~= nil then
+    return setmetatable(t, array_mt)
+  elseif n == 0 then
+    return setmetatable(t, encoder.empty_array_mt)
   end
   return t
 end
