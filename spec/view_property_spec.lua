@@ -121,7 +121,7 @@ end
 
 -- Follows `path` (numbers used to pick among children) in the model and
 -- the view together; returns the last containers reached.
-local function walk(model, view, path, arrays)
+local function walk(model, view, path)
   for _, p in ipairs(path) do
     local keys = model_keys(model)
     if #keys == 0 then
@@ -187,7 +187,7 @@ local function run(text, ops)
   mark(model, view)
   for step, op in ipairs(ops) do
     local ok, err = pcall(function()
-      local m, v = walk(model, view, op.path, arrays)
+      local m, v = walk(model, view, op.path)
       local keys = model_keys(m)
       local key = #keys > 0 and keys[(op.pick - 1) % #keys + 1] or nil
       local array = arrays[m]
@@ -302,8 +302,9 @@ describe("views under random edit traces", function()
           lines[i] = ("  %s path=%s pick=%d value=%s"):format(op.kind, describe_value(op.path), op.pick,
             describe_value(op.value))
         end
-        error(("seed %d: %s\ndocument: %s\nminimal trace (%d ops; replay with QJSON_PROP_SEED=%d QJSON_PROP_TRACES=1):\n%s")
-          :format(seed, run(text, small) or failure, text, #small, seed, table.concat(lines, "\n")), 0)
+        local fmt = "seed %d: %s\ndocument: %s\nminimal trace (%d ops; replay with"
+          .. " QJSON_PROP_SEED=%d QJSON_PROP_TRACES=1):\n%s"
+        error(fmt:format(seed, run(text, small) or failure, text, #small, seed, table.concat(lines, "\n")), 0)
       end
       steps = steps + #ops
     end
