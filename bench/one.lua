@@ -197,6 +197,20 @@ local function count_values(v)
   return n
 end
 
+-- The job's answer must not change once LuaJIT compiles it: calls it
+-- again (up to 150 times or 0.2 s of CPU time) and compares checksums.
+local function hot_check(fail, name, job, input, sum)
+  local t0, n = now(), 0
+  repeat
+    n = n + 1
+    local again = job(input)
+    if again ~= sum then
+      fail(format("%s's answer changed on call %d (once compiled by the JIT?): checksum %.17g, first call %.17g",
+        name, n + 1, again, sum))
+    end
+  until n >= 150 or now() - t0 >= 0.2
+end
+
 -- Where two strings first differ, with some bytes of each around it.
 local function byte_difference(a, b)
   local i = 1
@@ -277,6 +291,7 @@ if verify then
         end
         how[#how + 1] = name .. " decodes back equal"
       end
+      hot_check(fail, name, lib.load().encode, t, sum)
       checksums[name] = sum
     end
     emit("VERIFY", { workload = wname, ok = true, checksum = #ref, checksums = checksums, values = count_values(t),
@@ -317,6 +332,7 @@ if verify then
       else
         how[#how + 1] = name .. " decodes to the edited document"
       end
+      hot_check(fail, name, lib.load()[W.kind], s, sum)
       checksums[name] = sum
     end
     emit("VERIFY", { workload = wname, ok = true, checksum = checksums[libs.BASELINE], checksums = checksums,
@@ -362,6 +378,7 @@ if verify then
         fail(format("checksum: %s %.17g, %s %.17g", name, sum, ref_name, ref_sum))
       end
     end
+    hot_check(fail, name, libs.libs[name].load()[W.kind], s, sum)
     checksums[name] = sum
   end
   emit("VERIFY", { workload = wname, ok = true, checksum = ref_sum, checksums = checksums, values = #ref,

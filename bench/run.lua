@@ -163,7 +163,7 @@ local function parse_line(out, tag)
 end
 
 local meta = metadata()
-io.write(format("qjson benchmark%s: %s, %d cores, LuaJIT %s\n", opts.quick and " (quick)" or "", meta.cpu,
+io.write(format("qjson benchmark%s: %s, %d cores, %s\n", opts.quick and " (quick)" or "", meta.cpu,
   meta.cores, meta.luajit))
 io.write(format("qjson %s (%s), lua-cjson %s, dkjson %s; load average %.2f %.2f %.2f\n\n", meta.qjson,
   meta.qjson_backend, meta.cjson, meta.dkjson, unpack(meta.loadavg_start)))
