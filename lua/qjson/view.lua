@@ -589,13 +589,36 @@ local function is_dirty(st, node)
   return dirty ~= nil and dirty[node]
 end
 
+-- The next original member of an object for encoding, by nodes only
+-- (nothing is read): after index/key node `pos` (0 to start), returns the
+-- next pos, the key's node and the value's node; nil at the end.
+local function next_member_nodes(st, pos)
+  local u = unique_pairs(st)
+  if u then
+    local i = pos + 1
+    if i > u.n then
+      return nil
+    end
+    return i, u[2 * i - 1], u[2 * i]
+  end
+  local k = C.qjson_next(st.ptr, st.node, pos, node_box)
+  if k <= 0 then
+    if k ~= MISSING then
+      fail(st)
+    end
+    return nil
+  end
+  local kn = node_box[0]
+  return kn, kn, kn + 1
+end
+
 local function put_object(buf, st, depth, put_value, put_key)
   buf:put("{")
   local first = true
   local edits, enode = st.edits, st.enode
   local pos = 0
   while true do
-    local np, _, _, kn, vn = step_member(st, pos)
+    local np, kn, vn = next_member_nodes(st, pos)
     if np == nil then
       break
     end
