@@ -104,6 +104,12 @@ if not M.views then
   end
 end
 
+-- The floor: the body read (from memory or its file) and its length
+-- answered, no JSON work: the most requests/s any handler can reach here.
+function M.floor_job(body, file)
+  return body or read_file(file)
+end
+
 -- nginx entry points.
 local function respond(job)
   local ngx = ngx -- luacheck: globals ngx
@@ -119,6 +125,10 @@ end
 
 function M.qjson()
   respond(M.qjson_job)
+end
+
+function M.floor()
+  respond(M.floor_job)
 end
 
 return M

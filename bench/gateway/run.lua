@@ -52,7 +52,8 @@ local BODIES = {
   { name = "chat-100k", label = "100 KB", file = true },
   { name = "chat-1m", label = "1 MB", file = true },
 }
-local HANDLERS = { "qjson", "cjson" }
+local HANDLERS = { "qjson", "cjson", "floor" }
+local HANDLER_NAMES = { qjson = "qjson", cjson = "lua-cjson", floor = "floor (no JSON)" }
 
 local function sh(cmd)
   local p = assert(io.popen(cmd))
@@ -128,7 +129,7 @@ for _, b in ipairs(BODIES) do
     if out ~= from_file then
       error(format("%s handler: a body read from a file gives another answer (%s)", h, b.name), 0)
     end
-    if handlers.views or h == "cjson" then
+    if h ~= "floor" and (handlers.views or h == "cjson") then
       if not same(cjson.decode(out), want) then
         error(format("%s handler: the output for %s is not the request with temperature = 0.5", h, b.name), 0)
       end
@@ -181,25 +182,20 @@ for _, b in ipairs(BODIES) do
         io.stdout:flush()
       end
     end
-    local base
+    local first = #rows + 1
     for _, h in ipairs(HANDLERS) do
       local a = acc[h]
       local row = { body = b.name, body_label = b.label, body_size = b.size, mode = mode,
-        handler = h == "cjson" and "lua-cjson" or "qjson", rps = median(a.rps), p50_ms = median(a.p50),
+        handler = HANDLER_NAMES[h], rps = median(a.rps), p50_ms = median(a.p50),
         p99_ms = median(a.p99), rps_runs = a.rps, p99_runs = a.p99, rss_before_kb = a.rss_before,
         rss_after_kb = a.rss_after, requests = a.requests, errors = a.errors, response = b.expect[h] }
       rows[#rows + 1] = row
-      if h == "cjson" then
-        base = row
-      end
     end
-    -- Ratios against lua-cjson's row of the same body and mode.
-    for i = #rows - 1, #rows do
-      local r = rows[i]
-      if r.handler == "qjson" then
-        r.x_rps, r.p99_ratio = r.rps / base.rps, r.p99_ms / base.p99_ms
-      end
-    end
+    -- Ratios against lua-cjson's row of the same body and mode, and the
+    -- share of the floor's requests/s.
+    local q, c, f = rows[first], rows[first + 1], rows[first + 2]
+    q.x_rps, q.p99_ratio = q.rps / c.rps, q.p99_ms / c.p99_ms
+    q.of_floor, c.of_floor = q.rps / f.rps, c.rps / f.rps
   end
 end
 
@@ -280,11 +276,12 @@ local results = {
 local text_rows = {}
 for _, r in ipairs(rows) do
   text_rows[#text_rows + 1] = { r.body_label, r.mode, r.handler, util.fmt_ops(r.rps),
-    r.x_rps and util.fmt_sig(r.x_rps, "x") or "1x", format("%.2f", r.p50_ms), format("%.2f", r.p99_ms),
+    r.x_rps and util.fmt_sig(r.x_rps, "x") or (r.handler == "lua-cjson" and "1x" or ""),
+    r.of_floor and util.fmt_sig(r.of_floor, "x") or "", format("%.2f", r.p50_ms), format("%.2f", r.p99_ms),
     format("%.1f -> %.1f", r.rss_before_kb / 1024, r.rss_after_kb / 1024) }
 end
-io.write("\n", util.text_table({ "body", "in", "handler", "req/s", "x cjson", "p50 ms", "p99 ms", "worker RSS MB" },
-  text_rows), "\n\nTargets\n")
+io.write("\n", util.text_table({ "body", "in", "handler", "req/s", "x cjson", "of floor", "p50 ms", "p99 ms",
+  "worker RSS MB" }, text_rows), "\n\nTargets\n")
 local trows = {}
 for _, t in ipairs(targets) do
   trows[#trows + 1] = { t.what, t.measured, t.needed, t.met and "met" or "NOT MET" }
@@ -301,17 +298,14 @@ io.write("\nresults: " .. out_path .. "\n")
 local function plot(png)
   local data = {}
   for _, b in ipairs(BODIES) do
-    local q, c
+    local by = {}
     for _, r in ipairs(rows) do
       if r.body == b.name and r.mode == "memory" then
-        if r.handler == "qjson" then
-          q = r
-        else
-          c = r
-        end
+        by[r.handler] = r
       end
     end
-    data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g "%s"', b.label, q.rps, c.rps, q.p99_ms, c.p99_ms,
+    local q, c, f = by.qjson, by["lua-cjson"], by[HANDLER_NAMES.floor]
+    data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g %.6g "%s"', b.label, q.rps, c.rps, q.p99_ms, c.p99_ms, f.rps,
       util.fmt_sig(q.x_rps, "×"))
   end
   local script = table.concat({
@@ -326,7 +320,8 @@ local function plot(png)
     "set boxwidth 0.9", "set logscale y", "set grid ytics lc rgb '#dddddd'", "set key top right",
     "set title 'requests/s (higher is better)'", "set ylabel 'requests/s (median of runs)'", "set yrange [10:*]",
     "plot $d using 2:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 3 title 'lua-cjson' lc rgb '#d1601f', "
-      .. "$d using 0:2:6 with labels offset -2,1 font ',10' notitle",
+      .. "$d using 6 title 'floor: body read, no JSON' lc rgb '#aaaaaa', "
+      .. "$d using ($0-0.3):2:7 with labels offset 0,1 font ',10' notitle",
     "set title 'p99 latency (lower is better)'", "set ylabel 'p99 latency, ms'", "set yrange [0.01:*]",
     "plot $d using 4:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 5 title 'lua-cjson' lc rgb '#d1601f'",
     "unset multiplot", "",
