@@ -422,8 +422,11 @@ local expect = read(input)
 local t0 = now()
 local warm = 1
 while not ((warm >= CONFIG.warmup_iters and now() - t0 >= CONFIG.warmup_time) or now() - t0 >= CONFIG.warmup_cap) do
-  if read(input) ~= expect then
-    error("checksum changed during warm-up")
+  local got = read(input)
+  if got ~= expect then
+    io.stderr:write(format("one.lua: %s's answer changed during warm-up, call %d: checksum %.17g, first call %.17g\n",
+      lname, warm + 1, got, expect))
+    os.exit(1)
   end
   warm = warm + 1
 end
@@ -436,8 +439,11 @@ local function round()
   local t
   repeat
     for _ = 1, batch do
-      if read(input) ~= expect then
-        error("checksum changed during a round")
+      local got = read(input)
+      if got ~= expect then
+        io.stderr:write(format("one.lua: %s's answer changed during a round: checksum %.17g, first call %.17g\n",
+          lname, got, expect))
+        os.exit(1)
       end
     end
     n = n + batch

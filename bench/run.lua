@@ -272,7 +272,7 @@ local function scenario(t)
       .. (opts.quick and " --quick" or "") .. " 2>&1")
     local r = parse_line(out, "RESULT")
     if not r then
-      local why = out:match("([^\n]*checksum changed[^\n]*)") or out:gsub("%s+$", ""):match("[^\n]*$")
+      local why = out:match("one%.lua: ([^\n]*answer changed[^\n]*)") or out:gsub("%s+$", ""):match("[^\n]*$")
       return nil, why, cmd
     end
     local expect = t.w.checksums and t.w.checksums[t.lib] or t.w.checksum
