@@ -23,6 +23,9 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_SCALAR_ARRAY = 7,
   // `n` key, value pairs follow, no value an array or object.
   QJSON_EVENT_TAG_SCALAR_OBJECT = 8,
+  // An object key from the key cache: `n` is its id (from 1) and
+  // `v.ptr` its bytes, NUL-terminated, valid until the cache renews.
+  QJSON_EVENT_TAG_KEY = 9,
 };
 typedef uint32_t qjson_event_tag;
 
@@ -82,6 +85,15 @@ typedef struct {
   uint32_t invalid_numbers;
 } qjson_options;
 
+// What a stream holds besides its events (`qjson_stream_info`).
+typedef struct {
+  // How many events there are.
+  uint32_t count;
+  // The key cache's generation: ids seen under another generation
+  // no longer mean the same keys.
+  uint32_t key_generation;
+} qjson_stream_info;
+
 // Error details for the caller. `message` is NUL-terminated UTF-8 and
 // already includes the position when there is one.
 typedef struct {
@@ -138,15 +150,19 @@ int32_t qjson_escape(const char *src,
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
 
 // Parses the `len` bytes at `input` and returns the events of the whole
-// value, their number in `*count`. Null on invalid input, with `err`
+// value, their number in `info`. Null on invalid input, with `err`
 // filled in as `qjson_parse` does. String events point into `input` or
-// into the slot's buffers: valid while `input` is, until the next call
-// with the same `slot` on this thread.
+// into the slot's buffers, key events into the thread's key cache: valid
+// while `input` is, until the next call with the same `slot` on this
+// thread (or, for keys, until a call with slot 0 renews the cache, which
+// `info.key_generation` then tells). A caller that may decode while
+// still reading another decode's events (a finalizer run by the Lua
+// collector) passes a different slot.
 const qjson_event *qjson_decode(const char *input,
                                 size_t len,
                                 const qjson_options *opts,
                                 uint32_t slot,
-                                uint32_t *count,
+                                qjson_stream_info *info,
                                 qjson_error *err);
 
 // The events of the value at `node` of a parsed document, as
@@ -155,7 +171,7 @@ const qjson_event *qjson_decode(const char *input,
 const qjson_event *qjson_flatten(qjson_doc *doc,
                                  uint32_t node,
                                  uint32_t slot,
-                                 uint32_t *count,
+                                 qjson_stream_info *info,
                                  qjson_error *err);
 
 // Parses `len` bytes at `input`, which must stay alive and unchanged until

@@ -50,6 +50,12 @@ const KEEP_SCRATCH_ENTRIES: usize = 1 << 22;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
+    with_tape(input, opts, |tape| tape.to_vec())
+}
+
+/// Builds the tape of `input` in the thread's scratch buffers and hands it
+/// to `keep`, which copies it out or lends it to a one-shot reader.
+fn with_tape<R>(input: &[u8], opts: &Options, keep: impl FnOnce(&mut Vec<u32>) -> R) -> Result<R, Error> {
     if input.starts_with(BOM) {
         return Err(Error::at(ErrorKind::ByteOrderMark, input, 0));
     }
@@ -60,7 +66,7 @@ fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
         let s = &mut *s.borrow_mut();
         let info = scan::scan(input, opts.strict(), &mut s.index);
         let built = validate::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
-        let tape = built.map(|()| s.tape.to_vec());
+        let tape = built.map(|()| keep(&mut s.tape));
         for v in [&mut s.index, &mut s.tape] {
             if v.capacity() > KEEP_SCRATCH_ENTRIES {
                 *v = Vec::new();
@@ -78,6 +84,22 @@ impl<'a> Document<'a> {
     pub fn parse(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
         let tape = build_tape(input, opts)?;
         Document::new(Source::Borrowed(input), tape, *opts)
+    }
+
+    /// Parses `input` and runs `read` on the document, whose tape stays in
+    /// the thread's scratch buffers instead of being copied out: for one
+    /// read of the whole document (`qjson_decode`). `read` must not parse.
+    pub fn parse_then<R>(
+        input: &'a [u8],
+        opts: &Options,
+        read: impl FnOnce(&mut Document<'a>) -> R,
+    ) -> Result<R, Error> {
+        with_tape(input, opts, |tape| {
+            let mut doc = Document::new(Source::Borrowed(input), std::mem::take(tape), *opts)?;
+            let r = read(&mut doc);
+            *tape = std::mem::take(&mut doc.tape);
+            Ok(r)
+        })?
     }
 
     fn new(source: Source<'a>, tape: Vec<u32>, opts: Options) -> Result<Document<'a>, Error> {

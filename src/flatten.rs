@@ -10,10 +10,13 @@
 //! all scalars have tags of their own, so the builder can fill them in a
 //! tight loop. Strings point into the input when they hold no escape, else
 //! into the stream's own buffer.
+//!
+//! Object keys repeat, within a document and from one document to the next,
+//! so short keys get an id from a [`KeyCache`]: the builder keeps the
+//! string it made for each id and looks it up instead of making it again.
 
 use std::ffi::c_char;
 
-use crate::error::ErrorKind;
 use crate::tape::SCALARS_ONLY;
 use crate::{number, string, Document, Error, Kind, Node};
 
@@ -36,6 +39,20 @@ pub enum EventTag {
     ScalarArray = 7,
     /// `n` key, value pairs follow, no value an array or object.
     ScalarObject = 8,
+    /// An object key from the key cache: `n` is its id (from 1) and
+    /// `v.ptr` its bytes, NUL-terminated, valid until the cache renews.
+    Key = 9,
+}
+
+/// What a stream holds besides its events (`qjson_stream_info`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct StreamInfo {
+    /// How many events there are.
+    pub count: u32,
+    /// The key cache's generation: ids seen under another generation
+    /// no longer mean the same keys.
+    pub key_generation: u32,
 }
 
 /// An event's payload: `num` for a number, `ptr` for a string.
@@ -101,11 +118,17 @@ const KEEP: usize = 1 << 20;
 impl Stream {
     /// The events of the value at `node`. Strings point into `doc`'s input
     /// or into this stream, so they stay valid while both do and this
-    /// stream is not used again.
-    pub fn flatten(&mut self, doc: &mut Document<'_>, node: Node) -> Result<&[Event], Error> {
+    /// stream is not used again. With `keys`, object keys of a strict
+    /// document come from (and join) that cache.
+    pub fn flatten(
+        &mut self,
+        doc: &mut Document<'_>,
+        node: Node,
+        keys: Option<&mut KeyCache>,
+    ) -> Result<&[Event], Error> {
         self.reset();
         if doc.options().strict() {
-            self.walk_valid(doc, node);
+            self.walk_valid(doc, node, keys);
         } else {
             self.walk_checked(doc, node)?;
         }
@@ -134,85 +157,124 @@ impl Stream {
         self.stack.clear();
     }
 
-    /// A string with escapes: its unescaped bytes join `strings`, and the
+    /// The event of a string whose body starts at `start` (valid: checked
+    /// by stage 1). Escaped strings are unescaped into `strings`, and the
     /// event records their offset until `flatten` sets the pointers.
-    fn escaped(&mut self, body: &[u8]) -> Result<Event, (usize, ErrorKind)> {
-        string::unescape(body, &mut self.unescaped)?;
+    #[inline(always)]
+    fn string(&mut self, input: &[u8], start: usize) -> Event {
+        let (len, escaped) = string_body(input, start);
+        let body = &input[start..start + len];
+        if !escaped {
+            return Event::string(len, body.as_ptr());
+        }
+        if string::unescape(body, &mut self.unescaped).is_err() {
+            // Not reached: escapes of a strict document were checked.
+            return Event::string(len, body.as_ptr());
+        }
         let offset = self.strings.len();
         self.strings.extend_from_slice(&self.unescaped);
         self.offsets.push(self.events.len() as u32);
-        Ok(Event::string(self.unescaped.len(), offset as *const u8))
+        Event::string(self.unescaped.len(), offset as *const u8)
+    }
+
+    /// The event of a key whose body starts at `start`: from the cache
+    /// when it is short and has no escape.
+    #[inline(always)]
+    fn key(&mut self, input: &[u8], start: usize, keys: &mut Option<&mut KeyCache>) -> Event {
+        if let Some(cache) = keys {
+            let (len, escaped) = string_body(input, start);
+            if !escaped {
+                if let Some((id, bytes)) = cache.id(&input[start..start + len]) {
+                    return Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } };
+                }
+            }
+        }
+        self.string(input, start)
+    }
+
+    /// The event of the scalar at `pos` of a valid document.
+    #[inline(always)]
+    fn scalar(&mut self, input: &[u8], pos: usize, lenient: bool) -> Event {
+        match input[pos] {
+            b'"' => self.string(input, pos + 1),
+            b't' => Event::new(EventTag::True, 0, 0.0),
+            b'f' => Event::new(EventTag::False, 0, 0.0),
+            b'n' if !lenient || input.get(pos + 1) == Some(&b'u') => Event::new(EventTag::Null, 0, 0.0),
+            _ => Event::new(EventTag::Number, 0, number::to_f64_valid(&input[pos..], lenient)),
+        }
     }
 
     /// The walk for a document validated at parse time (strict mode): one
     /// pass along the tape in slot order, which is document order. See
     /// `tape` for the layout.
-    fn walk_valid(&mut self, doc: &Document<'_>, node: Node) {
+    fn walk_valid(&mut self, doc: &Document<'_>, node: Node, mut keys: Option<&mut KeyCache>) {
         let tape = doc.tape();
         let input = doc.input();
         let lenient = doc.options().lenient_numbers();
         self.events.reserve((doc.skip(node) - node) as usize);
         let mut i = node as usize;
         loop {
-            let pos = tape[i] as usize;
-            let event = match input[pos] {
-                b'"' => {
-                    let (len, escaped) = string_body(input, pos + 1);
-                    let body = &input[pos + 1..pos + 1 + len];
-                    if escaped {
-                        // Escapes were checked by stage 1: decoding cannot fail.
-                        self.escaped(body).unwrap_or(Event::string(0, body.as_ptr()))
-                    } else {
-                        Event::string(len, body.as_ptr())
-                    }
+            // An object's member starts with its key.
+            if let Some(top) = self.stack.last_mut() {
+                if top.object && !top.at_value {
+                    top.at_value = true;
+                    let e = self.key(input, tape[i] as usize + 1, &mut keys);
+                    self.events.push(e);
+                    i += 1;
                 }
+            }
+            let pos = tape[i] as usize;
+            match input[pos] {
                 c @ (b'{' | b'[') => {
                     let next = tape[i + 1];
                     let after = (next & !SCALARS_ONLY) as usize;
                     let object = c == b'{';
-                    let (tag, n, members_end) = if next & SCALARS_ONLY != 0 {
-                        let tag = if object { EventTag::ScalarObject } else { EventTag::ScalarArray };
-                        (tag, (after - i - 2) as u32 >> object as u32, after)
-                    } else {
+                    if next & SCALARS_ONLY == 0 {
+                        // Members follow, some of them containers.
                         let tag = if object { EventTag::Object } else { EventTag::Array };
-                        (tag, tape[after - 1], after - 1)
-                    };
-                    self.events.push(Event::new(tag, n, 0.0));
-                    if i + 2 < members_end {
-                        self.stack.push(Open { a: members_end as Node, b: after as Node, object, at_value: false });
+                        self.events.push(Event::new(tag, tape[after - 1], 0.0));
+                        let members_end = after as Node - 1;
+                        self.stack.push(Open { a: members_end, b: after as Node, object, at_value: false });
                         i += 2;
                         continue;
                     }
-                    i = after;
-                    self.close_valid(&mut i);
-                    if self.stack.is_empty() {
-                        return;
+                    // Scalars only: emitted here, in one loop.
+                    let slots = after - i - 2;
+                    let tag = if object { EventTag::ScalarObject } else { EventTag::ScalarArray };
+                    self.events.push(Event::new(tag, (slots >> object as u32) as u32, 0.0));
+                    let members = &tape[i + 2..after];
+                    if object {
+                        for pair in members.chunks_exact(2) {
+                            let k = self.key(input, pair[0] as usize + 1, &mut keys);
+                            self.events.push(k);
+                            let v = self.scalar(input, pair[1] as usize, lenient);
+                            self.events.push(v);
+                        }
+                    } else {
+                        for &p in members {
+                            let v = self.scalar(input, p as usize, lenient);
+                            self.events.push(v);
+                        }
                     }
-                    continue;
+                    i = after;
                 }
-                b't' => Event::new(EventTag::True, 0, 0.0),
-                b'f' => Event::new(EventTag::False, 0, 0.0),
-                b'n' if !lenient || input.get(pos + 1) == Some(&b'u') => Event::new(EventTag::Null, 0, 0.0),
-                _ => Event::new(EventTag::Number, 0, number::to_f64_valid(&input[pos..], lenient)),
-            };
-            self.events.push(event);
-            i += 1;
-            self.close_valid(&mut i);
-            if self.stack.is_empty() {
-                return;
+                _ => {
+                    let e = self.scalar(input, pos, lenient);
+                    self.events.push(e);
+                    i += 1;
+                }
             }
-        }
-    }
-
-    /// Steps past every container whose members end at slot `i`.
-    #[inline(always)]
-    fn close_valid(&mut self, i: &mut usize) {
-        while let Some(top) = self.stack.last() {
-            if *i < top.a as usize {
-                return;
+            // A value is complete: close the containers it completed, and
+            // let the innermost open one expect its next member.
+            loop {
+                let Some(top) = self.stack.last_mut() else { return };
+                if i < top.a as usize {
+                    top.at_value = false;
+                    break;
+                }
+                i = top.b as usize;
+                self.stack.pop();
             }
-            *i = top.b as usize;
-            self.stack.pop();
         }
     }
 
@@ -271,6 +333,148 @@ impl Stream {
         };
         self.events.push(event);
         Ok(())
+    }
+}
+
+/// Short object keys seen before, each with an id (from 1). Ids stay
+/// valid until the cache is full and renews itself, which bumps its
+/// generation; the caller renews it only between decodes.
+pub struct KeyCache {
+    /// Open addressing, `2 * MAX_KEYS` slots; `id` 0 marks a free one.
+    slots: Box<[Slot]>,
+    /// The keys' bytes, each NUL-terminated, at fixed addresses: the
+    /// capacity is reserved once and never exceeded.
+    bytes: Vec<u8>,
+    /// Keys held (ids run from 1 to `count`).
+    count: u32,
+    /// Lookups that found the cache full since it last renewed.
+    misses: u32,
+    generation: u32,
+}
+
+/// A key as two words that cover all its bytes (see `words`), its length,
+/// id and stored bytes: keys of up to 16 bytes compare without reading
+/// their bytes.
+#[derive(Clone, Copy)]
+struct Slot {
+    a: u64,
+    b: u64,
+    len: u32,
+    id: u32,
+    stored: *const u8,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot { a: 0, b: 0, len: 0, id: 0, stored: std::ptr::null() }
+    }
+}
+
+/// Keys cached at most, and the longest cached.
+const MAX_KEYS: usize = 1024;
+const MAX_KEY_LEN: usize = 64;
+/// Misses (the cache being full) before it renews: a document with keys
+/// that never repeat (ids as keys) must not make every decode renew it.
+const RENEW_AFTER_MISSES: u32 = 64 * MAX_KEYS as u32;
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        KeyCache {
+            slots: vec![Slot::default(); 2 * MAX_KEYS].into_boxed_slice(),
+            bytes: Vec::with_capacity(MAX_KEYS * (MAX_KEY_LEN + 1)),
+            count: 0,
+            misses: 0,
+            generation: 0,
+        }
+    }
+}
+
+/// Two words holding every byte of `key` (overlapping when it is short),
+/// read without going past its end.
+#[inline(always)]
+fn words(key: &[u8]) -> (u64, u64) {
+    let n = key.len();
+    let p = key.as_ptr();
+    // SAFETY: every read is within the `n` bytes of `key`.
+    unsafe {
+        match n {
+            0 => (0, 0),
+            1..=3 => (*p as u64 | (*p.add(n / 2) as u64) << 8 | (*p.add(n - 1) as u64) << 16, 0),
+            4..=7 => (p.cast::<u32>().read_unaligned() as u64, p.add(n - 4).cast::<u32>().read_unaligned() as u64),
+            _ => (p.cast::<u64>().read_unaligned(), p.add(n - 8).cast::<u64>().read_unaligned()),
+        }
+    }
+}
+
+const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl KeyCache {
+    /// The id of `key` and its stored bytes, adding it when new; `None`
+    /// when it is too long or the cache is full. `key` must hold no NUL
+    /// (keys of a strict document without escapes hold none).
+    #[inline]
+    pub fn id(&mut self, key: &[u8]) -> Option<(u32, *const u8)> {
+        let n = key.len();
+        if n > MAX_KEY_LEN {
+            return None;
+        }
+        let (a, b) = words(key);
+        // Multiplicative hashing: the top bits of the product are the mixed ones.
+        let mut h = (a ^ b.rotate_left(29) ^ n as u64).wrapping_mul(MULTIPLIER);
+        if n > 16 {
+            for w in key[8..n - 8].chunks(8) {
+                h = (h ^ words(w).0).wrapping_mul(MULTIPLIER);
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = (h >> 40) as usize & mask;
+        loop {
+            let slot = &self.slots[at];
+            if slot.id == 0 {
+                return self.add(key, at, a, b);
+            }
+            if slot.a == a && slot.b == b && slot.len == n as u32 {
+                // SAFETY: `stored` points at the slot's key, `len` bytes
+                // (plus its NUL) inside `bytes`, which never moves.
+                if n <= 16 || unsafe { std::slice::from_raw_parts(slot.stored, n) } == key {
+                    return Some((slot.id, slot.stored));
+                }
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    #[cold]
+    fn add(&mut self, key: &[u8], at: usize, a: u64, b: u64) -> Option<(u32, *const u8)> {
+        if self.count >= MAX_KEYS as u32 {
+            self.misses = self.misses.saturating_add(1);
+            return None;
+        }
+        let start = self.bytes.len();
+        // Within the capacity reserved at creation: stored keys never move.
+        self.bytes.extend_from_slice(key);
+        self.bytes.push(0);
+        self.count += 1;
+        let stored = self.bytes[start..].as_ptr();
+        self.slots[at] = Slot { a, b, len: key.len() as u32, id: self.count, stored };
+        Some((self.count, stored))
+    }
+
+    /// Forgets every key once the cache has been full for a while, so that
+    /// keys of later documents get ids too. Only between decodes: events of
+    /// a decode still being read point at the keys.
+    pub fn renew_if_full(&mut self) {
+        if self.misses >= RENEW_AFTER_MISSES {
+            self.slots.fill(Slot::default());
+            self.bytes.clear();
+            self.count = 0;
+            self.misses = 0;
+            self.generation = self.generation.wrapping_add(1);
+        }
+    }
+
+    pub fn generation(&self) -> u32 {
+        self.generation
     }
 }
 

@@ -81,13 +81,10 @@ pub(crate) fn to_f64(text: &[u8]) -> f64 {
 /// One pass collects up to 19 digits and the exponent; when the digits fit
 /// a double exactly and the power of ten is within 10^22, one correctly
 /// rounded multiplication or division is the exact answer (Clinger's fast
-/// path). Everything else goes to Rust's parser.
+/// path). Everything else goes to Rust's parser; with `lenient`, so do
+/// numbers outside JSON's grammar (hex, NaN, a leading zero...).
 #[inline]
 pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
-    if lenient {
-        let len = scan_lenient(s).map_or(s.len(), |(len, _)| len);
-        return to_f64(&s[..len]);
-    }
     let negative = s[0] == b'-';
     let mut i = negative as usize;
     let mut mantissa: u64 = 0;
@@ -98,14 +95,18 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
         digits += 1;
         i += 1;
     }
+    // JSON's shape, which a lenient number may lack: digits, no leading zero.
+    let mut plain = digits > 0 && !(digits > 1 && s[negative as usize] == b'0');
     if s.get(i) == Some(&b'.') {
         i += 1;
+        let before = digits;
         while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
             mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
             digits += 1;
             exp10 -= 1;
             i += 1;
         }
+        plain &= digits > before;
     }
     if matches!(s.get(i), Some(b'e' | b'E')) {
         i += 1;
@@ -114,15 +115,21 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
             i += 1;
         }
         let mut e: i64 = 0;
+        let start = i;
         while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
             e = (e * 10 + (d - b'0') as i64).min(1 << 20);
             i += 1;
         }
+        plain &= i > start;
         exp10 += if negative_exp { -e } else { e };
     }
+    if lenient && !(plain && s.get(i).is_none_or(|&c| is_delimiter(c))) {
+        let len = scan_lenient(s).map_or(s.len(), |(len, _)| len);
+        return to_f64(&s[..len]);
+    }
     const POW10: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-        1e19, 1e20, 1e21, 1e22,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
     ];
     if digits <= 19 && mantissa <= 1 << 53 && (-22..=22).contains(&exp10) {
         let m = mantissa as f64;
@@ -147,17 +154,12 @@ pub(crate) fn scan_lenient(s: &[u8]) -> Result<(usize, bool), (usize, ErrorKind)
     if sign == 0 && body.first() == Some(&b'.') {
         return Err((0, ErrorKind::InvalidNumber));
     }
-    let (len, integer) = if starts_with_ignore_case(body, b"infinity") {
-        (8, false)
-    } else if starts_with_ignore_case(body, b"inf") {
-        (3, false)
-    } else if starts_with_ignore_case(body, b"nan") {
-        (3 + nan_payload_len(&body[3..]), false)
-    } else {
-        match hex_len(body) {
-            Some(len) => (len, false),
-            None => decimal_len(body),
-        }
+    let (len, integer) = match body.first() {
+        Some(b'0'..=b'9' | b'.') => hex_len(body).map_or_else(|| decimal_len(body), |len| (len, false)),
+        Some(b'i' | b'I') if starts_with_ignore_case(body, b"infinity") => (8, false),
+        Some(b'i' | b'I') if starts_with_ignore_case(body, b"inf") => (3, false),
+        Some(b'n' | b'N') if starts_with_ignore_case(body, b"nan") => (3 + nan_payload_len(&body[3..]), false),
+        _ => (0, false),
     };
     if len == 0 {
         return Err((sign, ErrorKind::InvalidNumber));
@@ -296,7 +298,10 @@ fn hex_to_f64(s: &[u8]) -> f64 {
             _ => (false, &s[i + 1..]),
         };
         // Saturate: anything past ±100000 is zero or infinity anyway.
-        let p = digits.iter().take_while(|c| c.is_ascii_digit()).fold(0i64, |p, &d| (p * 10 + (d - b'0') as i64).min(100_000));
+        let p = digits
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .fold(0i64, |p, &d| (p * 10 + (d - b'0') as i64).min(100_000));
         exp += if negative { -p } else { p };
     }
     compose(mantissa, sticky, exp)
@@ -387,10 +392,25 @@ mod tests {
     fn lenient_grammar() {
         // What lua-cjson (C's strtod) reads with decode_invalid_numbers on.
         let ok = [
-            ("NaN", false), ("-nan", false), ("nan(12_ab)", false), ("Infinity", false), ("-INF", false),
-            ("+inf", false), ("0x10", false), ("-0X1f", false), ("0x1.8p1", false), ("0x.8", false),
-            ("+1", true), ("01", true), ("-01", true), ("1.", false), ("-.5", false), ("1.e5", false),
-            ("00", true), ("1e400", false), ("7", true),
+            ("NaN", false),
+            ("-nan", false),
+            ("nan(12_ab)", false),
+            ("Infinity", false),
+            ("-INF", false),
+            ("+inf", false),
+            ("0x10", false),
+            ("-0X1f", false),
+            ("0x1.8p1", false),
+            ("0x.8", false),
+            ("+1", true),
+            ("01", true),
+            ("-01", true),
+            ("1.", false),
+            ("-.5", false),
+            ("1.e5", false),
+            ("00", true),
+            ("1e400", false),
+            ("7", true),
         ];
         for (text, integer) in ok {
             assert_eq!(scan_lenient(text.as_bytes()), Ok((text.len(), integer)), "{text}");
@@ -433,14 +453,35 @@ mod tests {
             seed
         };
         let fixed = [
-            "0", "-0", "9007199254740992", "9007199254740993", "-9007199254740993", "1e22", "1e23", "123456789e-22",
-            "0.1", "3.14159", "1.7976931348623157e308", "5e-324", "12345678901234567890", "1234567890123456789",
-            "0.000001234", "1E+2", "-65.613616999999977", "2.2250738585072014E-308",
+            "0",
+            "-0",
+            "9007199254740992",
+            "9007199254740993",
+            "-9007199254740993",
+            "1e22",
+            "1e23",
+            "123456789e-22",
+            "0.1",
+            "3.14159",
+            "1.7976931348623157e308",
+            "5e-324",
+            "12345678901234567890",
+            "1234567890123456789",
+            "0.000001234",
+            "1E+2",
+            "-65.613616999999977",
+            "2.2250738585072014E-308",
         ];
         for text in fixed {
             let want: f64 = text.parse().unwrap();
             assert_eq!(to_f64_valid(text.as_bytes(), false).to_bits(), want.to_bits(), "{text}");
+            assert_eq!(to_f64_valid(text.as_bytes(), true).to_bits(), want.to_bits(), "{text}");
         }
+        // Lenient forms take the slow path and get strtod's value.
+        for (text, want) in [("0x10,", 16.0), ("01]", 1.0), ("1.}", 1.0), ("-.5 ", -0.5), ("+2", 2.0), ("1e5]", 1e5)] {
+            assert_eq!(to_f64_valid(text.as_bytes(), true), want, "{text}");
+        }
+        assert!(to_f64_valid(b"NaN", true).is_nan());
         for _ in 0..100_000 {
             let r = next();
             let mut text = String::new();

@@ -196,8 +196,12 @@ pub(crate) fn check_atom(input: &[u8], pos: usize, ijson: bool, lenient: bool) -
         b'f' => b"false",
         b'n' if !lenient || s.starts_with(b"nu") => b"null",
         _ => {
-            let scan = if lenient { number::scan_lenient } else { number::scan };
-            let (len, integer) = scan(s).map_err(|(i, k)| (pos + i, k))?;
+            // Plain JSON numbers take the strict scan, lenient or not.
+            let scanned = match number::scan(s) {
+                Err(_) if lenient => number::scan_lenient(s),
+                r => r,
+            };
+            let (len, integer) = scanned.map_err(|(i, k)| (pos + i, k))?;
             if ijson && !number::fits_ijson(&s[..len], integer) {
                 return Err((pos, ErrorKind::NumberOutOfRange));
             }

@@ -11,6 +11,7 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_OBJECT = 6,
   QJSON_EVENT_TAG_SCALAR_ARRAY = 7,
   QJSON_EVENT_TAG_SCALAR_OBJECT = 8,
+  QJSON_EVENT_TAG_KEY = 9,
 };
 typedef uint32_t qjson_event_tag;
 enum qjson_kind {
@@ -47,6 +48,10 @@ typedef struct {
   uint32_t invalid_numbers;
 } qjson_options;
 typedef struct {
+  uint32_t count;
+  uint32_t key_generation;
+} qjson_stream_info;
+typedef struct {
   uint64_t offset;
   uint32_t line;
   uint32_t column;
@@ -72,12 +77,12 @@ const qjson_event *qjson_decode(const char *input,
                                 size_t len,
                                 const qjson_options *opts,
                                 uint32_t slot,
-                                uint32_t *count,
+                                qjson_stream_info *info,
                                 qjson_error *err);
 const qjson_event *qjson_flatten(qjson_doc *doc,
                                  uint32_t node,
                                  uint32_t slot,
-                                 uint32_t *count,
+                                 qjson_stream_info *info,
                                  qjson_error *err);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,

@@ -13,13 +13,13 @@ local ffi_string = ffi.string
 
 local M = {}
 
-local NUMBER, STRING = C.QJSON_EVENT_TAG_NUMBER, C.QJSON_EVENT_TAG_STRING
+local NUMBER, STRING, KEY = C.QJSON_EVENT_TAG_NUMBER, C.QJSON_EVENT_TAG_STRING, C.QJSON_EVENT_TAG_KEY
 local ARRAY, OBJECT = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_OBJECT
 local SCALAR_ARRAY, SCALAR_OBJECT = C.QJSON_EVENT_TAG_SCALAR_ARRAY, C.QJSON_EVENT_TAG_SCALAR_OBJECT
 local TRUE, FALSE = C.QJSON_EVENT_TAG_TRUE, C.QJSON_EVENT_TAG_FALSE
 
 local opts_box = ffi.new("qjson_options")
-local count_box = ffi.new("uint32_t[1]")
+local info = ffi.new("qjson_stream_info")
 local err_box = ffi.new("qjson_error")
 
 -- The native side keeps the events of a call in a buffer per slot, reused
@@ -28,8 +28,12 @@ local err_box = ffi.new("qjson_error")
 -- the build) takes the next slot, so it cannot overwrite them.
 local active = 0
 -- stacks[slot + 1]: the builder's stack for that slot, four entries per
--- level (container, events left, is object, last array index).
+-- level (container, members left, is object, last array index).
 local stacks = {}
+
+-- keys[id]: the string of each key in the native key cache (KEY events),
+-- made once; forgotten when the cache renews (a new generation).
+local keys, key_generation = {}, 0
 
 -- The Lua value of a scalar event `e` with tag `tag`.
 local function scalar(e, tag, null)
@@ -45,21 +49,44 @@ local function scalar(e, tag, null)
   return null
 end
 
--- Builds the value from `count` events at `ev`. `null` is what a JSON null
--- becomes; `array_mt` is set on every array, else `empty_mt` on empty ones.
+-- The string of a key event (KEY or STRING).
+local function key_of(e)
+  if e.tag == KEY then
+    local id = e.n
+    local k = keys[id]
+    if k == nil then
+      k = ffi_string(e.v.ptr) -- NUL-terminated
+      keys[id] = k
+    end
+    return k
+  end
+  return ffi_string(e.v.ptr, e.n)
+end
+
+-- Builds the value from the `count` events at `ev`. `null` is what a JSON
+-- null becomes; `array_mt` is set on every array, else `empty_mt` on empty
+-- ones.
 local function build(ev, count, null, array_mt, empty_mt, stack)
-  local root
-  -- The container being filled: `left` events still belong to it; in an
-  -- object they alternate key, value (`key` holds a key until its value).
-  local cur, left, is_obj, idx, key = nil, 0, false, 0, nil
+  -- The container being filled, its members left, 1 when it is an object
+  -- (a number: true and false would be two types to the compiler), the
+  -- last index set in an array. The root goes to stack[0], as the one element
+  -- of an array (so that `cur` is always a table, which keeps the
+  -- compiled loop stable).
+  local cur, left, in_obj, idx = stack, 1, 0, -1
   local top = 0 -- entries used in `stack`
   local i = 0
   while i < count do
+    local key
+    if in_obj == 1 then
+      key = key_of(ev[i])
+      i = i + 1
+    end
     local e = ev[i]
     local tag = e.tag
+    i = i + 1
     local v
-    local open = 0 -- members of a container to fill from the events after it
-    if tag == NUMBER or tag == STRING or tag < NUMBER then
+    local open -- members of a container to read from the events after it
+    if tag == NUMBER or tag == STRING or tag <= TRUE then
       v = scalar(e, tag, null)
     elseif tag == SCALAR_ARRAY or tag == ARRAY then
       local n = e.n
@@ -69,66 +96,61 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
       elseif n == 0 and empty_mt then
         setmetatable(v, empty_mt)
       end
-      if tag == SCALAR_ARRAY then
-        for j = 1, n do
-          local f = ev[i + j]
-          v[j] = scalar(f, f.tag, null)
-        end
-        i = i + n
-      else
+      if tag == ARRAY then
         open = n
+      else
+        for j = 1, n do
+          local f = ev[i]
+          v[j] = scalar(f, f.tag, null)
+          i = i + 1
+        end
       end
     else
       local n = e.n
       v = new_tab(0, n)
-      if tag == SCALAR_OBJECT then
-        for j = i + 1, i + 2 * n, 2 do
-          local k, f = ev[j], ev[j + 1]
-          v[ffi_string(k.v.ptr, k.n)] = scalar(f, f.tag, null) -- in order: the last repeat wins
-        end
-        i = i + 2 * n
-      else
+      if tag == OBJECT then
         open = n
+      else
+        for _ = 1, n do
+          local f = ev[i + 1]
+          v[key_of(ev[i])] = scalar(f, f.tag, null) -- in order: the last repeat wins
+          i = i + 2
+        end
       end
     end
-    i = i + 1
 
-    if cur == nil then
-      root = v
-    elseif is_obj then
-      left = left - 1
-      if key == nil then
-        key = v
-      else
-        cur[key] = v -- in order, so a repeated key keeps its last value
-        key = nil
-      end
+    if in_obj == 1 then
+      cur[key] = v -- in order, so a repeated key keeps its last value
     else
-      left = left - 1
       idx = idx + 1
       cur[idx] = v
     end
+    left = left - 1
 
-    if open > 0 then
-      stack[top + 1], stack[top + 2], stack[top + 3], stack[top + 4] = cur, left, is_obj, idx
+    if open and open > 0 then
+      stack[top + 1], stack[top + 2], stack[top + 3], stack[top + 4] = cur, left, in_obj, idx
       top = top + 4
-      is_obj = tag == OBJECT
-      cur, left, idx = v, is_obj and 2 * open or open, 0
+      cur, left, in_obj, idx = v, open, tag == OBJECT and 1 or 0, 0
     else
-      -- Close every container this event completed.
+      -- Close every container this value completed.
       while left == 0 and top > 0 do
-        cur, left, is_obj, idx = stack[top - 3], stack[top - 2], stack[top - 1], stack[top]
+        cur, left, in_obj, idx = stack[top - 3], stack[top - 2], stack[top - 1], stack[top]
         stack[top - 3] = nil -- hold no reference once built
         top = top - 4
       end
     end
   end
+  local root = stack[0]
+  stack[0] = nil
   return root
 end
 
 local function run(ev, settings)
   if ev == nil then
     error("qjson: " .. ffi_string(err_box.message), 0)
+  end
+  if info.key_generation ~= key_generation then
+    keys, key_generation = {}, info.key_generation
   end
   local slot = active
   local stack = stacks[slot + 1]
@@ -137,7 +159,7 @@ local function run(ev, settings)
     stacks[slot + 1] = stack
   end
   active = slot + 1
-  local v = build(ev, count_box[0], settings.null, settings.array_mt, settings.empty_array_mt, stack)
+  local v = build(ev, info.count, settings.null, settings.array_mt, settings.empty_array_mt, stack)
   active = slot
   return v
 end
@@ -152,14 +174,14 @@ function M.from_string(s, settings)
   opts_box.max_depth = settings.max_depth or 1000
   opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
   err_box.message[0] = 0
-  return run(C.qjson_decode(s, #s, opts_box, active, count_box, err_box), settings)
+  return run(C.qjson_decode(s, #s, opts_box, active, info, err_box), settings)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a
 -- `qjson_doc *`); the document's own options applied at its parse.
 function M.from_node(doc_ptr, node, settings)
   err_box.message[0] = 0
-  return run(C.qjson_flatten(doc_ptr, node, active, count_box, err_box), settings)
+  return run(C.qjson_flatten(doc_ptr, node, active, info, err_box), settings)
 end
 
 -- For error messages about the argument of a decode function.

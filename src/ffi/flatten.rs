@@ -6,20 +6,28 @@
 //! call with the same `slot`, so a decode allocates nothing that Lua must
 //! free. The caller copies what it needs at once. A caller that may start
 //! a decode while reading another one's events (a Lua finalizer running
-//! in the middle of building tables) passes a different slot.
+//! in the middle of building tables) passes a different slot. Object keys
+//! come from a key cache per thread (see `crate::flatten::KeyCache`).
 
 use std::cell::RefCell;
 use std::ffi::c_char;
 
 use super::{bytes, guard, panic_message, ErrorInfo, Handle};
-use crate::flatten::{Event, Stream};
+use crate::flatten::{Event, KeyCache, Stream, StreamInfo};
 use crate::{Document, Options};
 
 /// Slots per thread: how deeply decodes may nest.
 const SLOTS: usize = 16;
 
+/// A thread's streams, one per slot, and the object keys they share.
+#[derive(Default)]
+struct Buffers {
+    streams: Vec<Stream>,
+    keys: KeyCache,
+}
+
 thread_local! {
-    static STREAMS: RefCell<Vec<Stream>> = const { RefCell::new(Vec::new()) };
+    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
 
 enum Failure {
@@ -39,32 +47,38 @@ fn fail(err: *mut ErrorInfo, failure: Option<Failure>) -> *const Event {
     std::ptr::null()
 }
 
-/// Runs `f` with the stream of `slot`; returns its first event and writes
-/// the number of events to `count`, or null with `err` filled in.
+/// Runs `f` with the stream of `slot` and the key cache; returns the first
+/// event and fills `info`, or null with `err` filled in.
 fn with_stream(
     slot: u32,
-    count: *mut u32,
+    info: *mut StreamInfo,
     err: *mut ErrorInfo,
-    f: impl FnOnce(&mut Stream) -> Result<(*const Event, usize), Failure>,
+    f: impl FnOnce(&mut Stream, &mut KeyCache) -> Result<(*const Event, usize), Failure>,
 ) -> *const Event {
     let result = guard(None, || {
         let slot = slot as usize;
         if slot >= SLOTS {
             return Some(Err(Failure::Message(format!("decodes nested more than {SLOTS} deep"))));
         }
-        Some(STREAMS.with(|s| {
-            let mut streams = s.borrow_mut();
-            if streams.len() <= slot {
-                streams.resize_with(slot + 1, Stream::default);
+        Some(BUFFERS.with(|b| {
+            let b = &mut *b.borrow_mut();
+            if b.streams.len() <= slot {
+                b.streams.resize_with(slot + 1, Stream::default);
             }
-            f(&mut streams[slot])
+            // Only an outermost decode may renew the keys: a nested one
+            // runs while the events of another are still being read.
+            if slot == 0 {
+                b.keys.renew_if_full();
+            }
+            f(&mut b.streams[slot], &mut b.keys).map(|(events, n)| (events, n, b.keys.generation()))
         }))
     });
     match result {
-        Some(Ok((events, n))) => {
-            // SAFETY: the caller passes a valid `uint32_t` or null.
-            if let Some(c) = unsafe { count.as_mut() } {
-                *c = n as u32;
+        Some(Ok((events, n, generation))) => {
+            // SAFETY: the caller passes a valid `qjson_stream_info` or null.
+            if let Some(i) = unsafe { info.as_mut() } {
+                i.count = n as u32;
+                i.key_generation = generation;
             }
             events
         }
@@ -74,27 +88,35 @@ fn with_stream(
 }
 
 /// Parses the `len` bytes at `input` and returns the events of the whole
-/// value, their number in `*count`. Null on invalid input, with `err`
+/// value, their number in `info`. Null on invalid input, with `err`
 /// filled in as `qjson_parse` does. String events point into `input` or
-/// into the slot's buffers: valid while `input` is, until the next call
-/// with the same `slot` on this thread.
+/// into the slot's buffers, key events into the thread's key cache: valid
+/// while `input` is, until the next call with the same `slot` on this
+/// thread (or, for keys, until a call with slot 0 renews the cache, which
+/// `info.key_generation` then tells). A caller that may decode while
+/// still reading another decode's events (a finalizer run by the Lua
+/// collector) passes a different slot.
 #[no_mangle]
 pub extern "C" fn qjson_decode(
     input: *const c_char,
     len: usize,
     opts: *const Options,
     slot: u32,
-    count: *mut u32,
+    info: *mut StreamInfo,
     err: *mut ErrorInfo,
 ) -> *const Event {
-    with_stream(slot, count, err, |stream| {
+    with_stream(slot, info, err, |stream, keys| {
         // SAFETY: the caller passes `len` readable bytes and a valid
         // `qjson_options` or null.
         let input = unsafe { bytes(input.cast(), len) };
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
-        let mut doc = Document::parse(input, &opts).map_err(Failure::Input)?;
-        let events = stream.flatten(&mut doc, crate::ROOT).map_err(Failure::Input)?;
-        Ok((events.as_ptr(), events.len()))
+        let flat = Document::parse_then(input, &opts, |doc| {
+            stream.flatten(doc, crate::ROOT, Some(keys)).map(|events| (events.as_ptr(), events.len()))
+        });
+        match flat {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(e)) | Err(e) => Err(Failure::Input(e)),
+        }
     })
 }
 
@@ -106,10 +128,10 @@ pub extern "C" fn qjson_flatten(
     doc: *mut Handle,
     node: u32,
     slot: u32,
-    count: *mut u32,
+    info: *mut StreamInfo,
     err: *mut ErrorInfo,
 ) -> *const Event {
-    with_stream(slot, count, err, |stream| {
+    with_stream(slot, info, err, |stream, keys| {
         // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
         let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Failure::Message("no document".into())) };
         let Some(d) = h.doc.as_mut() else { return Err(Failure::Message(super::doc::CLOSED.into())) };
@@ -118,7 +140,7 @@ pub extern "C" fn qjson_flatten(
         if node >= d.skip(d.root()) {
             return Err(Failure::Message(format!("no value at node {node}")));
         }
-        let events = stream.flatten(d, node).map_err(Failure::Input)?;
+        let events = stream.flatten(d, node, Some(keys)).map_err(Failure::Input)?;
         Ok((events.as_ptr(), events.len()))
     })
 }

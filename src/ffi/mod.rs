@@ -11,7 +11,7 @@
 
 mod doc;
 mod encode;
-mod flatten;
+pub mod flatten;
 pub mod parse;
 pub mod read;
 mod view;

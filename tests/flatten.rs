@@ -1,0 +1,388 @@
+//! The event stream (`qjson::flatten`, and `qjson_decode` / `qjson_flatten`
+//! at the C ABI): the value the events describe equals serde_json's for the
+//! corpus and for random documents, in strict and lazy mode, with and
+//! without the key cache; escaped strings survive the buffer growing under
+//! them; one stream serves document after document; slots keep nested
+//! decodes apart; the key cache keeps its ids and renews only when told.
+//!
+//! Values are compared with numbers as doubles (what Lua gets) and objects
+//! keeping the last of a repeated key (what a Lua table keeps).
+
+mod common;
+
+use proptest::prelude::*;
+use qjson::ffi::flatten::{qjson_decode, qjson_flatten};
+use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse};
+use qjson::ffi::ErrorInfo;
+use qjson::flatten::{Event, EventTag, KeyCache, Stream, StreamInfo};
+use qjson::{Document, Options, ROOT};
+use serde_json::{Map, Number, Value};
+use std::ffi::{c_char, CStr};
+use std::ptr::{null, null_mut};
+
+/// qjson installs a panic hook that records panics instead of printing
+/// them (the library owns its Rust runtime); chain one that still prints
+/// this file's assertion failures.
+fn setup() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Any guarded export installs qjson's hook.
+        assert!(!qjson::ffi::qjson_backend().is_null());
+        let quiet = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            quiet(info);
+            if info.location().is_some_and(|l| l.file().starts_with("tests")) {
+                eprintln!("{info}");
+            }
+        }));
+    });
+}
+
+/// The bytes of a string or key event.
+fn text(e: &Event) -> Vec<u8> {
+    // SAFETY: the events are read while their stream, document and key
+    // cache are alive and untouched; a key's bytes are NUL-terminated.
+    unsafe {
+        match e.tag {
+            EventTag::String => std::slice::from_raw_parts(e.v.ptr.cast::<u8>(), e.n as usize).to_vec(),
+            EventTag::Key => CStr::from_ptr(e.v.ptr).to_bytes().to_vec(),
+            tag => panic!("expected a string or key event, got {tag:?}"),
+        }
+    }
+}
+
+fn number(x: f64) -> Value {
+    Value::Number(Number::from_f64(x).expect("finite"))
+}
+
+/// The value the events from `*at` describe; moves `*at` past them.
+fn value_at(events: &[Event], at: &mut usize) -> Value {
+    let e = events[*at];
+    *at += 1;
+    let members = e.n as usize;
+    let scalars_only = matches!(e.tag, EventTag::ScalarArray | EventTag::ScalarObject);
+    let member = |events: &[Event], at: &mut usize| {
+        if scalars_only {
+            let t = events[*at].tag;
+            assert!(!matches!(t, EventTag::Array | EventTag::Object | EventTag::ScalarArray | EventTag::ScalarObject));
+        }
+        value_at(events, at)
+    };
+    match e.tag {
+        EventTag::Null => Value::Null,
+        EventTag::False => Value::Bool(false),
+        EventTag::True => Value::Bool(true),
+        // SAFETY: a number event holds `num`.
+        EventTag::Number => number(unsafe { e.v.num }),
+        EventTag::String => Value::String(String::from_utf8(text(&e)).expect("valid UTF-8")),
+        EventTag::Key => panic!("a key where a value belongs (event {})", *at - 1),
+        EventTag::Array | EventTag::ScalarArray => Value::Array((0..members).map(|_| member(events, at)).collect()),
+        EventTag::Object | EventTag::ScalarObject => {
+            let mut m = Map::new();
+            for _ in 0..members {
+                let k = String::from_utf8(text(&events[*at])).expect("valid UTF-8");
+                *at += 1;
+                m.insert(k, member(events, at)); // in order: the last repeat wins
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+/// The value of a whole stream, which must hold nothing more.
+fn value_of(events: &[Event]) -> Value {
+    let mut at = 0;
+    let v = value_at(events, &mut at);
+    assert_eq!(at, events.len(), "events left after the value");
+    v
+}
+
+/// serde_json's value with every number as the nearest double.
+fn as_doubles(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => number(n.as_f64().expect("a number")),
+        Value::Array(a) => Value::Array(a.iter().map(as_doubles).collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), as_doubles(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Flattens `bytes` every way (strict and lazy, with and without the key
+/// cache) and compares each stream with serde_json's value.
+fn check(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache) {
+    let want = as_doubles(&serde_json::from_slice::<Value>(bytes).expect("serde_json accepts"));
+    for opts in [Options::default(), Options::lazy()] {
+        let mut doc = Document::parse(bytes, &opts).expect("qjson accepts");
+        for cache in [true, false] {
+            let events = stream.flatten(&mut doc, ROOT, if cache { Some(&mut *keys) } else { None }).expect("flattens");
+            assert_eq!(value_of(events), want, "mode {}, cache {cache}: {}", opts.mode, common::show(bytes));
+        }
+    }
+}
+
+#[test]
+fn corpus_matches_serde_json() {
+    setup();
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    for name in ["twitter.json", "citm_catalog.json", "canada.json"] {
+        let Some(bytes) = common::data_file(&format!("corpus/{name}")) else { return };
+        check(&bytes, &mut stream, &mut keys);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(256)))]
+
+    #[test]
+    fn random_documents_match_serde_json(v in common::arb_value()) {
+        let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+        check(serde_json::to_string(&v).unwrap().as_bytes(), &mut stream, &mut keys);
+        check(serde_json::to_string_pretty(&v).unwrap().as_bytes(), &mut stream, &mut keys);
+    }
+}
+
+#[test]
+fn scalars_at_the_root() {
+    setup();
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    for doc in ["1", "-0.5e3", "\"a\\u00e9\"", "true", "false", "null", "[]", "{}", " [ ] "] {
+        check(doc.as_bytes(), &mut stream, &mut keys);
+    }
+}
+
+/// Many escaped strings: each is unescaped into a buffer that grows (and
+/// moves) while later ones are added, so their pointers are set at the end.
+#[test]
+fn escaped_strings_survive_the_buffer_growing() {
+    setup();
+    let mut doc = String::from("{");
+    for i in 0..5000 {
+        if i > 0 {
+            doc.push(',');
+        }
+        doc.push_str(&format!(r#""k\u00e9{i}":["v\n{i}\ud83d\ude00 \"q\"","\/plain{i}"]"#));
+    }
+    doc.push('}');
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    check(doc.as_bytes(), &mut stream, &mut keys);
+    let mut d = Document::parse(doc.as_bytes(), &Options::default()).unwrap();
+    let v = value_of(stream.flatten(&mut d, ROOT, Some(&mut keys)).unwrap());
+    assert_eq!(v["ké4999"][0], Value::String("v\n4999😀 \"q\"".into()));
+    assert_eq!(v["ké0"][1], Value::String("/plain0".into()));
+}
+
+#[test]
+fn big_arrays() {
+    setup();
+    let n = 300_000;
+    let flat = format!("[{}]", (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let nested = format!("[{}]", (0..n / 3).map(|i| format!("[{i},{{\"x\":{i}}}]")).collect::<Vec<_>>().join(","));
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    for doc in [&flat, &nested] {
+        check(doc.as_bytes(), &mut stream, &mut keys);
+    }
+    let mut d = Document::parse(flat.as_bytes(), &Options::default()).unwrap();
+    let events = stream.flatten(&mut d, ROOT, None).unwrap();
+    assert_eq!((events[0].tag, events[0].n, events.len()), (EventTag::ScalarArray, n, n as usize + 1));
+}
+
+/// One stream, reused: after a document larger than what it keeps between
+/// calls (its buffers are then released), and after escapes, the next
+/// documents come out right.
+#[test]
+fn one_stream_serves_many_documents() {
+    setup();
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let huge = format!("[{}]", vec!["\"a\\tb\""; 1_200_000].join(","));
+    let docs = [r#"{"a":"x\ny","b":[1,2]}"#, huge.as_str(), r#"["plain",{"a":1}]"#, "[]", r#"{"a":"\u0041"}"#];
+    for _ in 0..3 {
+        for doc in docs {
+            check(doc.as_bytes(), &mut stream, &mut keys);
+        }
+    }
+}
+
+#[test]
+fn nodes_of_a_document() {
+    setup();
+    let bytes = br#"{"a":[1,{"b":"c\"d"}],"e":{"f":null}}"#;
+    let mut doc = Document::parse(bytes, &Options::default()).unwrap();
+    let mut stream = Stream::default();
+    let node = doc.find(ROOT, b"a").unwrap().unwrap();
+    assert_eq!(value_of(stream.flatten(&mut doc, node, None).unwrap()), serde_json::json!([1.0, {"b": "c\"d"}]));
+    let node = doc.find(ROOT, b"e.f").unwrap().unwrap();
+    assert_eq!(value_of(stream.flatten(&mut doc, node, None).unwrap()), Value::Null);
+}
+
+/// Repeated keys all appear, in order, so that the last one wins.
+#[test]
+fn repeated_keys_in_order() {
+    setup();
+    let bytes = br#"{"a":1,"b":2,"a":3}"#;
+    let mut doc = Document::parse(bytes, &Options::default()).unwrap();
+    let mut stream = Stream::default();
+    let events = stream.flatten(&mut doc, ROOT, None).unwrap();
+    assert_eq!(events[0].n, 3);
+    let keys: Vec<Vec<u8>> = [1, 3, 5].iter().map(|&i| text(&events[i])).collect();
+    assert_eq!(keys, [b"a".to_vec(), b"b".to_vec(), b"a".to_vec()]);
+    assert_eq!(value_of(events), serde_json::json!({"a": 3.0, "b": 2.0}));
+}
+
+/// Lazy mode checks values as they are flattened: an error has a position.
+#[test]
+fn lazy_errors_have_positions() {
+    setup();
+    let mut stream = Stream::default();
+    for (bytes, at) in [(&br#"[1, "a\x01"]"#[..], 6), (br#"{"a": tru}"#, 6), (br#"[01]"#, 2)] {
+        let mut doc = Document::parse(bytes, &Options::lazy()).unwrap();
+        let e = stream.flatten(&mut doc, ROOT, None).err().expect("an error");
+        assert_eq!(e.offset, at, "{}: {e}", common::show(bytes));
+    }
+}
+
+#[test]
+fn key_cache_ids_are_stable() {
+    setup();
+    let mut keys = KeyCache::default();
+    let (a, pa) = keys.id(b"model").unwrap();
+    let (b, _) = keys.id(b"messages").unwrap();
+    let long = [b'k'; 40];
+    let (c, pc) = keys.id(&long).unwrap();
+    assert_eq!((a, b, c), (1, 2, 3));
+    assert_eq!(keys.id(b"model").unwrap(), (a, pa));
+    assert_eq!(keys.id(&long).unwrap(), (c, pc));
+    // Keys that share their two words but not their middle.
+    let mut other = long;
+    other[20] = b'x';
+    assert_eq!(keys.id(&other).unwrap().0, 4);
+    // SAFETY: stored keys are NUL-terminated and stay put.
+    assert_eq!(unsafe { CStr::from_ptr(pa.cast::<c_char>()) }.to_bytes(), b"model");
+    assert!(keys.id(&[b'x'; 65]).is_none(), "longer than cached");
+    assert_eq!(keys.id(b"").unwrap().0, 5);
+    for n in 0..3 {
+        // Short keys of every length up to 16 are told apart.
+        assert_eq!(keys.id(&b"abcdefghijklmnop"[..n]).unwrap(), keys.id(&b"abcdefghijklmnop"[..n]).unwrap());
+    }
+}
+
+#[test]
+fn key_cache_renews_only_after_many_misses() {
+    setup();
+    let mut keys = KeyCache::default();
+    let mut n = 0u32;
+    while keys.id(format!("key{n}").as_bytes()).is_some() {
+        n += 1;
+    }
+    let generation = keys.generation();
+    keys.renew_if_full();
+    assert_eq!(keys.generation(), generation, "renewed on the first miss");
+    assert_eq!(keys.id(b"key0").unwrap().0, 1, "ids kept while full");
+    for i in 0..100_000 {
+        keys.id(format!("other{i}").as_bytes());
+    }
+    keys.renew_if_full();
+    assert_eq!(keys.generation(), generation + 1);
+    assert_eq!(keys.id(b"fresh").unwrap().0, 1, "ids start again");
+}
+
+fn error_info() -> ErrorInfo {
+    ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] }
+}
+
+fn message(e: &ErrorInfo) -> String {
+    // SAFETY: `fill` always NUL-terminates within the array.
+    unsafe { CStr::from_ptr(e.message.as_ptr()) }.to_string_lossy().into_owned()
+}
+
+/// The events `qjson_decode` returned, as a slice.
+fn events<'a>(ptr: *const Event, info: &StreamInfo) -> &'a [Event] {
+    assert!(!ptr.is_null());
+    // SAFETY: `info.count` events start at `ptr`, alive until the next
+    // call with the same slot.
+    unsafe { std::slice::from_raw_parts(ptr, info.count as usize) }
+}
+
+fn decode(input: &[u8], opts: Option<&Options>, slot: u32) -> Result<(*const Event, StreamInfo), String> {
+    let mut info = StreamInfo { count: 0, key_generation: 0 };
+    let mut err = error_info();
+    let opts = opts.map_or(null(), |o| o as *const Options);
+    let ptr = qjson_decode(input.as_ptr().cast(), input.len(), opts, slot, &mut info, &mut err);
+    if ptr.is_null() {
+        Err(message(&err))
+    } else {
+        Ok((ptr, info))
+    }
+}
+
+/// A decode in another slot (a finalizer decoding while the events of a
+/// first decode are being read) leaves the first one's events intact.
+#[test]
+fn slots_keep_nested_decodes_apart() {
+    setup();
+    let outer = br#"{"a":"x\ty","b":[1,2,3]}"#;
+    let inner = br#"["other\n",{"c":true}]"#;
+    let (p0, i0) = decode(outer, None, 0).unwrap();
+    let (p1, i1) = decode(inner, None, 1).unwrap();
+    assert_eq!(value_of(events(p1, &i1)), serde_json::json!(["other\n", {"c": true}]));
+    assert_eq!(value_of(events(p0, &i0)), serde_json::json!({"a": "x\ty", "b": [1.0, 2.0, 3.0]}));
+    let e = decode(b"[1]", None, 16).unwrap_err();
+    assert!(e.contains("nested more than 16 deep"), "{e}");
+}
+
+/// Errors are qjson_parse's: same message, same position.
+#[test]
+fn decode_errors_are_parse_errors() {
+    setup();
+    for bad in [&b"[1,2"[..], b"{\"a\" 1}", b"", b"[\"\xff\"]", b"[1] x", b"\xEF\xBB\xBF[]"] {
+        let e = decode(bad, None, 0).unwrap_err();
+        let mut err = error_info();
+        assert!(qjson_parse(bad.as_ptr().cast(), bad.len(), null(), &mut err).is_null());
+        assert_eq!(e, message(&err), "{}", common::show(bad));
+    }
+    let deep = Options { max_depth: 2, ..Options::default() };
+    let e = decode(b"[[[1]]]", Some(&deep), 0).unwrap_err();
+    assert!(e.starts_with("nesting deeper than max_depth (2)"), "{e}");
+}
+
+/// lua-cjson's decode_invalid_numbers: what C's strtod reads.
+#[test]
+fn invalid_numbers_when_asked() {
+    setup();
+    let lenient = Options { invalid_numbers: 1, ..Options::default() };
+    let text = b"[NaN, -Infinity, inf, 0x1F, -0x10, 01, 1., -.5, +2, nan(7), 1.5, null]";
+    assert!(decode(text, None, 0).is_err());
+    let (p, i) = decode(text, Some(&lenient), 0).unwrap();
+    let ev = events(p, &i);
+    // SAFETY: number events hold `num`.
+    let nums: Vec<f64> = ev[1..12].iter().map(|e| unsafe { e.v.num }).collect();
+    assert!(nums[0].is_nan() && nums[9].is_nan());
+    assert_eq!(&nums[1..9], &[f64::NEG_INFINITY, f64::INFINITY, 31.0, -16.0, 1.0, 1.0, -0.5, 2.0]);
+    assert_eq!(nums[10], 1.5);
+    assert_eq!(ev[12].tag, EventTag::Null);
+    // Still rejected: what strtod does not read, and I-JSON's limits.
+    for bad in [&b"[.5]"[..], b"[0x]", b"[infinit]", b"[- 1]", b"[nul]"] {
+        assert!(decode(bad, Some(&lenient), 0).is_err(), "{}", common::show(bad));
+    }
+    let both = Options { invalid_numbers: 1, ijson: 1, ..Options::default() };
+    assert!(decode(b"[NaN]", Some(&both), 0).is_err());
+}
+
+#[test]
+fn flatten_a_parsed_document() {
+    setup();
+    let bytes = br#"{"a":[1,"\u00e9"],"b":2}"#;
+    let mut err = error_info();
+    let doc = qjson_parse(bytes.as_ptr().cast(), bytes.len(), null(), &mut err);
+    assert!(!doc.is_null());
+    let mut info = StreamInfo { count: 0, key_generation: 0 };
+    let p = qjson_flatten(doc, ROOT, 0, &mut info, &mut err);
+    assert_eq!(value_of(events(p, &info)), serde_json::json!({"a": [1.0, "é"], "b": 2.0}));
+    // A node past the tape is refused; so is a closed document.
+    assert!(qjson_flatten(doc, 1 << 20, 0, &mut info, &mut err).is_null());
+    assert!(message(&err).contains("no value at node"));
+    qjson_close(doc);
+    assert!(qjson_flatten(doc, ROOT, 0, &mut info, &mut err).is_null());
+    assert_eq!(message(&err), "document is closed");
+    qjson_free(doc);
+    assert!(qjson_flatten(null_mut(), ROOT, 0, &mut info, &mut err).is_null());
+}
