@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory bench bench-quick lint clean
 
 all: build
 
@@ -52,6 +52,18 @@ fuzz: deps
 
 fuzz-smoke: deps
 	tools/fuzz.sh 10
+
+# Lua-level fuzzing (spec/fuzz/), longer than the fixed seeds of make
+# test-lua, or replaying a failure: SEED (default: the time), STEPS.
+SEED ?=
+STEPS ?= 20000
+fuzz-lua: build
+	$(LUAJIT) tools/fuzz-lua.lua $(SEED) $(STEPS)
+
+# The Lua suite under valgrind memcheck, on a LuaJIT built to use malloc
+# (tools/test-memory.sh): zero errors, zero definite leaks.
+test-memory: build
+	tools/test-memory.sh
 
 bench: build
 	$(LUAJIT) bench/run.lua
