@@ -9,8 +9,8 @@ local known = require("fuzz.known")
 -- Fewer steps under valgrind (make test-memory), where the pure-Lua model
 -- runs about fifty times slower.
 local memcheck = os.getenv("QJSON_MEMCHECK") ~= nil
-local SEEDS = memcheck and { 1 } or { 1, 2 }
-local STEPS = memcheck and 400 or 2000
+local SEEDS = { 1, 2 }
+local STEPS = memcheck and 1500 or 2000
 
 describe("Lua-level fuzzing", function()
   for _, seed in ipairs(SEEDS) do

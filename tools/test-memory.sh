@@ -70,6 +70,18 @@ if ! build; then
   checked_heap=no
 fi
 
+# First a deliberate use after free (tools/test-memory-canary.lua): unless
+# valgrind reports it, this run could not see such a bug in qjson either.
+if [ "$checked_heap" = yes ]; then
+  if LUA_PATH='lua/?.lua;lua/?/init.lua;;' valgrind --tool=memcheck "$bin" -joff tools/test-memory-canary.lua 2>&1 |
+    grep -q 'Invalid read'; then
+    say "canary: valgrind reports a read of a collected Lua string, as it must"
+  else
+    say "FAILED: valgrind did not report the canary's use after free; this run would not catch one"
+    exit 1
+  fi
+fi
+
 args=("$@")
 ((${#args[@]})) || args=(spec)
 out=$(mktemp)
