@@ -8,14 +8,15 @@ local ffi = require("ffi")
 local C = require("qjson.lib")
 local new_tab = require("table.new")
 
-local setmetatable, error, tostring, type = setmetatable, error, tostring, type
+local setmetatable, error, tostring, type, pcall = setmetatable, error, tostring, type, pcall
 local ffi_string = ffi.string
 
 local M = {}
 
 local NUMBER, STRING, KEY = C.QJSON_EVENT_TAG_NUMBER, C.QJSON_EVENT_TAG_STRING, C.QJSON_EVENT_TAG_KEY
 local ARRAY, OBJECT = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_OBJECT
-local SCALAR_ARRAY, SCALAR_OBJECT = C.QJSON_EVENT_TAG_SCALAR_ARRAY, C.QJSON_EVENT_TAG_SCALAR_OBJECT
+-- (and SCALAR_OBJECT: the other tag, handled as the last case below)
+local SCALAR_ARRAY = C.QJSON_EVENT_TAG_SCALAR_ARRAY
 local TRUE, FALSE = C.QJSON_EVENT_TAG_TRUE, C.QJSON_EVENT_TAG_FALSE
 
 local opts_box = ffi.new("qjson_options")
@@ -28,7 +29,7 @@ local err_box = ffi.new("qjson_error")
 -- the build) takes the next slot, so it cannot overwrite them.
 local active = 0
 -- stacks[slot + 1]: the builder's stack for that slot, four entries per
--- level (container, members left, is object, last array index).
+-- level (container, members left, 1 for an object, last array index).
 local stacks = {}
 
 -- keys[id]: the string of each key in the native key cache (KEY events),
@@ -145,23 +146,50 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
   return root
 end
 
-local function run(ev, settings)
+-- Builds of at least this many events run under pcall, so that a failure
+-- gives their slot back. Not smaller ones: a compiled loop cannot return
+-- into pcall's frame, and the way back through the interpreter would cost
+-- a small document more than its build. A small build fails only when
+-- memory runs out; its slot then stays taken, later decodes use the next,
+-- and after 16 such failures decode raises "decodes nested more than 16
+-- deep".
+local PROTECT_FROM = 16384
+
+local function settle(slot, ok, v)
+  active = slot
+  if not ok then
+    error(v, 0)
+  end
+  return v
+end
+
+-- Builds the result of a native call that used `slot` (which the caller
+-- claimed by raising `active` before the call).
+local function run(ev, slot, settings)
+  -- Read what the call left in the shared boxes before anything allocates:
+  -- a finalizer run by the collector may decode and overwrite them.
+  local count, generation = info.count, info.key_generation
   if ev == nil then
+    active = slot
     error("qjson: " .. ffi_string(err_box.message), 0)
   end
-  if info.key_generation ~= key_generation then
-    keys, key_generation = {}, info.key_generation
+  if generation ~= key_generation then
+    keys, key_generation = {}, generation
   end
-  local slot = active
   local stack = stacks[slot + 1]
   if not stack then
     stack = {}
     stacks[slot + 1] = stack
   end
-  active = slot + 1
-  local v = build(ev, info.count, settings.null, settings.array_mt, settings.empty_array_mt, stack)
-  active = slot
-  return v
+  local null, array_mt, empty_mt = settings.null, settings.array_mt, settings.empty_array_mt
+  if count < PROTECT_FROM then
+    local v = build(ev, count, null, array_mt, empty_mt, stack)
+    active = slot
+    return v
+  end
+  -- Protected, so that the slot is given back even when building fails
+  -- (out of memory, or a table past LuaJIT's size limit).
+  return settle(slot, pcall(build, ev, count, null, array_mt, empty_mt, stack))
 end
 
 -- Plain tables for the JSON text `s`. `settings`: `null` (the value of a
@@ -174,14 +202,18 @@ function M.from_string(s, settings)
   opts_box.max_depth = settings.max_depth or 1000
   opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
   err_box.message[0] = 0
-  return run(C.qjson_decode(s, #s, opts_box, active, info, err_box), settings)
+  local slot = active
+  active = slot + 1
+  return run(C.qjson_decode(s, #s, opts_box, slot, info, err_box), slot, settings)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a
 -- `qjson_doc *`); the document's own options applied at its parse.
 function M.from_node(doc_ptr, node, settings)
   err_box.message[0] = 0
-  return run(C.qjson_flatten(doc_ptr, node, active, info, err_box), settings)
+  local slot = active
+  active = slot + 1
+  return run(C.qjson_flatten(doc_ptr, node, slot, info, err_box), slot, settings)
 end
 
 -- For error messages about the argument of a decode function.

@@ -1,0 +1,542 @@
+-- qjson.cjson against the real lua-cjson (Debian's, upstream 2.1.0), side
+-- by side: decoded values, configuration functions, errors, and code
+-- written for lua-cjson running on the drop-in. OpenResty-only functions
+-- (decode_array_with_array_mt) are checked against OpenResty's manual.
+local ffi = require("ffi")
+local cjson = require("cjson")
+local qcjson = require("qjson.cjson")
+local qsafe = require("qjson.cjson.safe")
+local qjson = require("qjson")
+local tables = require("qjson.tables")
+local support = require("support")
+
+local SUITE = support.data .. "/JSONTestSuite/test_parsing"
+local CORPUS = support.data .. "/corpus"
+
+-- Deep equality of decoded values: NaN equals NaN, and tables must have
+-- the same keys (each side's), compared recursively. Returns false and
+-- the path of the first difference.
+local function same(a, b, path)
+  path = path or "$"
+  if type(a) ~= type(b) then
+    return false, path .. " (" .. type(a) .. " vs " .. type(b) .. ")"
+  end
+  if type(a) == "number" then
+    if a ~= a and b ~= b then
+      return true
+    end
+    return a == b, path .. " (" .. tostring(a) .. " vs " .. tostring(b) .. ")"
+  end
+  if type(a) ~= "table" then
+    return a == b, path .. " (" .. tostring(a) .. " vs " .. tostring(b) .. ")"
+  end
+  for k, v in pairs(a) do
+    local ok, where = same(v, b[k], path .. "." .. tostring(k))
+    if not ok then
+      return false, where
+    end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then
+      return false, path .. "." .. tostring(k) .. " (missing)"
+    end
+  end
+  return true
+end
+
+local function assert_same(a, b, what)
+  local ok, where = same(a, b)
+  assert(ok, (what or "value") .. " differs at " .. tostring(where))
+end
+
+-- An argument error without what differs by design: the location prefix
+-- (ours points at the caller) and the function's name (lua-cjson's C
+-- functions show as '?' when called through pcall).
+local function arg_error(err)
+  return (tostring(err):gsub("^[^:]*:%d+: ", ""):gsub("to '[^']*'", "to '?'"))
+end
+
+-- Calls f on both with the same arguments; both must return the same
+-- values or raise the same argument error.
+local function agree(name, real, ours, ...)
+  local r = { pcall(real[name], ...) }
+  local o = { pcall(ours[name], ...) }
+  local args = {}
+  for i = 1, select("#", ...) do
+    args[i] = tostring((select(i, ...)))
+  end
+  local call = name .. "(" .. table.concat(args, ", ") .. ")"
+  assert.are.equal(r[1], o[1], call .. ": " .. tostring(r[2]) .. " / " .. tostring(o[2]))
+  if r[1] then
+    assert.are.same(r, o, call)
+  else
+    assert.are.equal(arg_error(r[2]), arg_error(o[2]), call)
+  end
+end
+
+local POSITIONED = "^qjson: .+ at line %d+, column %d+ %(byte %d+%)$"
+
+describe("qjson.cjson decode", function()
+  it("builds the tables lua-cjson builds for the corpus", function()
+    local names = support.list(CORPUS)
+    if not names then
+      print("skipped: ../shared/data/corpus not found")
+      pending("skipped: ../shared/data/corpus not found")
+      return
+    end
+    local compared = 0
+    for _, name in ipairs(names) do
+      if name:match("%.json$") then
+        local s = assert(support.read(CORPUS .. "/" .. name))
+        assert_same(qcjson.decode(s), cjson.decode(s), name)
+        compared = compared + 1
+      end
+    end
+    assert.are.equal(3, compared)
+  end)
+
+  describe("on JSONTestSuite", function()
+    local names = support.list(SUITE)
+    if not names then
+      it("is skipped", function()
+        print("skipped: ../shared/data/JSONTestSuite not found")
+        pending("skipped: ../shared/data/JSONTestSuite not found")
+      end)
+      return
+    end
+    -- name -> { cjson ok, cjson value, ours ok, ours value or error }
+    local results, by = {}, { y_ = {}, n_ = {}, i_ = {} }
+    for _, name in ipairs(names) do
+      local s = assert(support.read(SUITE .. "/" .. name))
+      local okc, vc = pcall(cjson.decode, s)
+      local okq, vq = pcall(qcjson.decode, s)
+      results[name] = { okc, vc, okq, vq }
+      local list = by[name:sub(1, 2)]
+      if list then
+        list[#list + 1] = name
+      end
+    end
+
+    -- Every file lua-cjson accepts and qjson.cjson accepts too decodes to
+    -- the same value; returns how many were compared.
+    local function compare(list)
+      local n = 0
+      for _, name in ipairs(list) do
+        local okc, vc, okq, vq = unpack(results[name])
+        if okc and okq then
+          assert_same(vq, vc, name)
+          n = n + 1
+        end
+      end
+      return n
+    end
+
+    it("decodes the 95 y_ files lua-cjson accepts to the same values", function()
+      local accepted_by_cjson = 0
+      for _, name in ipairs(by.y_) do
+        local okc, _, okq, vq = unpack(results[name])
+        if okc then
+          accepted_by_cjson = accepted_by_cjson + 1
+          assert(okq, name .. ": " .. tostring(vq))
+        end
+      end
+      assert.are.equal(95, accepted_by_cjson)
+      assert.are.equal(95, compare(by.y_))
+    end)
+
+    it("accepts no n_ or i_ file that lua-cjson rejects", function()
+      for _, list in ipairs({ by.n_, by.i_ }) do
+        for _, name in ipairs(list) do
+          local okc, _, okq, vq = unpack(results[name])
+          if not okc then
+            assert(not okq, name .. " accepted")
+            assert.truthy(tostring(vq):match(POSITIONED), name .. ": " .. tostring(vq))
+          end
+        end
+      end
+    end)
+
+    it("accepts the 19 n_ numbers lua-cjson reads (decode_invalid_numbers), with the same values", function()
+      local both = {}
+      for _, name in ipairs(by.n_) do
+        local okc, _, okq = unpack(results[name])
+        if okc and okq then
+          both[#both + 1] = name
+          assert.truthy(name:match("^n_number_"), name)
+        end
+      end
+      assert.are.equal(19, #both)
+      assert.are.equal(19, compare(by.n_))
+    end)
+
+    it("decodes the i_ files both accept to the same values", function()
+      assert.is_true(compare(by.i_) >= 10)
+    end)
+  end)
+
+  it("decodes scalars, nulls, empty containers and repeated keys as lua-cjson", function()
+    for _, s in ipairs({
+      "0", "-0", "1e400", "-1e400", "123456789012345678901234567890", "0.1", "5e-324", '"a\\u0000b"',
+      '"\\ud83d\\ude00"', "true", "false", "null", "[]", "{}", "[null,null]", '{"a":null}', '{"a":1,"a":2}',
+      '{"a":{"b":[1,{"c":[]}]},"a":[3]}', "[[[[[]]]]]", ' \t\n[1 , 2]\r\n', "123",
+    }) do
+      assert_same(qcjson.decode(s), cjson.decode(s), s)
+    end
+    assert.are.equal(cjson.null, qcjson.decode("null"))
+    assert.are.equal(1 / -math.huge, qcjson.decode("-0")) -- the sign is kept
+    assert.are.equal(-math.huge, 1 / qcjson.decode("-0"))
+  end)
+
+  it("takes a number as a string, as lua_tolstring does", function()
+    assert.are.equal(123, qcjson.decode(123))
+    assert.are.equal(cjson.decode(1.5e300), qcjson.decode(1.5e300))
+  end)
+
+  it("raises positioned errors for invalid JSON", function()
+    for _, s in ipairs({ "", "[1,2", '{"a" 1}', "[1] x", '"\1"', "[\"\255\"]", "[.5]" }) do
+      local ok, err = pcall(qcjson.decode, s)
+      assert.is_false(ok, s)
+      assert.truthy(err:match(POSITIONED), err)
+    end
+    local _, err = pcall(qcjson.decode, '{"a": [1, 2,, 3]}')
+    assert.are.equal("qjson: expected a value, found ',' at line 1, column 13 (byte 12)", err)
+  end)
+
+  it("checks its argument as lua-cjson does, naming the function", function()
+    for _, args in ipairs({ {}, { "1", "2" }, { {} }, { nil }, { true } }) do
+      local _, real = pcall(cjson.decode, unpack(args, 1, table.maxn(args)))
+      local _, ours = pcall(qcjson.decode, unpack(args, 1, table.maxn(args)))
+      if select("#", unpack(args, 1, table.maxn(args))) == 0 then
+        _, real = pcall(cjson.decode)
+        _, ours = pcall(qcjson.decode)
+      end
+      assert.are.equal(arg_error(real), arg_error(ours))
+      assert.truthy(ours:find("'decode'", 1, true), ours)
+    end
+  end)
+
+  it("is stricter than lua-cjson where documented", function()
+    -- lua-cjson accepts these; qjson rejects them (docs/api.md).
+    for _, s in ipairs({ '"a\1b"', '"\255"', "[1]\0x", "[1.]", "[-.5]" }) do
+      assert.is_true((pcall(cjson.decode, s)), s)
+    end
+    assert.is_false((pcall(qcjson.decode, '"a\1b"')))
+    assert.is_false((pcall(qcjson.decode, '"\255"')))
+    assert.is_false((pcall(qcjson.decode, "[1]\0x")))
+    -- "1." and "-.5" are lua-cjson's even with decode_invalid_numbers off;
+    -- qjson reads them only with it on (the default).
+    local q, c = qcjson.new(), cjson.new()
+    assert_same(q.decode("[1., -.5]"), c.decode("[1., -.5]"))
+    q.decode_invalid_numbers(false)
+    assert.is_false((pcall(q.decode, "[1.]")))
+  end)
+end)
+
+describe("qjson.cjson configuration", function()
+  local OPENRESTY = {
+    "encode_sparse_array", "encode_max_depth", "decode_max_depth", "encode_number_precision",
+    "encode_keep_buffer", "encode_invalid_numbers", "decode_invalid_numbers",
+    "encode_empty_table_as_object", "decode_array_with_array_mt", "encode_escape_forward_slash",
+    "encode_skip_unsupported_value_types",
+  }
+
+  it("has every function and field of lua-cjson", function()
+    for k, v in pairs(cjson) do
+      assert.are.equal(type(v), type(qcjson[k]), k)
+    end
+    for _, name in ipairs(OPENRESTY) do
+      assert.are.equal("function", type(qcjson[name]), name)
+    end
+    assert.are.equal(cjson._NAME, qcjson._NAME)
+    assert.are.equal(cjson._VERSION, qcjson._VERSION)
+    assert.are.equal(cjson.null, qcjson.null)
+    assert.are.equal(qjson.empty_array, qcjson.empty_array)
+    assert.are.equal(qjson.array_mt, qcjson.array_mt)
+    assert.are.equal(qjson.empty_array_mt, qcjson.empty_array_mt)
+  end)
+
+  it("has lua-cjson's defaults", function()
+    local q, c = qcjson.new(), cjson.new()
+    for name in pairs(c) do
+      if name:match("^[de][en]code_") then
+        agree(name, c, q)
+      end
+    end
+    assert.are.equal(false, q.decode_array_with_array_mt())
+  end)
+
+  it("returns and raises what lua-cjson does for the same calls", function()
+    local q, c = qcjson.new(), cjson.new()
+    local calls = {
+      { "decode_max_depth", 5 }, { "decode_max_depth" }, { "decode_max_depth", "7" }, { "decode_max_depth", 2.7 },
+      { "decode_max_depth", 0 }, { "decode_max_depth", 2147483648 }, { "decode_max_depth", "x" },
+      { "decode_max_depth", {} }, { "decode_max_depth", 1, 2 }, { "decode_max_depth", nil },
+      { "decode_invalid_numbers", false }, { "decode_invalid_numbers" }, { "decode_invalid_numbers", "on" },
+      { "decode_invalid_numbers", "off" }, { "decode_invalid_numbers", true }, { "decode_invalid_numbers", 1 },
+      { "decode_invalid_numbers", "x" }, { "decode_invalid_numbers", {} }, { "decode_invalid_numbers", true, 1 },
+      -- (encode_number_precision's range is OpenResty's 1..16, not 1..14:
+      -- see docs/encoding.md.)
+      { "encode_max_depth", 3 }, { "encode_number_precision", 12 }, { "encode_sparse_array", true, 3, 7 },
+      { "encode_keep_buffer", "off" }, { "encode_invalid_numbers", "null" }, { "encode_invalid_numbers", "x" },
+    }
+    for _, call in ipairs(calls) do
+      agree(call[1], c, q, unpack(call, 2, table.maxn(call)))
+    end
+  end)
+
+  it("checks decode_array_with_array_mt's argument as OpenResty's manual says", function()
+    local q = qcjson.new()
+    assert.are.equal(true, q.decode_array_with_array_mt(true))
+    assert.are.equal(true, q.decode_array_with_array_mt())
+    assert.are.equal(false, q.decode_array_with_array_mt("off"))
+    assert.are.equal(true, q.decode_array_with_array_mt("on"))
+    local _, err = pcall(q.decode_array_with_array_mt, "x")
+    assert.are.equal("bad argument #1 to '?' (invalid option 'x')", arg_error(err))
+    _, err = pcall(function()
+      q.decode_array_with_array_mt(true, 1)
+    end)
+    assert.are.equal("bad argument #2 to '?' (found too many arguments)", arg_error(err))
+    assert.truthy(support.points_at(err, "cjson_dropin_spec.lua"), err)
+  end)
+
+  it("limits nesting where lua-cjson does (decode_max_depth)", function()
+    local q, c = qcjson.new(), cjson.new()
+    for _, depth in ipairs({ 1, 3, 1000 }) do
+      q.decode_max_depth(depth)
+      c.decode_max_depth(depth)
+      for _, d in ipairs({ depth - 1, depth, depth + 1 }) do
+        for _, s in ipairs({ ("["):rep(d) .. ("]"):rep(d), ('{"a":'):rep(d) .. "1" .. ("}"):rep(d) }) do
+          local okc = pcall(c.decode, s)
+          local okq, err = pcall(q.decode, s)
+          assert.are.equal(okc, okq, depth .. " / " .. d .. ": " .. tostring(err))
+          if d > depth then
+            assert.truthy(err:match("^qjson: nesting deeper than max_depth %(" .. depth .. "%) at "), err)
+          end
+        end
+      end
+    end
+  end)
+
+  it("reads invalid numbers as lua-cjson does, on and off (decode_invalid_numbers)", function()
+    local tokens = {
+      "NaN", "nan", "-nan", "+nan", "NAN", "nan(123)", "nan(", "Infinity", "-Infinity", "+Infinity", "inf",
+      "-inf", "INF", "infinity", "infinit", "iNf", "0x10", "0X1F", "-0x10", "0x1.8p1", "0x", "0x1p", "0x.8",
+      "+1", "01", "-01", "00", "1.5", "+.5", "1e", "1E+", "-", "+", "0x1g", "1e400", "-0", "1_0",
+      "0x7fffffffffffffffff", "0x1p-1074", "0x1p-1075", "0x1.fffffffffffff8p1023", "nul", "Nan",
+      "12345678901234567890", "0.1e-2",
+    }
+    for _, on in ipairs({ true, false }) do
+      local q, c = qcjson.new(), cjson.new()
+      assert.are.equal(on, q.decode_invalid_numbers(on))
+      c.decode_invalid_numbers(on)
+      for _, t in ipairs(tokens) do
+        local s = "[" .. t .. "]"
+        local okc, vc = pcall(c.decode, s)
+        local okq, vq = pcall(q.decode, s)
+        assert.are.equal(okc, okq, t .. " (" .. tostring(on) .. "): " .. tostring(vq))
+        if okq then
+          assert_same(vq, vc, t)
+        else
+          assert.truthy(vq:match(POSITIONED), vq)
+        end
+      end
+    end
+  end)
+
+  it("tags decoded arrays with array_mt when asked (decode_array_with_array_mt)", function()
+    local q = qcjson.new()
+    local t = q.decode('{"a":[],"b":[1,[2]],"c":{}}')
+    assert.is_nil(getmetatable(t.a))
+    assert.are.equal('{"a":{}}', q.encode({ a = t.a }))
+    q.decode_array_with_array_mt(true)
+    t = q.decode('{"a":[],"b":[1,[2]],"c":{}}')
+    assert.are.equal(q.array_mt, getmetatable(t.a))
+    assert.are.equal(q.array_mt, getmetatable(t.b))
+    assert.are.equal(q.array_mt, getmetatable(t.b[2]))
+    assert.is_nil(getmetatable(t.c))
+    assert.is_nil(getmetatable(t))
+    -- The manual's example: the empty array encodes back as an array.
+    assert.are.equal('{"my_array":[]}', q.encode(q.decode('{"my_array":[]}')))
+    assert.are.equal(q.array_mt, getmetatable(q.decode("[]")))
+  end)
+
+  it("keeps each instance's settings apart", function()
+    local a, b = qcjson.new(), qcjson.new()
+    a.decode_max_depth(2)
+    a.decode_invalid_numbers(false)
+    a.encode_number_precision(3)
+    assert.are.equal(1000, b.decode_max_depth())
+    assert.are.equal(true, b.decode_invalid_numbers())
+    assert.is_false((pcall(a.decode, "[[[1]]]")))
+    assert.is_false((pcall(a.decode, "[NaN]")))
+    assert.are.equal(1, #b.decode("[[[1]]]"))
+    assert.are.equal("3.14", a.encode(3.14159))
+    assert.are.equal("3.14159", b.encode(3.14159))
+    assert.are.equal(1000, qcjson.decode_max_depth())
+  end)
+end)
+
+describe("qjson.cjson.safe", function()
+  it("returns nil and the message instead of raising", function()
+    local v, err = qsafe.decode("[1,")
+    assert.is_nil(v)
+    assert.truthy(err:match(POSITIONED), err)
+    v, err = qsafe.decode({})
+    assert.is_nil(v)
+    assert.are.equal("bad argument #1 to 'decode' (string expected, got table)", err)
+    v, err = qsafe.encode(function() end)
+    assert.is_nil(v)
+    assert.are.equal("Cannot serialise function: type not supported", err)
+    assert.are.same({ 1 }, qsafe.decode("[1]"))
+    assert.are.equal("[1]", qsafe.encode({ 1 }))
+  end)
+
+  it("still raises for a missing argument and bad settings, as cjson.safe", function()
+    local real = require("cjson.safe")
+    local _, e1 = pcall(real.decode)
+    local _, e2 = pcall(qsafe.decode)
+    assert.are.equal(arg_error(e1), arg_error(e2))
+    _, e1 = pcall(real.decode_max_depth, 0)
+    _, e2 = pcall(qsafe.decode_max_depth, 0)
+    assert.are.equal(arg_error(e1), arg_error(e2))
+  end)
+
+  it("has settings of its own, and new() makes safe instances", function()
+    qsafe.decode_max_depth(2)
+    assert.are.equal(1000, qcjson.decode_max_depth())
+    local v, err = qsafe.decode("[[[1]]]")
+    assert.is_nil(v)
+    assert.truthy(err:find("max_depth (2)", 1, true), err)
+    qsafe.decode_max_depth(1000)
+    local inst = qsafe.new()
+    assert.is_nil((inst.decode("{")))
+    assert.are.equal("function", type(inst.new))
+    assert.are.equal(qcjson.null, inst.null)
+  end)
+end)
+
+describe("code written for lua-cjson", function()
+  -- A typical gateway module, written against lua-cjson.
+  local SOURCE = [[
+    local cjson = require("cjson")
+    local cjson_safe = require("cjson.safe")
+    cjson.encode_sparse_array(true)
+    local M = {}
+    function M.handle(body)
+      local req, err = cjson_safe.decode(body)
+      if not req then
+        return nil, "bad request: " .. err
+      end
+      local out = { model = req.model, n = #req.messages, roles = {} }
+      for i, msg in ipairs(req.messages) do
+        out.roles[i] = msg.role
+        if msg.name == cjson.null then
+          out.unnamed = (out.unnamed or 0) + 1
+        end
+      end
+      if req.tools == nil then
+        out.tools = cjson.empty_array or {}
+      end
+      out.temperature = req.temperature or 1
+      local copy = cjson.new()
+      copy.encode_number_precision(4)
+      return cjson.decode(cjson.encode(out)), copy.encode(math.pi), cjson.encode({})
+    end
+    return M
+  ]]
+
+  local function load_with(module, safe_module)
+    local saved, saved_safe = package.loaded.cjson, package.loaded["cjson.safe"]
+    package.loaded.cjson, package.loaded["cjson.safe"] = module, safe_module
+    local ok, m = pcall(function()
+      return assert(loadstring(SOURCE))()
+    end)
+    package.loaded.cjson, package.loaded["cjson.safe"] = saved, saved_safe
+    assert(ok, m)
+    return m
+  end
+
+  it("runs unchanged on qjson.cjson, with the same results", function()
+    local real = load_with(cjson.new(), require("cjson.safe").new())
+    local ours = load_with(qcjson.new(), qsafe.new())
+    local body = '{"model":"m","temperature":0.5,"messages":[{"role":"user","name":null},{"role":"system"}]}'
+    local r1, r2, r3 = real.handle(body)
+    local o1, o2, o3 = ours.handle(body)
+    assert_same(o1, r1)
+    assert.are.equal(r2, o2)
+    assert.are.equal(r3, o3)
+    local _, rerr = real.handle("{")
+    local none, oerr = ours.handle("{")
+    assert.is_nil(none)
+    assert.truthy(rerr:match("^bad request: ") and oerr:match("^bad request: qjson: .* at line 1"), oerr)
+  end)
+end)
+
+describe("qjson.tables", function()
+  it("builds the value at a node of a parsed document", function()
+    local s = '{"a":[1,{"b":"c\\"d"}],"e":[]}'
+    local d = qjson.parse(s)
+    local settings = { null = qjson.null, empty_array_mt = qjson.empty_array_mt }
+    local whole = tables.from_node(d.ptr, 0, settings)
+    assert_same(whole, cjson.decode(s))
+    assert.are.equal(qjson.empty_array_mt, getmetatable(whole.e))
+    assert.are.same({ 1, { b = 'c"d' } }, tables.from_node(d.ptr, d:open("a").node, settings))
+    d:close()
+    local ok, err = pcall(tables.from_node, d.ptr, 0, settings)
+    assert.is_false(ok)
+    assert.are.equal("qjson: document is closed", err)
+  end)
+
+  it("checks values of lazy documents as it builds", function()
+    local d = qjson.parse('[1, "ok", tru]', { mode = "lazy" })
+    local ok, err = pcall(tables.from_node, d.ptr, 0, { null = qjson.null })
+    assert.is_false(ok)
+    assert.are.equal("qjson: invalid literal at line 1, column 11 (byte 10)", err)
+  end)
+
+  it("is right when a finalizer decodes in the middle of a decode", function()
+    -- Finalizers run by the collector while tables are being built call
+    -- decode themselves: the nested decodes must use other buffers.
+    local doc = support.read(CORPUS .. "/citm_catalog.json")
+      or ("[" .. ('{"k":"v\\n","n":[1,2,{"x":null}]},'):rep(20000) .. "1]")
+    local want = cjson.decode(doc)
+    local small = '{"a":["x\\ty",1.5,{"b":[true]}]}'
+    local nested, wrong = 0, 0
+    local function finalizer()
+      local inside = debug.traceback():find("qjson/tables.lua", 1, true) ~= nil
+      local ok, v = pcall(qcjson.decode, small)
+      if not (ok and same(v, cjson.decode(small))) then
+        wrong = wrong + 1
+      elseif inside then
+        nested = nested + 1
+      end
+    end
+    local pause = collectgarbage("setpause", 10)
+    for _ = 1, 5 do
+      for _ = 1, 2000 do
+        ffi.gc(ffi.new("char[1]"), finalizer)
+      end
+      assert_same(qcjson.decode(doc), want, "outer decode")
+    end
+    collectgarbage("setpause", pause)
+    collectgarbage("collect")
+    assert.are.equal(0, wrong)
+    assert.is_true(nested > 0, "no finalizer ran during a build; the test did not test it")
+  end)
+
+  it("stays right when the key cache renews", function()
+    -- More distinct keys than the cache holds, decoded until it renews.
+    local parts = {}
+    for i = 1, 70000 do
+      parts[i] = '"key' .. i .. '":' .. i
+    end
+    local many = "{" .. table.concat(parts, ",") .. "}"
+    local small = '{"model":"m","messages":[{"role":"user"}],"key5":5}'
+    for _ = 1, 3 do
+      local t = qcjson.decode(many)
+      assert.are.equal(70000, t.key70000)
+      assert.are.equal(1, t.key1)
+      assert_same(qcjson.decode(small), cjson.decode(small))
+    end
+  end)
+end)
