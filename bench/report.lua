@@ -514,6 +514,50 @@ function M.plot_ratios(results, png_path, tmp_dir)
   return gnuplot(script, png_path, tmp_dir, "bench-ratios")
 end
 
+-- The nginx gateway (bench/gateway/run.lua's results): requests/s (log)
+-- and p99 latency per body size, bodies in memory.
+function M.plot_gateway(g, png_path, tmp_dir)
+  local data, bodies = {}, {}
+  for _, r in ipairs(g.rows) do
+    if r.mode == "memory" then
+      if not bodies[r.body] then
+        bodies[r.body] = { label = r.body_label }
+        bodies[#bodies + 1] = bodies[r.body]
+      end
+      bodies[r.body][r.handler] = r
+    end
+  end
+  for _, b in ipairs(bodies) do
+    local q, c, f = b.qjson, b["lua-cjson"], b["floor (no JSON)"]
+    if not (q and c and f) then
+      return nil
+    end
+    data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g %.6g "%s"', b.label, q.rps, c.rps, q.p99_ms, c.p99_ms, f.rps,
+      fmt_sig(q.x_rps, "×"))
+  end
+  local script = concat({
+    "set terminal pngcairo size 1200,520 enhanced font 'Sans,11'",
+    "set output '" .. png_path .. "'",
+    "set encoding utf8",
+    "$d << EOD", concat(data, "\n"), "EOD",
+    format("set multiplot layout 1,2 title \"nginx gateway, one worker: read the body, read model and every "
+      .. "message's content, set a field, re-encode\\n{/*0.8 %s, %s, %d connections; bodies in memory; median of "
+      .. "%d runs; %s}\"", g.nginx, g.wrk, g.connections, g.runs, g.date),
+    "set style data histogram", "set style histogram clustered gap 1", "set style fill solid 0.85 border -1",
+    "set boxwidth 0.9", "set logscale y", "set grid ytics lc rgb '#dddddd'", "set key top right box opaque",
+    "set title 'requests/s (higher is better; labels: qjson × lua-cjson)'", "set ylabel 'requests/s'",
+    "set yrange [10:300000]",
+    "plot $d using 2:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 3 title 'lua-cjson' lc rgb '#d1601f', "
+      .. "$d using 6 title 'floor: body read, no JSON' lc rgb '#aaaaaa', "
+      .. "$d using ($0-0.3):2:7 with labels offset 0,1 font ',10' notitle",
+    "set title 'p99 latency (lower is better)'", "set ylabel 'p99 latency, ms'", "set yrange [0.1:3000]",
+    "set key top left box opaque",
+    "plot $d using 4:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 5 title 'lua-cjson' lc rgb '#d1601f'",
+    "unset multiplot", "",
+  }, "\n")
+  return gnuplot(script, png_path, tmp_dir, "bench-gateway")
+end
+
 ----------------------------------------------------------------------
 -- docs/benchmarks.md
 ----------------------------------------------------------------------
@@ -588,7 +632,9 @@ function M.gateway_markdown(g, rel)
       .. "(`client_body_buffer_size %s`), read with `qjson.parse_file` / `io.open`", "file", g.file_buffer) or "",
     g.qjson_api_note or ""), "")
   add(format("Every figure is the median of %d runs of %g s per handler, the handlers taking turns; "
-    .. "the machine is shared, so compare the ratios.", g.runs, g.seconds), "")
+    .. "the machine is shared (load average %s at the start), and wrk and nginx share its 2 cores, so "
+    .. "compare the ratios; the p99 latencies carry the scheduling noise of the other jobs.", g.runs, g.seconds,
+    (g.loadavg or "?"):match("^(%S+ %S+ %S+)") or "?"), "")
   local rows = {}
   for _, r in ipairs(g.rows) do
     local base = r.handler == "lua-cjson"
@@ -1054,6 +1100,9 @@ function M.write_docs(results, results_path, root)
   local tmp = root .. "/bench/results/tmp"
   local png = M.plot(results, root .. "/docs/bench-chat.png", tmp)
   local ratios = M.plot_ratios(results, root .. "/docs/bench-ratios.png", tmp)
+  if gateway then
+    M.plot_gateway(gateway, root .. "/docs/bench-gateway.png", tmp)
+  end
   update_readme(root, M.readme_headline(results, gateway))
   return md_path, png, ratios
 end

@@ -46,7 +46,7 @@ local port, master, prefix = assert(tonumber(opts.port), "--port"), assert(tonum
   assert(opts.prefix, "--prefix")
 
 local CONFIG = opts.quick and { runs = 1, seconds = 2, connections = 4, soak = 20000, soak_warmup = 2000 }
-  or { runs = 3, seconds = 3, connections = 4, soak = 200000, soak_warmup = 10000 }
+  or { runs = 5, seconds = 3, connections = 4, soak = 200000, soak_warmup = 10000 }
 local BODIES = {
   { name = "chat-2k", label = "2 KB" },
   { name = "chat-100k", label = "100 KB", file = true },
@@ -294,43 +294,9 @@ local out_path = format("%s/%sgateway-%s.json", dir, opts.quick and "quick-" or 
 util.write_file(out_path, util.json_encode(results) .. "\n")
 io.write("\nresults: " .. out_path .. "\n")
 
--- The plot: requests/s (log) and p99 latency per body size.
-local function plot(png)
-  local data = {}
-  for _, b in ipairs(BODIES) do
-    local by = {}
-    for _, r in ipairs(rows) do
-      if r.body == b.name and r.mode == "memory" then
-        by[r.handler] = r
-      end
-    end
-    local q, c, f = by.qjson, by["lua-cjson"], by[HANDLER_NAMES.floor]
-    data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g %.6g "%s"', b.label, q.rps, c.rps, q.p99_ms, c.p99_ms, f.rps,
-      util.fmt_sig(q.x_rps, "×"))
-  end
-  local script = table.concat({
-    "set terminal pngcairo size 1200,520 enhanced font 'Sans,11'",
-    "set output '" .. png .. "'",
-    "set encoding utf8",
-    "$d << EOD", table.concat(data, "\n"), "EOD",
-    format("set multiplot layout 1,2 title \"nginx gateway, one worker: read the body, read model and every "
-      .. "message's content, set a field, re-encode\\n{/*0.8 %s, %s, %d connections; bodies in memory; %s}\"",
-      results.nginx, results.wrk, CONFIG.connections, results.date),
-    "set style data histogram", "set style histogram clustered gap 1", "set style fill solid 0.85 border -1",
-    "set boxwidth 0.9", "set logscale y", "set grid ytics lc rgb '#dddddd'", "set key top right",
-    "set title 'requests/s (higher is better)'", "set ylabel 'requests/s (median of runs)'", "set yrange [10:*]",
-    "plot $d using 2:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 3 title 'lua-cjson' lc rgb '#d1601f', "
-      .. "$d using 6 title 'floor: body read, no JSON' lc rgb '#aaaaaa', "
-      .. "$d using ($0-0.3):2:7 with labels offset 0,1 font ',10' notitle",
-    "set title 'p99 latency (lower is better)'", "set ylabel 'p99 latency, ms'", "set yrange [0.01:*]",
-    "plot $d using 4:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 5 title 'lua-cjson' lc rgb '#d1601f'",
-    "unset multiplot", "",
-  }, "\n")
-  return report.gnuplot(script, png, root .. "/bench/results/tmp", "bench-gateway")
-end
-
 if not opts.quick then
-  io.write("plot:    " .. tostring(plot(root .. "/docs/bench-gateway.png")) .. "\n")
+  io.write("plot:    " .. tostring(report.plot_gateway(results, root .. "/docs/bench-gateway.png",
+    root .. "/bench/results/tmp")) .. "\n")
   local latest = report.newest(root, "[0-9]*.json")
   if latest then
     local r = cjson.decode(util.read_file(latest))
