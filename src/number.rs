@@ -15,6 +15,42 @@ pub(crate) fn starts_atom(c: u8, lenient: bool) -> bool {
     matches!(c, b't' | b'f' | b'n' | b'-' | b'0'..=b'9') || (lenient && matches!(c, b'+' | b'i' | b'I' | b'N'))
 }
 
+/// The eight bytes at `s[i..]` as a little-endian word, when there are
+/// eight.
+#[inline(always)]
+fn word_at(s: &[u8], i: usize) -> Option<u64> {
+    s.get(i..i + 8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+}
+
+/// Whether all eight bytes of `w` are ASCII digits (SWAR).
+#[inline(always)]
+fn eight_digits(w: u64) -> bool {
+    (w & 0xF0F0_F0F0_F0F0_F0F0) | ((w.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
+        == 0x3333_3333_3333_3333
+}
+
+/// The value of eight ASCII digits (the first in the lowest byte).
+#[inline(always)]
+fn eight_digits_value(w: u64) -> u64 {
+    let w = w.wrapping_sub(0x3030_3030_3030_3030);
+    let w = w.wrapping_mul(10).wrapping_add(w >> 8);
+    let pairs = 0x0000_00FF_0000_00FF;
+    ((w & pairs).wrapping_mul(100 + (1_000_000 << 32)) + ((w >> 16) & pairs).wrapping_mul(1 + (10_000 << 32))) >> 32
+}
+
+/// Where the run of ASCII digits starting at `s[i]` ends: eight bytes at a
+/// time while they last.
+#[inline(always)]
+fn digits_end(s: &[u8], mut i: usize) -> usize {
+    while word_at(s, i).is_some_and(eight_digits) {
+        i += 8;
+    }
+    while s.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
 /// Scans a number starting at `s[0]`, strictly by the grammar
 /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, and returns its
 /// length and whether it is an integer (no fraction, no exponent). The byte
@@ -29,12 +65,7 @@ pub(crate) fn scan(s: &[u8]) -> Result<(usize, bool), (usize, ErrorKind)> {
     }
     match s.get(i) {
         Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            i += 1;
-            while digit(i) {
-                i += 1;
-            }
-        }
+        Some(b'1'..=b'9') => i = digits_end(s, i + 1),
         _ => return bad(i),
     }
     let mut integer = true;
@@ -44,9 +75,7 @@ pub(crate) fn scan(s: &[u8]) -> Result<(usize, bool), (usize, ErrorKind)> {
         if !digit(i) {
             return bad(i);
         }
-        while digit(i) {
-            i += 1;
-        }
+        i = digits_end(s, i);
     }
     if matches!(s.get(i), Some(b'e' | b'E')) {
         integer = false;
@@ -57,9 +86,7 @@ pub(crate) fn scan(s: &[u8]) -> Result<(usize, bool), (usize, ErrorKind)> {
         if !digit(i) {
             return bad(i);
         }
-        while digit(i) {
-            i += 1;
-        }
+        i = digits_end(s, i);
     }
     match s.get(i) {
         None => Ok((i, integer)),
@@ -90,6 +117,11 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
     let mut mantissa: u64 = 0;
     let mut digits = 0;
     let mut exp10: i64 = 0;
+    while let Some(w) = word_at(s, i).filter(|&w| eight_digits(w)) {
+        mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(eight_digits_value(w));
+        digits += 8;
+        i += 8;
+    }
     while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
         mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
         digits += 1;
@@ -100,6 +132,12 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
     if s.get(i) == Some(&b'.') {
         i += 1;
         let before = digits;
+        while let Some(w) = word_at(s, i).filter(|&w| eight_digits(w)) {
+            mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(eight_digits_value(w));
+            digits += 8;
+            exp10 -= 8;
+            i += 8;
+        }
         while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
             mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
             digits += 1;
@@ -386,6 +424,28 @@ mod tests {
         }
         assert_eq!(scan(b"12,"), Ok((2, true)));
         assert_eq!(scan(b"1.5]"), Ok((3, false)));
+    }
+
+    #[test]
+    fn eight_digits_at_once() {
+        let w = |t: &[u8; 8]| u64::from_le_bytes(*t);
+        assert!(eight_digits(w(b"01234567")) && eight_digits(w(b"99999999")));
+        for bad in [
+            b"0123456/",
+            b"0123456:",
+            b"a1234567",
+            b"1234 567",
+            b"12345.67",
+            b"\xb91234567",
+            b"1234567\x00",
+            b"\x39\x39\x39\x39\x39\x39\x39\xb9",
+        ] {
+            assert!(!eight_digits(w(bad)), "{bad:?}");
+        }
+        assert_eq!(eight_digits_value(w(b"01234567")), 1_234_567);
+        assert_eq!(eight_digits_value(w(b"99999999")), 99_999_999);
+        assert_eq!(digits_end(b"123456789012345678x", 0), 18);
+        assert_eq!(digits_end(b"12", 0), 2);
     }
 
     #[test]
