@@ -30,6 +30,7 @@ build = {
       ["qjson.options"] = "lua/qjson/options.lua",
       ["qjson.safe"] = "lua/qjson/safe.lua",
       ["qjson.tables"] = "lua/qjson/tables.lua",
+      ["qjson.view"] = "lua/qjson/view.lua",
     },
     lib = {
       ["libqjson"] = "target/release/libqjson.so",
