@@ -1,6 +1,10 @@
 //! Hostile input never crashes and gets the documented result: truncated
-//! real documents, a million levels of nesting, NUL bytes, invalid UTF-8,
-//! huge strings and numbers, and lazy mode's deferred value errors.
+//! real documents (every prefix), a million levels of nesting, a 100 MB
+//! string, an object of a million keys, numbers of 100,000 digits, NUL
+//! bytes, invalid UTF-8, byte-order marks, lone and swapped surrogates,
+//! 10,000 random byte flips of a real document against serde_json, and
+//! lazy mode's deferred value errors; and the work is linear in the input
+//! (`work_is_linear_in_the_input`: time and counted memory at n and 4n).
 
 mod common;
 
@@ -476,4 +480,409 @@ proptest! {
             }
         }
     }
+}
+
+// ---- the battery of issue 6: sizes, real documents damaged, and work
+// ---- linear in the input
+
+/// Bytes allocated and not yet freed by this thread, and their peak, so
+/// that a test run in a thread of its own can measure a parse's memory
+/// (other tests run in other threads).
+struct Counting;
+
+thread_local! {
+    static LIVE: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+    static PEAK: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+}
+
+fn account(delta: isize) {
+    let live = LIVE.with(|l| {
+        l.set(l.get() + delta);
+        l.get()
+    });
+    PEAK.with(|p| p.set(p.get().max(live)));
+}
+
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        account(layout.size() as isize);
+        std::alloc::System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        account(-(layout.size() as isize));
+        std::alloc::System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        account(new_size as isize - layout.size() as isize);
+        std::alloc::System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `work` on `input` in a fresh thread (empty scratch buffers): the
+/// best of three times, and the peak of the bytes it allocated beyond what
+/// was live when it started.
+fn measure(input: &[u8], work: fn(&[u8])) -> (std::time::Duration, usize) {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut best = std::time::Duration::MAX;
+            let mut peak = 0;
+            for _ in 0..3 {
+                let base = LIVE.with(|l| l.get());
+                PEAK.with(|p| p.set(base));
+                let start = std::time::Instant::now();
+                work(input);
+                best = best.min(start.elapsed());
+                peak = peak.max((PEAK.with(|p| p.get()) - base) as usize);
+            }
+            (best, peak)
+        })
+        .join()
+        .unwrap()
+    })
+}
+
+/// Asserts that `work` takes time and memory linear in the input: on an
+/// input built for `n` and one built for `4n`, the larger costs less than
+/// 10 times the smaller. Linear work gives 4, up to about 7 when the
+/// larger input falls out of the caches or the machine is busy; quadratic
+/// work gives 16. Memory is counted exactly (linear: 4); under 64 KiB at
+/// both sizes it counts as constant.
+fn assert_linear(name: &str, n: usize, make: impl Fn(usize) -> Vec<u8>, work: fn(&[u8])) {
+    const LIMIT: f64 = 10.0;
+    let (small, big) = (make(n), make(4 * n));
+    let (t1, m1) = measure(&small, work);
+    let (t2, m2) = measure(&big, work);
+    let time = t2.as_secs_f64() / t1.as_secs_f64().max(1e-6);
+    eprintln!(
+        "linear: {name}: {} -> {} bytes: time {t1:?} -> {t2:?} ({time:.2}x), peak memory {m1} -> {m2} bytes",
+        small.len(),
+        big.len()
+    );
+    assert!(time < LIMIT, "{name}: 4 times the input took {time:.2} times as long");
+    if m2 >= 64 << 10 {
+        let memory = m2 as f64 / m1.max(1) as f64;
+        assert!(memory < 5.0, "{name}: 4 times the input took {memory:.2} times the memory ({m1} -> {m2})");
+    }
+}
+
+const REJECT_DUPLICATES: Options = Options { duplicate_keys: 1, ..UNLIMITED };
+
+/// Parses in every mode and reads every value, with an explicit stack
+/// (nesting may be deep); errors are the input's own (the work must be
+/// linear either way).
+fn parse_and_read(input: &[u8]) {
+    for opts in [UNLIMITED, Options { mode: 1, ..UNLIMITED }, REJECT_DUPLICATES] {
+        let Ok(mut doc) = Document::parse(input, &opts) else { continue };
+        // (The raw text of every node would be quadratic in the nesting.)
+        let _ = doc.raw(ROOT).map(<[u8]>::len);
+        let mut stack = vec![ROOT];
+        while let Some(node) = stack.pop() {
+            let _ = doc.len(node);
+            match doc.kind(node) {
+                Ok(Kind::Number) => {
+                    let _ = (doc.f64(node), doc.i64(node));
+                }
+                Ok(Kind::String) => {
+                    let _ = doc.str(node).map(<[u8]>::len);
+                }
+                Ok(Kind::Array) => {
+                    stack.extend(std::iter::successors(doc.first_child(node), |&c| doc.next_child(node, c)))
+                }
+                Ok(Kind::Object) => {
+                    let _ = doc.unique_members(node);
+                    let keys: Vec<Node> =
+                        std::iter::successors(doc.first_child(node), |&c| doc.next_child(node, c)).collect();
+                    for key in keys {
+                        let _ = doc.str(key).map(<[u8]>::len);
+                        stack.push(key + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn object_of_keys(n: usize, key: impl Fn(usize) -> String) -> Vec<u8> {
+    let mut v = Vec::with_capacity(n * 16);
+    v.push(b'{');
+    for i in 0..n {
+        if i > 0 {
+            v.push(b',');
+        }
+        v.extend_from_slice(format!("\"{}\":{i}", key(i)).as_bytes());
+    }
+    v.push(b'}');
+    v
+}
+
+#[test]
+fn work_is_linear_in_the_input() {
+    assert_linear("nested arrays", 200_000, nested_arrays, parse_and_read);
+    assert_linear("nested objects", 100_000, |n| nested_objects(n, b"null"), parse_and_read);
+    assert_linear("one long string", 32 << 20, |n| [&b"[\""[..], &vec![b'x'; n], b"\"]"].concat(), parse_and_read);
+    assert_linear(
+        "a long string of escapes",
+        1 << 20,
+        |n| [&b"[\""[..], &b"\\u00e9\\n\\uD83D\\uDE00".repeat(n / 16), b"\"]"].concat(),
+        parse_and_read,
+    );
+    assert_linear("distinct keys", 100_000, |n| object_of_keys(n, |i| format!("k{i}")), parse_and_read);
+    assert_linear("one repeated key", 100_000, |n| object_of_keys(n, |_| "a".to_string()), parse_and_read);
+    assert_linear(
+        "keys equal after unescaping",
+        50_000,
+        |n| object_of_keys(n, |i| if i % 2 == 0 { "a".into() } else { "\\u0061".into() }),
+        parse_and_read,
+    );
+    assert_linear("many numbers", 200_000, |n| format!("[{}1]", "1.5e3,".repeat(n)).into_bytes(), parse_and_read);
+    assert_linear("a long number", 100_000, |n| format!("[1{}]", "7".repeat(n)).into_bytes(), parse_and_read);
+    assert_linear(
+        "a long fraction and exponent",
+        100_000,
+        |n| format!("[0.{}e{}]", "3".repeat(n), "9".repeat(n)).into_bytes(),
+        parse_and_read,
+    );
+    // Invalid inputs: the error is found (at the end) in linear time too.
+    assert_linear("unclosed arrays", 200_000, |n| vec![b'['; n], parse_and_read);
+    assert_linear(
+        "a bad byte at the end of a long valid prefix",
+        100_000,
+        |n| format!("[{}\"\u{1}\"]", "\"abc\",".repeat(n)).into_bytes(),
+        parse_and_read,
+    );
+    assert_linear("an unterminated long string", 32 << 20, |n| [&b"[\""[..], &vec![b'y'; n]].concat(), parse_and_read);
+}
+
+#[test]
+fn a_100mb_string() {
+    const SIZE: usize = 100 << 20;
+    let body: Vec<u8> = (0..SIZE).map(|i| b"0123456789abcdefghijklmnopqrstuvwxyz+/"[i % 38]).collect();
+    let text = [&b"{\"data\":\""[..], &body, b"\",\"n\":1}"].concat();
+    for opts in [Options::default(), Options::lazy(), Options { ijson: 1, ..Options::default() }] {
+        let (mut doc, peak) = {
+            let base = LIVE.with(|l| l.get());
+            PEAK.with(|p| p.set(base));
+            let doc = Document::parse(&text, &opts).expect("a 100 MB string is valid JSON");
+            (doc, (PEAK.with(|p| p.get()) - base) as usize)
+        };
+        // The string is not copied: the parse allocates a small, fixed amount.
+        assert!(peak < 1 << 20, "parsing a 100 MB string allocated {peak} bytes");
+        let s = doc.member(ROOT, b"data").unwrap();
+        assert_eq!(doc.str(s).unwrap().len(), SIZE);
+        assert!(doc.str(s).unwrap() == &body[..]);
+        assert_eq!(doc.raw(s).unwrap().len(), SIZE + 2);
+        let n = doc.member(ROOT, b"n").unwrap();
+        assert_eq!(doc.f64(n).unwrap(), 1.0);
+    }
+    // A bad byte 10 bytes before the end of the string: found at its offset.
+    let mut bad = text.clone();
+    let at = 9 + SIZE - 10;
+    bad[at] = 0x1F;
+    assert_error(&bad, ErrorKind::ControlInString, at, 1, at + 1);
+}
+
+#[test]
+fn an_object_of_a_million_keys() {
+    let text = object_of_keys(MILLION, |i| format!("k{i}"));
+    for opts in [Options::default(), Options::lazy(), REJECT_DUPLICATES] {
+        let doc = Document::parse(&text, &opts).expect("a million distinct keys");
+        assert_eq!(doc.len(ROOT), Some(MILLION));
+        let last = doc.member(ROOT, b"k999999").unwrap();
+        assert_eq!(doc.i64(last).unwrap(), Some(999_999));
+        assert_eq!(doc.find(ROOT, b"/k500000").unwrap().map(|n| doc.i64(n).unwrap()), Some(Some(500_000)));
+        assert_eq!(doc.unique_members(ROOT), None, "no key repeats");
+    }
+    // The same key a million times: the last value wins; with reject, the
+    // second occurrence is the error.
+    let text = object_of_keys(MILLION, |_| "a".to_string());
+    let doc = Document::parse(&text, &Options::default()).unwrap();
+    assert_eq!(doc.len(ROOT), Some(MILLION));
+    assert_eq!(doc.i64(doc.member(ROOT, b"a").unwrap()).unwrap(), Some(999_999));
+    let unique = doc.unique_members(ROOT).expect("the key repeats");
+    assert_eq!(unique.len(), 1);
+    assert_eq!(doc.i64(unique[0].1).unwrap(), Some(999_999));
+    let e = reject_with(&text, &REJECT_DUPLICATES);
+    assert_eq!((e.kind, e.offset), (ErrorKind::DuplicateKey, 7));
+}
+
+/// A real document of a few kilobytes: the first statuses of twitter.json,
+/// as one array (multi-byte text, escapes, numbers beyond 2^53, nulls).
+fn real_document() -> Option<Vec<u8>> {
+    let twitter = common::data_file("corpus/twitter.json")?;
+    let doc = Document::parse(&twitter, &Options::default()).unwrap();
+    let statuses = doc.member(ROOT, b"statuses").unwrap();
+    let parts: Vec<&[u8]> = (0..3).map(|i| doc.raw(doc.element(statuses, i).unwrap()).unwrap()).collect();
+    Some([&b"[\n"[..], &parts.join(&b",\n"[..]), b"\n]\n"].concat())
+}
+
+#[test]
+fn every_prefix_of_a_real_document() {
+    let Some(doc) = real_document() else { return };
+    let n = check_prefixes("three twitter statuses", &doc, 0..=doc.len());
+    assert_eq!(n, doc.len() + 1);
+}
+
+/// Whether qjson's reading of `node` is serde_json's `v`: kinds, strings,
+/// numbers (the same double, and the same integer when serde_json has
+/// one), members (the last of a repeated key) and elements.
+fn same(doc: &mut Document, node: Node, v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (doc.kind(node).unwrap(), v) {
+        (Kind::Null, Value::Null) => true,
+        (Kind::Boolean, Value::Bool(b)) => doc.bool(node).unwrap() == *b,
+        (Kind::String, Value::String(s)) => doc.str(node).unwrap() == s.as_bytes(),
+        (Kind::Number, Value::Number(n)) => {
+            doc.f64(node).unwrap().to_bits() == n.as_f64().unwrap().to_bits()
+                && (n.is_f64() || doc.i64(node).unwrap() == n.as_i64() && doc.u64(node).unwrap() == n.as_u64())
+        }
+        (Kind::Array, Value::Array(a)) => {
+            doc.len(node) == Some(a.len())
+                && a.iter().enumerate().all(|(i, item)| {
+                    let c = doc.element(node, i).unwrap();
+                    same(doc, c, item)
+                })
+        }
+        (Kind::Object, Value::Object(m)) => {
+            let unique = doc.unique_members(node).map_or_else(|| doc.len(node).unwrap(), |u| u.len());
+            unique == m.len()
+                && m.iter().all(|(k, item)| match doc.member(node, k.as_bytes()) {
+                    Some(c) => same(doc, c, item),
+                    None => false,
+                })
+        }
+        _ => false,
+    }
+}
+
+#[test]
+fn ten_thousand_random_byte_flips_of_a_real_document() {
+    let Some(original) = real_document() else { return };
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rand = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut accepted, mut rejected, mut beyond_binary64) = (0, 0, 0);
+    for _ in 0..10_000 {
+        let mut text = original.clone();
+        let at = (rand() % text.len() as u64) as usize;
+        text[at] = (rand() % 256) as u8;
+        let theirs = serde_json::from_slice::<serde_json::Value>(&text);
+        match (Document::parse(&text, &Options::default()), theirs) {
+            (Ok(mut doc), Ok(v)) => {
+                assert!(same(&mut doc, ROOT, &v), "flip at {at}: qjson and serde_json read different values");
+                accepted += 1;
+            }
+            (Err(e), Err(_)) => {
+                // A positioned error, consistent with itself, never before
+                // the token the flipped byte is in.
+                assert!(e.offset <= text.len(), "flip at {at}: {e}");
+                if std::str::from_utf8(&text[..e.offset]).is_ok() {
+                    assert_eq!((e.line, e.column), locate(&text, e.offset), "flip at {at}: {e}");
+                }
+                let token_start = text[..at].iter().rposition(|b| b"{}[],: \n\t\r".contains(b)).map_or(0, |p| p + 1);
+                let earlier_quote = matches!(e.kind, ErrorKind::UnterminatedString | ErrorKind::LoneSurrogate);
+                assert!(e.offset >= token_start || earlier_quote, "flip at {at}: error before the flip: {e}");
+                let shown = e.to_string();
+                assert!(shown.ends_with(&format!("at line {}, column {} (byte {})", e.line, e.column, e.offset)));
+                rejected += 1;
+            }
+            (Ok(_), Err(e)) if e.to_string().starts_with("number out of range") => {
+                // Documented: qjson accepts numbers beyond binary64 (they
+                // read as ±inf), serde_json does not; ijson rejects them.
+                let ijson = Options { ijson: 1, ..Options::default() };
+                assert_eq!(reject_with(&text, &ijson).kind, ErrorKind::NumberOutOfRange);
+                beyond_binary64 += 1;
+            }
+            (ours, theirs) => panic!("flip at {at}: qjson {:?}, serde_json {:?}", ours.err(), theirs.err()),
+        }
+        // Lazy mode: no panic whatever is read.
+        if let Ok(mut doc) = Document::parse(&text, &Options::lazy()) {
+            read_everything(&mut doc, ROOT, &mut 100_000);
+        }
+    }
+    eprintln!("byte flips: {accepted} accepted as serde_json reads them, {rejected} rejected, {beyond_binary64} beyond binary64");
+    assert!(accepted > 1000 && rejected > 1000);
+}
+
+#[test]
+fn byte_order_marks() {
+    use ErrorKind::*;
+    let bom = "\u{FEFF}";
+    // After a value, it is trailing content, or part of a number or
+    // literal that does not end where it should.
+    let after = [
+        ("{}", TrailingContent, 2),
+        ("[]", TrailingContent, 2),
+        ("\"s\"", TrailingContent, 3),
+        ("1", InvalidNumber, 1),
+        ("null", InvalidLiteral, 0),
+    ];
+    for (value, kind, at) in after {
+        assert_error(format!("{bom}{value}").as_bytes(), ByteOrderMark, 0, 1, 1);
+        assert_eq!(reject_with(format!("{bom}{value}").as_bytes(), &Options::lazy()).kind, ByteOrderMark);
+        // After whitespace, it is a byte no value starts with.
+        assert_error(format!(" {bom}{value}").as_bytes(), UnexpectedChar(0xEF), 1, 1, 2);
+        assert_error(format!("{value}{bom}").as_bytes(), kind, at, 1, at + 1);
+    }
+    assert_error(format!("[1,{bom}2]").as_bytes(), UnexpectedChar(0xEF), 3, 1, 4);
+    // UTF-16 byte-order marks: not JSON text at all.
+    assert_error(b"\xFF\xFE[\x00]\x00", UnexpectedChar(0xFF), 0, 1, 1);
+    assert_error(b"\xFE\xFF\x00[\x00]", UnexpectedChar(0xFE), 0, 1, 1);
+    // U+FEFF inside a string is a character like any other.
+    let text = format!("[\"{bom}a\", \"\\uFEFF\"]");
+    let mut doc = Document::parse(text.as_bytes(), &Options::default()).unwrap();
+    let (a, b) = (doc.element(ROOT, 0).unwrap(), doc.element(ROOT, 1).unwrap());
+    assert_eq!(doc.str(a).unwrap(), format!("{bom}a").as_bytes());
+    assert_eq!(doc.str(b).unwrap(), bom.as_bytes());
+}
+
+#[test]
+fn lone_and_swapped_surrogates() {
+    use ErrorKind::*;
+    let high = ["\\uD800", "\\udbff", "\\uD83D"];
+    let low = ["\\uDC00", "\\udfff", "\\uDE00"];
+    let mut checked = 0;
+    for h in high {
+        for l in low {
+            // A pair, in order: one character.
+            let ok = format!("[\"{h}{l}\"]");
+            let mut doc = Document::parse(ok.as_bytes(), &Options::default()).unwrap();
+            let s = doc.element(ROOT, 0).unwrap();
+            assert_eq!(std::str::from_utf8(doc.str(s).unwrap()).unwrap().chars().count(), 1);
+            // Swapped: the low one comes first and is alone.
+            for text in [format!("[\"{l}{h}\"]"), format!("{{\"{l}{h}\":1}}")] {
+                assert_error(text.as_bytes(), LoneSurrogate, 2, 1, 3);
+            }
+            checked += 1;
+        }
+        // A high surrogate alone: at the end, before a character, before
+        // another escape, before another high surrogate; in a key too.
+        for rest in ["", "a", "\\n", "\\u0041", h, "\\uD800\\uDC00"] {
+            for text in [format!("[\"{h}{rest}\"]"), format!("{{\"{h}{rest}\":1}}")] {
+                assert_error(text.as_bytes(), LoneSurrogate, 2, 1, 3);
+                // ijson rejects them as strict mode does; lazy mode defers
+                // the error to the read of the string.
+                let ijson = Options { ijson: 1, ..Options::default() };
+                assert_eq!(reject_with(text.as_bytes(), &ijson).kind, LoneSurrogate);
+                let mut doc = Document::parse(text.as_bytes(), &Options::lazy()).unwrap();
+                let s = doc.first_child(ROOT).unwrap();
+                assert_eq!(doc.str(s).unwrap_err().kind, LoneSurrogate);
+                checked += 1;
+            }
+        }
+    }
+    for l in low {
+        for text in [format!("[\"{l}\"]"), format!("[\"a{l}b\"]")] {
+            assert_eq!(reject(text.as_bytes()).kind, LoneSurrogate, "{text}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 9 + 36 + 6);
 }
