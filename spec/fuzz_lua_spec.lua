@@ -1,13 +1,14 @@
 -- The Lua-level fuzzer (spec/fuzz/driver.lua) with fixed seeds: random
 -- sequences of parse, reads, cursors, iteration, close, views, edits and
 -- encodes through qjson.safe, every result checked against the pure-Lua
--- model and lua-cjson, with a full collection between steps.
+-- model and lua-cjson, qjson.cjson beside lua-cjson, with a full
+-- collection between steps.
 -- `make fuzz-lua SEED=<n> STEPS=<n>` runs longer or replays a failure.
 local driver = require("fuzz.driver")
 local known = require("fuzz.known")
 
 -- Fewer steps under valgrind (make test-memory), where the pure-Lua model
--- runs about fifty times slower.
+-- runs several times slower.
 local memcheck = os.getenv("QJSON_MEMCHECK") ~= nil
 local SEEDS = { 1, 2 }
 local STEPS = memcheck and 1500 or 2000
@@ -20,7 +21,8 @@ describe("Lua-level fuzzing", function()
       -- The run exercised what it is for (a generator gone wrong would
       -- otherwise pass quietly).
       for _, what in ipairs({ "parse: accepted", "parse: rejected", "reads", "reads after close", "iterations",
-        "compiled paths", "encodes", "decodes", "view edits", "view encodes" }) do
+        "compiled paths", "encodes", "decodes", "view edits", "view encodes", "view iterations",
+        "drop-in decodes" }) do
         assert.is_true((stats[what] or 0) > 0, "no " .. what .. " in the run")
       end
     end)

@@ -3,9 +3,10 @@
 -- collection between steps and every input string dropped as soon as it
 -- is parsed (a document must keep its own source alive).
 --
--- Oracles: spec/fuzz_model.lua (a pure-Lua strict JSON parser and path
+-- Oracles: spec/fuzz/model.lua (a pure-Lua strict JSON parser and path
 -- resolver: accept/reject, error positions, every value), lua-cjson (the
--- model's values on every accepted text, and the encoder's bytes).
+-- model's values on every accepted text, the encoder's bytes, what
+-- qjson.cjson decodes), and a plain-table shadow of every edited view.
 --
 -- The operations are a table (M.ops): each has a name, a weight and a
 -- function of the fuzzer state. A failure raises with the seed and the
@@ -19,6 +20,7 @@ local util = require("fuzz.util")
 local gen = require("fuzz.gen")
 local encode = require("fuzz.encode")
 local views = require("fuzz.views")
+local dropin = require("fuzz.dropin")
 local support = require("support")
 
 local byte, sub, format = string.byte, string.sub, string.format
@@ -27,10 +29,10 @@ local show, show_opts, deep_equal, at_most = util.show, util.show_opts, util.dee
 local M = {}
 
 -- The fuzzer's state; its methods come from this file and the modules
--- above (generators, encoder and view operations).
+-- above (generators; encoder, view and qjson.cjson operations).
 local F = {}
 F.__index = F
-for _, mixin in ipairs({ gen, encode, views }) do
+for _, mixin in ipairs({ gen, encode, views, dropin }) do
   for name, f in pairs(mixin) do
     if type(f) == "function" then F[name] = f end
   end
@@ -446,7 +448,7 @@ M.ops = {
   end },
 }
 
-for _, mixin in ipairs({ encode, views }) do
+for _, mixin in ipairs({ encode, views, dropin }) do
   for _, op in ipairs(mixin.ops) do M.ops[#M.ops + 1] = op end
 end
 
@@ -461,6 +463,9 @@ function M.new(seed, opts)
   }, F)
   self.qj = self.safe.new()
   self.cj = cjson.new()
+  self.qc = require("qjson.cjson").new()
+  self.qc_safe = require("qjson.cjson.safe").new()
+  self.cj_decoder = cjson.new()
   self.suite = gen.suite_files()
   if not opts.light then self.corpus = gen.corpus_files() end
   local total = 0
