@@ -11,7 +11,7 @@
 -- The operations are a table (M.ops): each has a name, a weight and a
 -- function of the fuzzer state. A failure raises with the seed and the
 -- step, so that `make fuzz-lua SEED=<seed> STEPS=<step>` replays it.
---   local driver = require("fuzz_driver")
+--   local driver = require("fuzz.driver")
 --   local stats = driver.run(seed, steps [, { light = true, log = print }])
 local ffi = require("ffi")
 local cjson = require("cjson")

@@ -3,7 +3,6 @@
 -- What one accepts the other reads the same; qjson.cjson rejects what
 -- lua-cjson rejects, and besides only what docs/api.md says it is
 -- stricter about (invalid UTF-8, control bytes, a NUL), with a position.
-local cjson = require("cjson")
 local model = require("fuzz.model")
 local util = require("fuzz.util")
 
