@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
 
 all: build
 
@@ -64,6 +64,13 @@ fuzz-lua: build
 # (tools/test-memory.sh): zero errors, zero definite leaks.
 test-memory: build
 	tools/test-memory.sh
+
+# nginx (one worker) and wrk: SOAK_REQUESTS (1,000,000) valid and invalid
+# bodies through a gateway handler; every answer, the worker and its RSS
+# checked (tools/soak.sh).
+soak: build
+	@tools/deps.sh --bench
+	tools/soak.sh
 
 bench: build
 	$(LUAJIT) bench/run.lua
