@@ -312,6 +312,22 @@ describe("qjson.materialize", function()
     want.model = nil
     assert.is_true(same(want, qjson.materialize(v)))
   end)
+
+  it("materializes views inside plain tables assigned into a view", function()
+    local v = qjson.decode('{"a": 1}')
+    local mt = { tag = true }
+    local held = setmetatable({ qjson.decode('{"y": [2]}'), "s" }, mt)
+    local plain = { 3 }
+    v.b, v.c = held, plain
+    local m = qjson.materialize(v)
+    assert.is_nil(getmetatable(m.b[1]))
+    assert.are.equal(2, rawget(m.b[1], "y")[1])
+    assert.are.equal("s", m.b[2])
+    assert.are.equal(mt, getmetatable(m.b))
+    assert.are_not.equal(held, m.b) -- a copy: the caller's table keeps its view
+    assert.is_true(require("qjson.view").is_view(held[1]))
+    assert.are.equal(plain, m.c) -- nothing to materialize: the table itself
+  end)
 end)
 
 describe("views and garbage collection", function()

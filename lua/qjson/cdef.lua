@@ -84,6 +84,9 @@ const qjson_event *qjson_flatten(qjson_doc *doc,
                                  uint32_t slot,
                                  qjson_stream_info *info,
                                  qjson_error *err);
+double qjson_load_f64(const double *p);
+int64_t qjson_load_i64(const int64_t *p);
+uint64_t qjson_load_u64(const uint64_t *p);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,

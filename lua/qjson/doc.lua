@@ -16,6 +16,7 @@ local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
 local KIND_NAMES = { "null", "boolean", "number", "string", "array", "object" }
 
 -- Out-parameter boxes, allocated once: no allocation on the read path.
+-- Numbers leave their box through C.qjson_load_* (src/ffi/load.rs says why).
 local ptr_box = ffi.new("const char *[1]")
 local size_box = ffi.new("size_t[1]")
 local num_box = ffi.new("double[1]")
@@ -107,7 +108,7 @@ local function value_at(self, node, k)
   elseif k == NUMBER then
     r = C.qjson_get_num(self.ptr, node, nil, 0, nil, num_box)
     if r == NUMBER then
-      return num_box[0]
+      return C.qjson_load_f64(num_box)
     end
   elseif k == BOOLEAN then
     r = C.qjson_get_bool(self.ptr, node, nil, 0, nil, bool_box)
@@ -159,7 +160,7 @@ function Doc:get_num(path)
   local p, n, c = path_args(path)
   local k = C.qjson_get_num(self.ptr, self.node, p, n, c, num_box)
   if k == NUMBER then
-    return num_box[0]
+    return C.qjson_load_f64(num_box)
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -170,7 +171,7 @@ function Doc:get_i64(path)
   local p, n, c = path_args(path)
   local k = C.qjson_get_i64(self.ptr, self.node, p, n, c, i64_box)
   if k == NUMBER then
-    return i64_box[0]
+    return C.qjson_load_i64(i64_box)
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -181,7 +182,7 @@ function Doc:get_u64(path)
   local p, n, c = path_args(path)
   local k = C.qjson_get_u64(self.ptr, self.node, p, n, c, u64_box)
   if k == NUMBER then
-    return u64_box[0]
+    return C.qjson_load_u64(u64_box)
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end

@@ -55,20 +55,30 @@ end
 
 wrap_encoder(safe, qjson)
 
--- An instance with its own encoder settings, as cjson.safe.new().
+-- decode bound to `inst`'s settings. Protected too: a lazy-mode scalar
+-- document is read, and so checked, inside the call.
+local function safe_decode(inst)
+  local decode = inst._decode
+  return function(s, opts)
+    local ok, v, err = pcall(decode, s, opts)
+    if not ok then
+      return nil, v
+    elseif v == nil then
+      return nil, err
+    end
+    return v
+  end
+end
+
+safe.decode = safe_decode(qjson)
+
+-- An instance with its own encoder and decoder settings, as
+-- cjson.safe.new().
 function safe.new()
   local inst = qjson.new()
   return setmetatable(wrap_encoder({ parse = safe.parse, parse_file = safe.parse_file, path = safe.path,
-    decode = safe.decode }, inst),
+    decode = safe_decode(inst) }, inst),
     { __index = inst })
-end
-
-function safe.decode(s, opts)
-  local v, err = qjson._decode(s, opts)
-  if v == nil then
-    return nil, err
-  end
-  return v
 end
 
 function safe.path(s)

@@ -54,6 +54,9 @@ local size_box = ffi.new("size_t[1]")
 local i64_box = ffi.new("int64_t[1]")
 local u64_box = ffi.new("uint64_t[1]")
 local err_box = ffi.new("qjson_error")
+-- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
+-- from a box can be moved past the next call that rewrites it).
+local val_num = ffi.cast("const double *", ffi.cast("const uint8_t *", val_box) + ffi.offsetof("qjson_value", "num"))
 
 local ObjectMT, ArrayMT = {}, {}
 M.ObjectMT, M.ArrayMT = ObjectMT, ArrayMT
@@ -104,16 +107,21 @@ local function touch(st)
   end
 end
 
--- The view of child container `node` of view `pst`, at `key` of its cache.
+-- The view of child container `node` of view `pst`, at `key` of its cache;
+-- `key` nil for an edited array, whose vals hold what was read (indexes
+-- move there, so they cannot key a cache).
 local function child_view(pst, node, kind, key)
-  local cache = pst.cache
-  if cache == nil then
-    cache = {}
-    pst.cache = cache
-  else
-    local v = cache[key]
-    if v ~= nil then
-      return v
+  local cache
+  if key ~= nil then
+    cache = pst.cache
+    if cache == nil then
+      cache = {}
+      pst.cache = cache
+    else
+      local v = cache[key]
+      if v ~= nil then
+        return v
+      end
     end
   end
   local registry = pst.d.views
@@ -131,7 +139,9 @@ local function child_view(pst, node, kind, key)
       end
     end
   end
-  cache[key] = v
+  if cache ~= nil then
+    cache[key] = v
+  end
   return v
 end
 
@@ -140,9 +150,9 @@ local function big_integer(st, node, approx)
   local mode = st.d.big_int
   if mode == "cdata" then
     if C.qjson_get_i64(st.ptr, node, nil, 0, nil, i64_box) == NUMBER then
-      return i64_box[0]
+      return C.qjson_load_i64(i64_box)
     elseif C.qjson_get_u64(st.ptr, node, nil, 0, nil, u64_box) == NUMBER then
-      return u64_box[0]
+      return C.qjson_load_u64(u64_box)
     end
   elseif mode == "string" then
     C.qjson_get_raw(st.ptr, node, nil, 0, nil, ptr_box, size_box)
@@ -152,19 +162,21 @@ local function big_integer(st, node, approx)
   return approx
 end
 
--- The Lua value of kind `k` just read into `box`, the child at `key` of
+-- The Lua value of kind `k` just read into val_box, the child at `key` of
 -- view `st`.
-local function value_of(st, k, box, key)
+local function value_of(st, k, key)
   -- (No tail calls here: LuaJIT cannot trace a return from a builtin into
   -- a frame below the trace.)
+  local box = val_box
   if k == STRING then
     local str = ffi_string(box.ptr, box.len)
     return str
   elseif k == NUMBER then
     if box.flag ~= 0 and st.d.big_int ~= nil then
-      return big_integer(st, box.node, box.num)
+      return big_integer(st, box.node, C.qjson_load_f64(val_num))
     end
-    return box.num
+    local num = C.qjson_load_f64(val_num)
+    return num
   elseif k == OBJECT or k == ARRAY then
     return child_view(st, box.node, k, key)
   elseif k == BOOLEAN then
@@ -202,7 +214,7 @@ local function object_get(self, k)
       return c
     end
   end
-  local v = value_of(st, C.qjson_child(st.ptr, st.node, k, #k, 0, val_box), val_box, k)
+  local v = value_of(st, C.qjson_child(st.ptr, st.node, k, #k, 0, val_box), k)
   return v
 end
 
@@ -230,7 +242,7 @@ local function array_get(self, i)
     end
     local v = st.vals[i]
     if v == nil then
-      v = value_of(st, C.qjson_read(st.ptr, o, val_box), val_box, i)
+      v = value_of(st, C.qjson_read(st.ptr, o, val_box), nil)
       st.vals[i] = v
     elseif v == DELETED then
       return nil
@@ -248,7 +260,7 @@ local function array_get(self, i)
   if i < 1 or i ~= floor(i) then
     return nil
   end
-  local v = value_of(st, C.qjson_child(st.ptr, st.node, nil, 0, i - 1, val_box), val_box, i)
+  local v = value_of(st, C.qjson_child(st.ptr, st.node, nil, 0, i - 1, val_box), i)
   return v
 end
 
@@ -329,7 +341,7 @@ local function object_next(it)
         local cache = st.cache
         local v = cache and cache[k]
         if v == nil then
-          v = value_of(st, kind, val_box, k)
+          v = value_of(st, kind, k)
         end
         return k, v
       elseif e ~= DELETED then
@@ -793,7 +805,7 @@ function M.decoded(d)
   if kind == OBJECT or kind == ARRAY then
     return new_view(d, 0, kind, nil)
   end
-  local v = value_of({ d = d, ptr = d.ptr }, kind, val_box, nil)
+  local v = value_of({ d = d, ptr = d.ptr }, kind, nil)
   C.qjson_close(d.ptr)
   return v
 end
@@ -802,11 +814,49 @@ end
 -- `array_mt` when given, else empty arrays carry empty_array_mt (so that
 -- they encode as []). An untouched view is built by qjson.tables in one
 -- native call; a changed one is walked, its untouched parts built so.
+-- A plain table (one assigned into a view, say) is returned as it is
+-- unless it holds a view at some depth: then a copy with those views
+-- materialized, keeping its metatable. `seen` maps the plain tables met
+-- so far to what they became (cycles end there).
 local build_settings = {}
+local materialize
 
-local function materialize(v, array_mt)
+local function materialize_table(t, array_mt, seen)
+  local done = seen[t]
+  if done ~= nil then
+    return done
+  end
+  seen[t] = t
+  local copy
+  for k, x in next, t do
+    local m = materialize(x, array_mt, seen)
+    if m ~= x then
+      if copy == nil then
+        copy = {}
+        for k2, x2 in next, t do
+          copy[k2] = x2
+        end
+        seen[t] = copy
+      end
+      copy[k] = m
+    end
+  end
+  if copy == nil then
+    return t
+  end
+  local mt = getmetatable(t)
+  if type(mt) == "table" then
+    setmetatable(copy, mt)
+  end
+  return copy
+end
+
+function materialize(v, array_mt, seen)
   local st = state(v)
   if st == nil then
+    if type(v) == "table" then
+      return materialize_table(v, array_mt, seen or {})
+    end
     return v
   end
   if not st.dirty and st.d.big_int == nil then
@@ -818,14 +868,14 @@ local function materialize(v, array_mt)
   if getmetatable(v) == ObjectMT then
     local t = {}
     for k, x in object_pairs(v) do
-      t[k] = materialize(x, array_mt)
+      t[k] = materialize(x, array_mt, seen)
     end
     return t
   end
   local n = array_len(st)
   local t = tnew(n, 0)
   for i = 1, n do
-    t[i] = materialize(array_get(v, i), array_mt)
+    t[i] = materialize(array_get(v, i), array_mt, seen)
   end
   if array_mt ~= nil then
     return setmetatable(t, array_mt)

@@ -1,8 +1,8 @@
 -- Bugs the Lua-level fuzzer found in code it does not own, each with its
--- smallest reproduction. spec/fuzz_lua_spec.lua fails while any of them
--- is present; meanwhile the fuzzer steers around the ones still present
--- (so that it keeps finding others), and covers that ground again on its
--- own once a fix lands.
+-- smallest reproduction; fixed ones stay as regression tests.
+-- spec/fuzz_lua_spec.lua fails while any of them is present; meanwhile the
+-- fuzzer steers around the ones still present (so that it keeps finding
+-- others), and covers that ground again on its own once a fix lands.
 local K = {}
 
 K.bugs = {

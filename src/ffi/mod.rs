@@ -12,6 +12,7 @@
 mod doc;
 mod encode;
 pub mod flatten;
+mod load;
 pub mod parse;
 pub mod read;
 mod view;
