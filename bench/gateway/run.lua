@@ -94,13 +94,18 @@ local function same(a, b)
   return true
 end
 
+-- wrk on CPU 1, beside the worker on CPU 0 (nginx.conf), when the machine
+-- has a second CPU and taskset.
+local PIN_WRK = tonumber(sh("nproc 2>/dev/null"):match("%d+") or 1) >= 2
+  and sh("command -v taskset 2>/dev/null") ~= ""
 local function wrk(path, body_file, seconds, env)
   local vars = { "QJSON_BODY=" .. util.shell_quote(body_file) }
   for k, v in pairs(env or {}) do
     vars[#vars + 1] = k .. "=" .. util.shell_quote(tostring(v))
   end
-  local out = sh(format("%s wrk -t1 -c%d -d%ds --timeout 30s -s %s http://127.0.0.1:%d%s 2>&1",
-    table.concat(vars, " "), env and env.QJSON_CONNECTIONS or CONFIG.connections, seconds,
+  local out = sh(format("%s %swrk -t1 -c%d -d%ds --timeout 30s -s %s http://127.0.0.1:%d%s 2>&1",
+    table.concat(vars, " "), PIN_WRK and "taskset -c 1 " or "",
+    env and env.QJSON_CONNECTIONS or CONFIG.connections, seconds,
     util.shell_quote(script_dir .. "/post.lua"), port, path))
   local line = out:match("WRK (%b{})")
   if not line then
@@ -255,6 +260,7 @@ local results = {
   nginx = "Debian's nginx " .. (nginx_version or "?") .. " with libnginx-mod-http-lua",
   wrk = "wrk " .. (wrk_version or "?"),
   connections = CONFIG.connections,
+  pinned = PIN_WRK,
   runs = CONFIG.runs,
   seconds = CONFIG.seconds,
   body_buffer = "2m",
