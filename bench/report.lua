@@ -632,9 +632,11 @@ function M.gateway_markdown(g, rel)
       .. "(`client_body_buffer_size %s`), read with `qjson.parse_file` / `io.open`", "file", g.file_buffer) or "",
     g.qjson_api_note or ""), "")
   add(format("Every figure is the median of %d runs of %g s per handler, the handlers taking turns; "
-    .. "the machine is shared (load average %s at the start), and wrk and nginx share its 2 cores, so "
+    .. "the machine is shared (load average %s at the start), and %s, so "
     .. "compare the ratios; the p99 latencies carry the scheduling noise of the other jobs.", g.runs, g.seconds,
-    (g.loadavg or "?"):match("^(%S+ %S+ %S+)") or "?"), "")
+    (g.loadavg or "?"):match("^(%S+ %S+ %S+)") or "?",
+    g.pinned and "the nginx worker runs on CPU 0 and wrk on CPU 1 (`worker_cpu_affinity`, `taskset`)"
+      or "wrk and nginx share its cores"), "")
   local rows = {}
   for _, r in ipairs(g.rows) do
     local base = r.handler == "lua-cjson"
@@ -922,9 +924,9 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
   end
   if #grew > 0 then
     notes[#notes + 1] = format("- **Native peak.** qjson's peak RSS grew during the run by %s, lua-cjson's by "
-      .. "at most %.1f MB. Documents are freed by their `ffi.gc` finalizers, which run only when the Lua GC "
-      .. "runs; the GC does not see native bytes, and a document costs the Lua heap ~0.2 KB, so thousands of "
-      .. "dead documents can wait for a collection.", concat(grew, ", "), base_max)
+      .. "at most %.1f MB. A dead document's native memory is freed after the Lua GC cycle that collects "
+      .. "its handle (docs/design.md); the GC does not see native bytes, and a document costs the Lua heap "
+      .. "~0.2 KB, so thousands of dead documents can wait for a collection.", concat(grew, ", "), base_max)
   end
   add("### Notes", "", concat(notes, "\n"), "")
 

@@ -19,9 +19,11 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_ARRAY = 5,
   // `n` key, value pairs follow.
   QJSON_EVENT_TAG_OBJECT = 6,
-  // `n` elements follow, none of them an array or object.
+  // `n` elements follow, none of them an array or object but an empty
+  // one (a `ScalarArray` or `ScalarObject` event with `n` 0).
   QJSON_EVENT_TAG_SCALAR_ARRAY = 7,
-  // `n` key, value pairs follow, no value an array or object.
+  // `n` key, value pairs follow, no value an array or object but an
+  // empty one.
   QJSON_EVENT_TAG_SCALAR_OBJECT = 8,
   // An object key from the key cache: `n` is its id (from 1) and
   // `v.ptr` its bytes, NUL-terminated, valid until the cache renews.
@@ -106,7 +108,7 @@ typedef struct {
 } qjson_error;
 
 // A value as a view reads it. Scalars are read in full; for a container
-// only `node` is set (a view is opened on it).
+// `node` and `len` are set (a view is opened on it).
 typedef struct {
   // The value's node.
   uint32_t node;
@@ -117,6 +119,7 @@ typedef struct {
   double num;
   // A string, unescaped: valid until the next read of this document.
   const char *ptr;
+  // A string's length in bytes; a container's member count.
   size_t len;
 } qjson_value;
 
@@ -148,6 +151,29 @@ int32_t qjson_escape(const char *src,
 // `%.{precision}g` (1..17), or as the shortest text that reads back to
 // `v` when `precision` is 0. Returns the bytes written (0 on a bug).
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
+
+// The document's input text (`*out_ptr`, `*out_len`), for copying
+// untouched members of a changed view (see `qjson_member_span`).
+// Returns 1, or `Error` for a closed document.
+int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
+
+// Where child `child` of container `parent` lies in the input, for
+// encoding a changed view (untouched members are copied from the input,
+// runs of them at a time, without looking for the end of each value).
+// `child` is a node from `qjson_next` on `parent` (an object's key node).
+// Writes six offsets to `out`: `out[0]` the next child's node (0 after
+// the last), `out[1]`..`out[2]` the key (for an array element, both are
+// where the element starts), `out[3]`..`out[4]` the value, and `out[5]`,
+// after the last child only, the offset just past the parent's closing
+// bracket. A value's end comes from where the next child starts, or for
+// the last child from the parent's end: `parent_end` when the caller
+// knows it (0 when not: then found from the input's end for the root,
+// else from the text). Returns the value's kind, or `Error`.
+int32_t qjson_member_span(qjson_doc *doc,
+                          uint32_t parent,
+                          uint32_t child,
+                          uint32_t parent_end,
+                          uint32_t *out);
 
 // Parses the `len` bytes at `input` and returns the events of the whole
 // value, their number in `info`. Null on invalid input, with `err`

@@ -245,3 +245,40 @@ describe("garbage collection", function()
     assert.are.equal(live, C.qjson_live_documents())
   end)
 end)
+
+describe("error messages and finalizers", function()
+  -- LuaJIT's FFI runs collector steps, and so finalizers, right after a
+  -- call that returns a pointer; a finalizer that parses must not write
+  -- over the message of the parse that just failed.
+  it("a failed parse keeps its message when finalizers parse meanwhile", function()
+    local ffi = require("ffi")
+    local ran = 0
+    local function finalizer()
+      ran = ran + 1
+      assert(qjson.parse('{"a": 1}'))
+      assert(qjson.decode("[1]"))
+      assert(qjson.path("a.b"))
+    end
+    local pause = collectgarbage("setpause", 10)
+    local wrong = {}
+    for _ = 1, 500 do
+      for _ = 1, 50 do
+        ffi.gc(ffi.new("char[1]"), finalizer)
+      end
+      for _, call in ipairs({
+        { qjson.parse, "[1,", "qjson: unexpected end of input at line 1, column 4 (byte 3)" },
+        { qjson.decode, '{"a":', "qjson: unexpected end of input at line 1, column 6 (byte 5)" },
+        { qjson.path, "a[", "bad argument #1 to 'path'" },
+      }) do
+        local ok, err = pcall(call[1], call[2])
+        if ok or not err:find(call[3], 1, true) then
+          wrong[#wrong + 1] = tostring(err)
+        end
+      end
+    end
+    collectgarbage("setpause", pause)
+    collectgarbage("collect")
+    assert.are.same({}, wrong)
+    assert.is_true(ran > 1000, "the finalizers did not run")
+  end)
+end)

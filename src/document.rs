@@ -247,15 +247,23 @@ impl Document<'_> {
             return None;
         }
         let input = self.input();
+        let tape = &self.tape[..];
         let mut found = None;
         let mut k = self.first_child(obj)?;
         let close = self.members_end(obj);
+        // Most keys differ from the wanted one in their first byte (for an
+        // empty key, its closing quote); a key that starts with an escape
+        // is compared in full.
+        let first = key.first().copied().unwrap_or(b'"');
         loop {
-            let body = &input[self.pos(k) + 1..];
-            if string::key_eq(body, key) {
+            let body = tape[k as usize] as usize + 1;
+            let c = input[body];
+            if (c == first || c == b'\\') && string::key_eq(&input[body..], key) {
                 found = Some(k + 1);
             }
-            k = self.skip(k + 1);
+            // Step over the value: O(1) for a container too.
+            let value = tape[k as usize + 1];
+            k = if matches!(input[value as usize], b'{' | b'[') { tape[k as usize + 2] & !SCALARS_ONLY } else { k + 2 };
             if k >= close {
                 return found;
             }
@@ -395,6 +403,18 @@ impl Document<'_> {
         let (text, integer) = self.number_text(node)?;
         let v = number::to_f64(text);
         Ok((v, integer && v.abs() > SAFE))
+    }
+
+    /// As [`Document::number`], for a node whose kind was just read (in
+    /// lazy mode that checked its text): one pass, with Clinger's fast
+    /// path, instead of a check and Rust's parser.
+    pub(crate) fn number_checked(&self, node: Node) -> Result<(f64, bool), Error> {
+        const SAFE: f64 = 9007199254740991.0;
+        let v = number::to_f64_valid(&self.input()[self.pos(node)..], self.opts.lenient_numbers());
+        if v.abs() > SAFE {
+            return self.number(node);
+        }
+        Ok((v, false))
     }
 
     /// `Ok(None)` when the number is not an integer or is out of range.

@@ -8,12 +8,15 @@
 //! (keys are string events; a repeated key appears each time, and the last
 //! one wins when Lua stores them in order). Containers whose members are
 //! all scalars have tags of their own, so the builder can fill them in a
-//! tight loop. Strings point into the input when they hold no escape, else
-//! into the stream's own buffer.
+//! tight loop; their members may also be empty containers, each one event
+//! (`ScalarArray` or `ScalarObject` with `n` 0). Strings point into the
+//! input when they hold no escape, else into the stream's own buffer.
 //!
 //! Object keys repeat, within a document and from one document to the next,
 //! so short keys get an id from a [`KeyCache`]: the builder keeps the
 //! string it made for each id and looks it up instead of making it again.
+//! Objects of one shape repeat their keys in the same order, so the cache
+//! first tries the key that followed the object's previous key last time.
 
 use std::ffi::c_char;
 
@@ -35,9 +38,11 @@ pub enum EventTag {
     Array = 5,
     /// `n` key, value pairs follow.
     Object = 6,
-    /// `n` elements follow, none of them an array or object.
+    /// `n` elements follow, none of them an array or object but an empty
+    /// one (a `ScalarArray` or `ScalarObject` event with `n` 0).
     ScalarArray = 7,
-    /// `n` key, value pairs follow, no value an array or object.
+    /// `n` key, value pairs follow, no value an array or object but an
+    /// empty one.
     ScalarObject = 8,
     /// An object key from the key cache: `n` is its id (from 1) and
     /// `v.ptr` its bytes, NUL-terminated, valid until the cache renews.
@@ -109,6 +114,9 @@ struct Open {
     b: Node,
     object: bool,
     at_value: bool,
+    /// The id of the object's last key from the cache (0 before the
+    /// first): what predicts the next one (see `KeyCache::next`).
+    last_key: u32,
 }
 
 /// Buffers grown past this many events (or bytes of strings) are released
@@ -178,16 +186,25 @@ impl Stream {
     }
 
     /// The event of a key whose body starts at `start`: from the cache
-    /// when it is short and has no escape.
+    /// when it is short and has no escape. `last` is the id of the
+    /// object's previous key (0 for none), which predicts this one; it
+    /// becomes this key's id (0 when not cached).
     #[inline(always)]
-    fn key(&mut self, input: &[u8], start: usize, keys: &mut Option<&mut KeyCache>) -> Event {
+    fn key(&mut self, input: &[u8], start: usize, keys: &mut Option<&mut KeyCache>, last: &mut u32) -> Event {
         if let Some(cache) = keys {
+            if let Some((id, bytes)) = cache.next(*last, input, start) {
+                *last = id;
+                return Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } };
+            }
             let (len, escaped) = string_body(input, start);
             if !escaped {
                 if let Some((id, bytes)) = cache.id(&input[start..start + len]) {
+                    cache.follows(*last, id);
+                    *last = id;
                     return Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } };
                 }
             }
+            *last = 0;
         }
         self.string(input, start)
     }
@@ -218,7 +235,11 @@ impl Stream {
             if let Some(top) = self.stack.last_mut() {
                 if top.object && !top.at_value {
                     top.at_value = true;
-                    let e = self.key(input, tape[i] as usize + 1, &mut keys);
+                    let mut last = top.last_key;
+                    let e = self.key(input, tape[i] as usize + 1, &mut keys, &mut last);
+                    if let Some(top) = self.stack.last_mut() {
+                        top.last_key = last;
+                    }
                     self.events.push(e);
                     i += 1;
                 }
@@ -229,34 +250,66 @@ impl Stream {
                     let next = tape[i + 1];
                     let after = (next & !SCALARS_ONLY) as usize;
                     let object = c == b'{';
-                    if next & SCALARS_ONLY == 0 {
+                    let scalars_only = next & SCALARS_ONLY != 0;
+                    if !scalars_only && !flat_members(tape, input, i + 2, after - 1, object) {
                         // Members follow, some of them containers.
                         let tag = if object { EventTag::Object } else { EventTag::Array };
                         self.events.push(Event::new(tag, tape[after - 1], 0.0));
                         let members_end = after as Node - 1;
-                        self.stack.push(Open { a: members_end, b: after as Node, object, at_value: false });
+                        self.stack.push(Open {
+                            a: members_end,
+                            b: after as Node,
+                            object,
+                            at_value: false,
+                            last_key: 0,
+                        });
                         i += 2;
                         continue;
                     }
                     // Scalars only: emitted here, in one loop.
-                    let slots = after - i - 2;
                     let tag = if object { EventTag::ScalarObject } else { EventTag::ScalarArray };
-                    self.events.push(Event::new(tag, (slots >> object as u32) as u32, 0.0));
-                    let members = &tape[i + 2..after];
-                    if object {
+                    if !scalars_only {
+                        // Scalars and empty containers, each of those as
+                        // one event (an empty scalars-only container).
+                        let members_end = after - 1;
+                        self.events.push(Event::new(tag, tape[members_end], 0.0));
+                        let mut j = i + 2;
+                        let mut last = 0;
+                        while j < members_end {
+                            if object {
+                                let k = self.key(input, tape[j] as usize + 1, &mut keys, &mut last);
+                                self.events.push(k);
+                                j += 1;
+                            }
+                            let p = tape[j] as usize;
+                            let (v, slots) = match input[p] {
+                                b'[' => (Event::new(EventTag::ScalarArray, 0, 0.0), 2),
+                                b'{' => (Event::new(EventTag::ScalarObject, 0, 0.0), 2),
+                                _ => (self.scalar(input, p, lenient), 1),
+                            };
+                            self.events.push(v);
+                            j += slots;
+                        }
+                        i = after;
+                    } else if object {
+                        let members = &tape[i + 2..after];
+                        self.events.push(Event::new(tag, (members.len() / 2) as u32, 0.0));
+                        let mut last = 0;
                         for pair in members.chunks_exact(2) {
-                            let k = self.key(input, pair[0] as usize + 1, &mut keys);
+                            let k = self.key(input, pair[0] as usize + 1, &mut keys, &mut last);
                             self.events.push(k);
                             let v = self.scalar(input, pair[1] as usize, lenient);
                             self.events.push(v);
                         }
+                        i = after;
                     } else {
-                        for &p in members {
+                        self.events.push(Event::new(tag, (after - i - 2) as u32, 0.0));
+                        for &p in &tape[i + 2..after] {
                             let v = self.scalar(input, p as usize, lenient);
                             self.events.push(v);
                         }
+                        i = after;
                     }
-                    i = after;
                 }
                 _ => {
                     let e = self.scalar(input, pos, lenient);
@@ -283,7 +336,7 @@ impl Stream {
     fn walk_checked(&mut self, doc: &mut Document<'_>, node: Node) -> Result<(), Error> {
         self.emit_checked(doc, node)?;
         while let Some(top) = self.stack.last_mut() {
-            let Open { a: parent, b: child, object, at_value } = *top;
+            let Open { a: parent, b: child, object, at_value, .. } = *top;
             if object && !at_value {
                 top.at_value = true;
                 self.emit_checked(doc, child)?;
@@ -326,7 +379,7 @@ impl Stream {
                 let n = doc.len(node).unwrap_or(0) as u32;
                 let object = kind == Kind::Object;
                 if let Some(child) = doc.first_child(node) {
-                    self.stack.push(Open { a: node, b: child, object, at_value: false });
+                    self.stack.push(Open { a: node, b: child, object, at_value: false, last_key: 0 });
                 }
                 Event::new(if object { EventTag::Object } else { EventTag::Array }, n, 0.0)
             }
@@ -347,6 +400,13 @@ pub struct KeyCache {
     bytes: Vec<u8>,
     /// Keys held (ids run from 1 to `count`).
     count: u32,
+    /// `known[id]`: the key of that id, as its slot (index 0 unused).
+    known: Box<[Slot]>,
+    /// `after[id]`: the id of the key that last followed key `id` in an
+    /// object (`after[0]`: the last first key), 0 for none. Objects of one
+    /// shape repeat their keys in order, so this is usually the next key,
+    /// found without hashing or even measuring it.
+    after: Box<[u32]>,
     /// Lookups that found the cache full since it last renewed.
     misses: u32,
     generation: u32,
@@ -383,6 +443,8 @@ impl Default for KeyCache {
             slots: vec![Slot::default(); 2 * MAX_KEYS].into_boxed_slice(),
             bytes: Vec::with_capacity(MAX_KEYS * (MAX_KEY_LEN + 1)),
             count: 0,
+            known: vec![Slot::default(); MAX_KEYS + 1].into_boxed_slice(),
+            after: vec![0; MAX_KEYS + 1].into_boxed_slice(),
             misses: 0,
             generation: 0,
         }
@@ -457,6 +519,7 @@ impl KeyCache {
         self.count += 1;
         let stored = self.bytes[start..].as_ptr();
         self.slots[at] = Slot { a, b, len: key.len() as u32, id: self.count, stored };
+        self.known[self.count as usize] = self.slots[at];
         Some((self.count, stored))
     }
 
@@ -466,6 +529,8 @@ impl KeyCache {
     pub fn renew_if_full(&mut self) {
         if self.misses >= RENEW_AFTER_MISSES {
             self.slots.fill(Slot::default());
+            self.known.fill(Slot::default());
+            self.after.fill(0);
             self.bytes.clear();
             self.count = 0;
             self.misses = 0;
@@ -473,9 +538,74 @@ impl KeyCache {
         }
     }
 
+    /// The key predicted to follow key `last` (0: an object's first key)
+    /// when the string body starting at `input[start]` is that key: its
+    /// bytes then a closing quote (a cached key holds no backslash, so
+    /// that quote ends the body). Its id and stored bytes, as `id` gives.
+    #[inline(always)]
+    pub fn next(&self, last: u32, input: &[u8], start: usize) -> Option<(u32, *const u8)> {
+        let id = *self.after.get(last as usize)?;
+        let slot = &self.known[id as usize];
+        let n = slot.len as usize;
+        // (`id` 0 is the empty slot 0, whose `stored` is null.)
+        if id == 0 || input.get(start + n) != Some(&b'"') {
+            return None;
+        }
+        let key = &input[start..start + n];
+        if words(key) != (slot.a, slot.b) {
+            return None;
+        }
+        if n > 16 {
+            // The bytes between the first and the last eight (which the
+            // words compared), eight at a time, the last eight of them
+            // overlapping the ones before when need be.
+            // SAFETY: `stored` holds the slot's `n` bytes.
+            let stored = unsafe { std::slice::from_raw_parts(slot.stored, n) };
+            let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+            let mut at = 8;
+            while at < n - 8 {
+                let x = at.min(n - 16);
+                if word(key, x) != word(stored, x) {
+                    return None;
+                }
+                at += 8;
+            }
+        }
+        Some((id, slot.stored))
+    }
+
+    /// Records that key `id` followed key `last` (see `next`).
+    #[inline(always)]
+    pub fn follows(&mut self, last: u32, id: u32) {
+        if let Some(a) = self.after.get_mut(last as usize) {
+            *a = id;
+        }
+    }
+
     pub fn generation(&self) -> u32 {
         self.generation
     }
+}
+
+/// Whether the members of a container that is not scalars-only, whose
+/// member slots run from `from` to `end`, are all scalars or empty
+/// containers. The first nested container that is not empty decides.
+#[inline(always)]
+fn flat_members(tape: &[u32], input: &[u8], from: usize, end: usize, object: bool) -> bool {
+    let mut j = from;
+    while j < end {
+        j += object as usize;
+        if matches!(input[tape[j] as usize], b'[' | b'{') {
+            // Empty: scalars-only, and its end just past its header.
+            if tape[j + 1] != (j as u32 + 2) | SCALARS_ONLY {
+                return false;
+            }
+            j += 2;
+        } else {
+            j += 1;
+        }
+    }
+    true
 }
 
 /// The length of a (valid) string body starting at `start`, and whether it

@@ -8,7 +8,7 @@ use crate::error::ErrorKind;
 /// it holds any escape.
 #[inline]
 pub(crate) fn body_len(body: &[u8]) -> Option<(usize, bool)> {
-    let first = memchr::memchr2(b'"', b'\\', body)?;
+    let first = quote_or_backslash(body)?;
     if body[first] == b'"' {
         return Some((first, false));
     }
@@ -22,6 +22,30 @@ pub(crate) fn body_len(body: &[u8]) -> Option<(usize, bool)> {
         }
         i = next;
     }
+}
+
+/// The first `"` or `\\` in `s`. Most strings (keys, short values) end
+/// within a few words, which eight bytes at a time find before a vector
+/// search would have started.
+#[inline]
+fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const SHORT: usize = 32;
+    let mut i = 0;
+    while i + 8 <= s.len() && i < SHORT {
+        let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("eight bytes"));
+        let q = w ^ (ONES * b'"' as u64);
+        let b = w ^ (ONES * b'\\' as u64);
+        // A zero byte of q or b sets its high bit (bits above the first
+        // may be false positives; the lowest is exact).
+        let hit = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGHS;
+        if hit != 0 {
+            return Some(i + (hit.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    memchr::memchr2(b'"', b'\\', &s[i..]).map(|k| i + k)
 }
 
 fn hex4(s: &[u8]) -> Option<u32> {
@@ -123,6 +147,16 @@ mod tests {
 
     #[test]
     fn ends() {
+        for n in 0..80 {
+            let mut s = vec![b'x'; n];
+            assert_eq!(body_len(&s), None);
+            s.push(b'"');
+            s.extend_from_slice(b"abc\"");
+            assert_eq!(body_len(&s), Some((n, false)), "{n}");
+            s[n] = b'\\';
+            assert_eq!(body_len(&s), Some((n + 4, true)), "{n}");
+        }
+        assert_eq!(body_len("é\"".as_bytes()), Some((2, false)));
         assert_eq!(body_len(b"abc\" x"), Some((3, false)));
         assert_eq!(body_len(b"a\\\"b\""), Some((4, true)));
         assert_eq!(body_len(b"a\\\\\""), Some((3, true)));

@@ -63,8 +63,10 @@ fn value_at(events: &[Event], at: &mut usize) -> Value {
     let scalars_only = matches!(e.tag, EventTag::ScalarArray | EventTag::ScalarObject);
     let member = |events: &[Event], at: &mut usize| {
         if scalars_only {
-            let t = events[*at].tag;
-            assert!(!matches!(t, EventTag::Array | EventTag::Object | EventTag::ScalarArray | EventTag::ScalarObject));
+            // Scalars, or empty containers as single events.
+            let (t, n) = (events[*at].tag, events[*at].n);
+            assert!(!matches!(t, EventTag::Array | EventTag::Object));
+            assert!(n == 0 || !matches!(t, EventTag::ScalarArray | EventTag::ScalarObject));
         }
         value_at(events, at)
     };
@@ -226,6 +228,66 @@ fn repeated_keys_in_order() {
     let keys: Vec<Vec<u8>> = [1, 3, 5].iter().map(|&i| text(&events[i])).collect();
     assert_eq!(keys, [b"a".to_vec(), b"b".to_vec(), b"a".to_vec()]);
     assert_eq!(value_of(events), serde_json::json!({"a": 3.0, "b": 2.0}));
+}
+
+/// Empty arrays and objects do not keep their container from being
+/// scalars-only: each is one event with `n` 0.
+#[test]
+fn empty_containers_among_scalars() {
+    setup();
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let bytes = br#"[{"a":1,"b":[],"c":{},"d":"x"},[[],{},2],[[1]],{"e":[],"f":[3]}]"#;
+    let mut doc = Document::parse(bytes, &Options::default()).unwrap();
+    let events = stream.flatten(&mut doc, ROOT, Some(&mut keys)).unwrap();
+    let tags: Vec<(EventTag, u32)> = events.iter().map(|e| (e.tag, e.n)).collect();
+    use EventTag::*;
+    assert_eq!(
+        &tags[..10],
+        [
+            (Array, 4),
+            (ScalarObject, 4),
+            (Key, 1),
+            (Number, 0),
+            (Key, 2),
+            (ScalarArray, 0),
+            (Key, 3),
+            (ScalarObject, 0),
+            (Key, 4),
+            (String, 1)
+        ]
+    );
+    assert_eq!(&tags[10..14], [(ScalarArray, 3), (ScalarArray, 0), (ScalarObject, 0), (Number, 0)]);
+    assert_eq!(tags[14], (Array, 1), "a nested container that is not empty");
+    assert_eq!(tags[17], (Object, 2));
+    for doc in [&br#"[[],{},[]]"#[..], br#"{"a":[],"b":{}}"#, br#"[{"a":{}},[{}],[[]]]"#] {
+        check(doc, &mut stream, &mut keys);
+    }
+}
+
+/// A key is first checked against the one that followed the object's
+/// previous key last time: keys that start like it, end like it, or hold
+/// an escape where it ends must not pass for it.
+#[test]
+fn keys_predicted_from_the_previous_key() {
+    setup();
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let long = "k".repeat(40);
+    let docs = [
+        r#"[{"ab":1,"abc":2},{"ab":1,"abcd":2},{"ab":1,"ab":2},{"ab":1,"abc\"":3},{"ab":1,"ab\u0063":4},{"ab":1,"abc":5}]"#
+            .to_string(),
+        format!(
+            r#"[{{"a":1,"{long}":2}},{{"a":1,"{long}x":2}},{{"a":1,"{}y{}":2}},{{"a":1,"{long}":3}}]"#,
+            &long[..20],
+            &long[21..]
+        ),
+        format!(r#"[{{"a":1,"{}":2}},{{"a":1,"{}":2}}]"#, &long[..17], &long[..18]),
+        r#"{"x":{"y":1,"z":2},"w":{"y":1,"z":2},"v":[{"y":1},{"z":2}]}"#.to_string(),
+    ];
+    for _ in 0..2 {
+        for doc in &docs {
+            check(doc.as_bytes(), &mut stream, &mut keys);
+        }
+    }
 }
 
 /// Lazy mode checks values as they are flattened: an error has a position.

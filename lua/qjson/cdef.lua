@@ -73,6 +73,12 @@ int32_t qjson_escape(const char *src,
                      bool last,
                      size_t *consumed);
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
+int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
+int32_t qjson_member_span(qjson_doc *doc,
+                          uint32_t parent,
+                          uint32_t child,
+                          uint32_t parent_end,
+                          uint32_t *out);
 const qjson_event *qjson_decode(const char *input,
                                 size_t len,
                                 const qjson_options *opts,

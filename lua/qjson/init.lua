@@ -7,9 +7,10 @@ local doc = require("qjson.doc")
 local view = require("qjson.view")
 local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
+local track = doc.track
 
 local type, error, pairs, next, tostring, getmetatable = type, error, pairs, next, tostring, getmetatable
-local ffi_string = ffi.string
+local ffi_string, byte = ffi.string, string.byte
 
 local qjson = {
   _NAME = "qjson",
@@ -34,10 +35,29 @@ qjson.empty_array = encoder.empty_array
 qjson.array_mt = encoder.array_mt
 qjson.empty_array_mt = encoder.empty_array_mt
 
-local err_box = ffi.new("qjson_error")
+-- Error boxes by nesting. LuaJIT's FFI runs collector steps, and so
+-- finalizers, after a call that returns a pointer and before its caller
+-- reads the box: a parse in such a finalizer takes the next box instead of
+-- writing over this one's message. enter() before the call; after it,
+-- `nesting = nesting - 1`, or on failure failed(box), which reads the
+-- message first (reading it allocates, and so may run finalizers too).
+local err_boxes, nesting = {}, 0
 
-local function parse_error()
-  return "qjson: " .. ffi_string(err_box.message)
+local function enter()
+  nesting = nesting + 1
+  local box = err_boxes[nesting]
+  if box == nil then
+    box = ffi.new("qjson_error")
+    err_boxes[nesting] = box
+  end
+  box.message[0] = 0
+  return box
+end
+
+local function failed(box)
+  local message = ffi_string(box.message)
+  nesting = nesting - 1
+  return message
 end
 
 -- Shared by qjson and qjson.safe: returns a document, or nil and a
@@ -51,11 +71,12 @@ function qjson._parse(s, opts, mt, name)
   if oerr then
     return nil, "bad argument #2 to '" .. (name or "parse") .. "' (" .. oerr .. ")", true
   end
-  err_box.message[0] = 0
-  local ptr = C.qjson_parse(s, #s, o, err_box)
+  local box = enter()
+  local ptr = C.qjson_parse(s, #s, o, box)
   if ptr == nil then
-    return nil, parse_error()
+    return nil, "qjson: " .. failed(box)
   end
+  nesting = nesting - 1
   return doc.wrap(ptr, s, mt)
 end
 
@@ -67,11 +88,12 @@ function qjson._parse_file(path, opts, mt)
   if oerr then
     return nil, "bad argument #2 to 'parse_file' (" .. oerr .. ")", true
   end
-  err_box.message[0] = 0
-  local ptr = C.qjson_parse_file(path, #path, o, err_box)
+  local box = enter()
+  local ptr = C.qjson_parse_file(path, #path, o, box)
   if ptr == nil then
-    return nil, parse_error()
+    return nil, "qjson: " .. failed(box)
   end
+  nesting = nesting - 1
   return doc.wrap(ptr, nil, mt)
 end
 
@@ -127,12 +149,13 @@ local function install_decoder(into)
     if opts == nil and type(s) == "string" and ds.max_depth == options.DEFAULT_MAX_DEPTH
       and not ds.invalid_numbers then
       -- The common call, without the checks options need.
-      err_box.message[0] = 0
-      local ptr = C.qjson_parse(s, #s, nil, err_box)
+      local box = enter()
+      local ptr = C.qjson_parse(s, #s, nil, box)
       if ptr == nil then
-        error(parse_error(), 0)
+        error("qjson: " .. failed(box), 0)
       end
-      return view.decoded({ ptr = ffi.gc(ptr, C.qjson_free), src = s })
+      nesting = nesting - 1
+      return view.decoded({ ptr = track(ptr), src = s }, byte(s, 1))
     end
     local v, err, is_arg = decode_with(ds, s, opts)
     if v == nil and err ~= nil then
@@ -167,11 +190,12 @@ function qjson._path(s)
   if type(s) ~= "string" then
     return nil, "bad argument #1 to 'path' (string expected, got " .. type(s) .. ")", true
   end
-  err_box.message[0] = 0
-  local p = C.qjson_path_compile(s, #s, err_box)
+  local box = enter()
+  local p = C.qjson_path_compile(s, #s, box)
   if p == nil then
-    return nil, "bad argument #1 to 'path' (" .. ffi_string(err_box.message) .. ")", true
+    return nil, "bad argument #1 to 'path' (" .. failed(box) .. ")", true
   end
+  nesting = nesting - 1
   p = ffi.gc(p, C.qjson_path_free)
   doc.path_text[p] = s
   return p

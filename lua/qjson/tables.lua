@@ -17,11 +17,9 @@ local NUMBER, STRING, KEY = C.QJSON_EVENT_TAG_NUMBER, C.QJSON_EVENT_TAG_STRING, 
 local ARRAY, OBJECT = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_OBJECT
 -- (and SCALAR_OBJECT: the other tag, handled as the last case below)
 local SCALAR_ARRAY = C.QJSON_EVENT_TAG_SCALAR_ARRAY
-local TRUE, FALSE = C.QJSON_EVENT_TAG_TRUE, C.QJSON_EVENT_TAG_FALSE
+local TRUE, FALSE, NULL = C.QJSON_EVENT_TAG_TRUE, C.QJSON_EVENT_TAG_FALSE, C.QJSON_EVENT_TAG_NULL
 
 local opts_box = ffi.new("qjson_options")
-local info = ffi.new("qjson_stream_info")
-local err_box = ffi.new("qjson_error")
 
 -- The native side keeps the events of a call in a buffer per slot, reused
 -- by the next call with that slot. A decode started while another one is
@@ -32,12 +30,31 @@ local active = 0
 -- level (container, members left, 1 for an object, last array index).
 local stacks = {}
 
+-- infos[slot + 1], errs[slot + 1]: the stream info and error boxes of the
+-- calls with that slot. Per slot, because LuaJIT's FFI runs collector steps
+-- (and so finalizers) after a call that returns a pointer, before the
+-- caller can read the boxes; a decode in such a finalizer uses the next
+-- slot, and so boxes of its own.
+local infos, errs = {}, {}
+
+local function boxes(slot)
+  local info = infos[slot + 1]
+  if info == nil then
+    info = ffi.new("qjson_stream_info")
+    infos[slot + 1], errs[slot + 1] = info, ffi.new("qjson_error")
+  end
+  local err = errs[slot + 1]
+  err.message[0] = 0
+  return info, err
+end
+
 -- keys[id]: the string of each key in the native key cache (KEY events),
 -- made once; forgotten when the cache renews (a new generation).
 local keys, key_generation = {}, 0
 
--- The Lua value of a scalar event `e` with tag `tag`.
-local function scalar(e, tag, null)
+-- The Lua value of a scalar event `e` with tag `tag`, or of an empty
+-- container (a member of a scalars-only container may be one).
+local function scalar(e, tag, null, array_mt, empty_mt)
   if tag == NUMBER then
     return e.v.num
   elseif tag == STRING then
@@ -46,8 +63,18 @@ local function scalar(e, tag, null)
     return true
   elseif tag == FALSE then
     return false
+  elseif tag == NULL then
+    return null
   end
-  return null
+  local v = new_tab(0, 0)
+  if tag == SCALAR_ARRAY then
+    if array_mt then
+      setmetatable(v, array_mt)
+    elseif empty_mt then
+      setmetatable(v, empty_mt)
+    end
+  end
+  return v
 end
 
 -- The string of a key event (KEY or STRING).
@@ -102,7 +129,7 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
       else
         for j = 1, n do
           local f = ev[i]
-          v[j] = scalar(f, f.tag, null)
+          v[j] = scalar(f, f.tag, null, array_mt, empty_mt)
           i = i + 1
         end
       end
@@ -114,7 +141,7 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
       else
         for _ = 1, n do
           local f = ev[i + 1]
-          v[key_of(ev[i])] = scalar(f, f.tag, null) -- in order: the last repeat wins
+          v[key_of(ev[i])] = scalar(f, f.tag, null, array_mt, empty_mt) -- in order: the last repeat wins
           i = i + 2
         end
       end
@@ -166,12 +193,12 @@ end
 -- Builds the result of a native call that used `slot` (which the caller
 -- claimed by raising `active` before the call).
 local function run(ev, slot, settings)
-  -- Read what the call left in the shared boxes before anything allocates:
-  -- a finalizer run by the collector may decode and overwrite them.
+  local info = infos[slot + 1]
   local count, generation = info.count, info.key_generation
   if ev == nil then
+    local message = ffi_string(errs[slot + 1].message) -- (allocates: before the slot is given back)
     active = slot
-    error("qjson: " .. ffi_string(err_box.message), 0)
+    error("qjson: " .. message, 0)
   end
   if generation ~= key_generation then
     keys, key_generation = {}, generation
@@ -198,22 +225,22 @@ end
 -- and `invalid_numbers` (lua-cjson's decode_invalid_numbers). Invalid
 -- input raises "qjson: <what> at line L, column C (byte B)".
 function M.from_string(s, settings)
+  local slot = active
+  active = slot + 1
+  local info, err = boxes(slot) -- (may run finalizers: before opts_box is filled)
   opts_box.mode, opts_box.duplicate_keys, opts_box.ijson = 0, 0, 0
   opts_box.max_depth = settings.max_depth or 1000
   opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
-  err_box.message[0] = 0
-  local slot = active
-  active = slot + 1
-  return run(C.qjson_decode(s, #s, opts_box, slot, info, err_box), slot, settings)
+  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a
 -- `qjson_doc *`); the document's own options applied at its parse.
 function M.from_node(doc_ptr, node, settings)
-  err_box.message[0] = 0
   local slot = active
   active = slot + 1
-  return run(C.qjson_flatten(doc_ptr, node, slot, info, err_box), slot, settings)
+  local info, err = boxes(slot)
+  return run(C.qjson_flatten(doc_ptr, node, slot, info, err), slot, settings)
 end
 
 -- For error messages about the argument of a decode function.

@@ -11,10 +11,13 @@
 --   node    the container's node; parent: the parent view's state;
 --           self: the view
 --   dirty   this view or a descendant was edited
---   cache   child views read so far, by key or index: a container read
+--   ck, cv, cache
+--           child views read so far, by key or index: a container read
 --           twice is the same view, and a view edited through a
---           temporary reference (`v.a.b = 1`) keeps its edit. Scalars
---           are not cached (a read is one native call).
+--           temporary reference (`v.a.b = 1`) keeps its edit. The first
+--           is held in ck (key) and cv (view), the others in the cache
+--           table, made only for a second one (a table costs as much as a
+--           read). Scalars are not cached (a read is one native call).
 --   objects: edits[k] = new value or DELETED; enode[value node] = k for
 --            edited keys the document has; added = keys it has not,
 --            in the order they were added
@@ -83,7 +86,9 @@ function M.is_view(v)
 end
 
 local function new_view(d, node, kind, parent)
-  local st = { d = d, ptr = d.ptr, node = node, parent = parent, dirty = false, self = false }
+  -- (dirty is nil until an edit: with ck, cv and n, the fields fit the
+  -- eight hash slots this constructor allocates.)
+  local st = { d = d, ptr = d.ptr, node = node, parent = parent, self = false }
   local v = setmetatable({ [STATE] = st }, kind == OBJECT and ObjectMT or ArrayMT)
   st.self = v
   local registry = d.views
@@ -107,27 +112,49 @@ local function touch(st)
   end
 end
 
+-- The child view cached at `k` (non-nil) in state `st`, or nil.
+local function cached(st, k)
+  if st.ck == k then
+    return st.cv
+  end
+  local cache = st.cache
+  if cache ~= nil then
+    return cache[k]
+  end
+  return nil
+end
+
+-- Forgets the child view cached at `k`.
+local function uncache(st, k)
+  if st.ck == k then
+    st.ck, st.cv = nil, nil
+  end
+  local cache = st.cache
+  if cache ~= nil then
+    cache[k] = nil
+  end
+end
+
 -- The view of child container `node` of view `pst`, at `key` of its cache;
 -- `key` nil for an edited array, whose vals hold what was read (indexes
 -- move there, so they cannot key a cache).
 local function child_view(pst, node, kind, key)
-  local cache
+  -- The element count the read left in val_box, taken before anything
+  -- allocates (a finalizer run meanwhile may read into the box).
+  local len = val_box.len
   if key ~= nil then
-    cache = pst.cache
-    if cache == nil then
-      cache = {}
-      pst.cache = cache
-    else
-      local v = cache[key]
-      if v ~= nil then
-        return v
-      end
+    local v = cached(pst, key)
+    if v ~= nil then
+      return v
     end
   end
   local registry = pst.d.views
   local v = registry and registry[node]
   if v == nil then
     v = new_view(pst.d, node, kind, pst)
+    if kind == ARRAY then
+      rawget(v, STATE).n = tonumber(len)
+    end
   else
     -- Opened by doc:get before: adopted by its parent.
     local st = rawget(v, STATE)
@@ -139,8 +166,17 @@ local function child_view(pst, node, kind, key)
       end
     end
   end
-  if cache ~= nil then
-    cache[key] = v
+  if key ~= nil then
+    if pst.ck == nil then
+      pst.ck, pst.cv = key, v
+    else
+      local cache = pst.cache
+      if cache == nil then
+        cache = {}
+        pst.cache = cache
+      end
+      cache[key] = v
+    end
   end
   return v
 end
@@ -207,12 +243,9 @@ local function object_get(self, k)
   if type(k) ~= "string" then
     return nil
   end
-  local cache = st.cache
-  if cache ~= nil then
-    local c = cache[k]
-    if c ~= nil then
-      return c
-    end
+  local c = cached(st, k)
+  if c ~= nil then
+    return c
   end
   local v = value_of(st, C.qjson_child(st.ptr, st.node, k, #k, 0, val_box), k)
   return v
@@ -249,12 +282,9 @@ local function array_get(self, i)
     end
     return v
   end
-  local cache = st.cache
-  if cache ~= nil then
-    local c = cache[i]
-    if c ~= nil then
-      return c
-    end
+  local c = cached(st, i)
+  if c ~= nil then
+    return c
   end
   -- (The native side reports indexes past the end as missing.)
   if i < 1 or i ~= floor(i) then
@@ -338,8 +368,7 @@ local function object_next(it)
     if np ~= nil then
       local e = st.edits and st.edits[k]
       if e == nil then
-        local cache = st.cache
-        local v = cache and cache[k]
+        local v = cached(st, k)
         if v == nil then
           v = value_of(st, kind, k)
         end
@@ -466,9 +495,7 @@ local function object_set(self, k, x)
     x = DELETED
   end
   edits[k] = x
-  if st.cache ~= nil then
-    st.cache[k] = nil
-  end
+  uncache(st, k)
   touch(st)
 end
 
@@ -478,7 +505,6 @@ local function edit_array(st)
     return
   end
   local orig, vals, n = {}, {}, 0
-  local cache = st.cache
   local prev = 0
   while true do
     local k = C.qjson_next(st.ptr, st.node, prev, node_box)
@@ -491,11 +517,9 @@ local function edit_array(st)
     n = n + 1
     prev = node_box[0]
     orig[n] = prev
-    if cache ~= nil then
-      vals[n] = cache[n]
-    end
+    vals[n] = cached(st, n)
   end
-  st.orig, st.vals, st.n, st.cache = orig, vals, n, nil
+  st.orig, st.vals, st.n, st.cache, st.ck, st.cv = orig, vals, n, nil, nil, nil
 end
 
 local function array_set(self, i, x)
@@ -679,54 +703,183 @@ local function put_object(buf, st, depth, put_value, put_key)
   buf:put("}")
 end
 
-local function put_array(buf, st, depth, put_value)
-  buf:put("[")
-  local orig = st.orig
-  if orig ~= nil then
-    local vals = st.vals
-    for i = 1, st.n do
-      if i > 1 then
-        buf:put(",")
-      end
-      local o = orig[i]
-      if o then
-        local child = is_dirty(st, o)
-        if child then
-          put_value(child, depth)
-        else
-          put_raw(buf, st, o)
-        end
-      else
-        local x = vals[i]
-        if x == DELETED then
-          buf:put("null")
-        else
-          put_value(x, depth)
-        end
-      end
+-- Untouched members are copied from the input without looking for where
+-- each value ends: qjson_member_span gives a member's key and value from
+-- where the next one starts (or the container ends). Copies contiguous in
+-- the input (the members of a compact document, their commas and colons)
+-- are written as one run: `a`..`b`, byte offsets (a == b: none pending).
+local span = ffi.new("uint32_t[6]")
+-- The next dirty view to be put and its end (just past its closing
+-- bracket), set by its parent, which knows it; see put. Weak, so that an
+-- encode that fails before the put keeps no view alive.
+local pending = setmetatable({}, { __mode = "v" })
+local pending_end = 0
+
+-- The input's first byte, for copying runs of it.
+local function input_base(st)
+  if C.qjson_input(st.ptr, ptr_box, nil) <= 0 then
+    fail(st)
+  end
+  return ptr_box[0]
+end
+
+-- Writes the pending run; returns an empty one.
+local function flush(buf, base, a, b)
+  if a ~= b then
+    buf:putcdata(base + a, b - a)
+  end
+  return 0, 0
+end
+
+-- Adds bytes `x`..`y` to the run `a`..`b`: appended when contiguous, else
+-- the run is written and a new one starts. Returns the run.
+local function extend(buf, base, a, b, x, y)
+  if a ~= b then
+    if b == x then
+      return a, y
     end
-  else
-    local prev = 0
-    while true do
-      local k = C.qjson_next(st.ptr, st.node, prev, node_box)
-      if k <= 0 then
-        if k ~= MISSING then
-          fail(st)
+    buf:putcdata(base + a, b - a)
+  end
+  return x, y
+end
+
+-- The member or element after the last one written: a comma, copied with
+-- the run when it is the only byte between (`start`: where the next one
+-- starts in the input).
+local function comma(buf, base, a, b, start)
+  if a ~= b and b + 1 == start then
+    return a, start
+  end
+  a, b = flush(buf, base, a, b)
+  buf:put(",")
+  return a, b
+end
+
+-- An object or array that is not an edited array (and, for an object,
+-- whose keys do not repeat). `lim`: the offset just past its closing
+-- bracket, or 0 when not known.
+local function put_members(buf, st, depth, put_value, put_key, lim, object)
+  local ptr, node = st.ptr, st.node
+  local base = input_base(st)
+  local edits, enode = st.edits, st.enode
+  buf:put(object and "{" or "[")
+  local a, b, first, close_end = 0, 0, true, 0
+  local c = 0
+  local k = C.qjson_next(ptr, node, 0, node_box)
+  if k > 0 then
+    c = node_box[0]
+  elseif k ~= MISSING then
+    fail(st)
+  end
+  while c ~= 0 do
+    if C.qjson_member_span(ptr, node, c, lim, span) <= 0 then
+      fail(st)
+    end
+    local ks, ke, vs, ve = span[1], span[2], span[3], span[4]
+    local vn = object and c + 1 or c
+    c = span[0]
+    if c == 0 then
+      close_end = span[5]
+    end
+    local key = enode and enode[vn]
+    if key ~= nil then
+      local e = edits[key]
+      if e ~= DELETED then
+        a, b = flush(buf, base, a, b)
+        if not first then
+          buf:put(",")
         end
-        break
+        first = false
+        put_key(key)
+        put_value(e, depth)
       end
-      if prev ~= 0 then
-        buf:put(",")
+    else
+      if not first then
+        a, b = comma(buf, base, a, b, ks)
       end
-      prev = node_box[0]
-      local child = is_dirty(st, prev)
+      first = false
+      if object then
+        a, b = extend(buf, base, a, b, ks, ke)
+        if vs == ke + 1 then
+          b = vs -- the colon
+        else
+          a, b = flush(buf, base, a, b)
+          buf:put(":")
+        end
+      end
+      local child = is_dirty(st, vn)
       if child then
+        a, b = flush(buf, base, a, b)
+        pending.view, pending_end = child, ve
         put_value(child, depth)
       else
-        put_raw(buf, st, prev)
+        a, b = extend(buf, base, a, b, vs, ve)
       end
     end
   end
+  local added = st.added
+  if added == nil and a ~= b and b + 1 == close_end then
+    flush(buf, base, a, close_end) -- with the closing bracket
+    return
+  end
+  flush(buf, base, a, b)
+  if added ~= nil then
+    for i = 1, #added do
+      local key = added[i]
+      local e = edits[key]
+      if e ~= DELETED then
+        if not first then
+          buf:put(",")
+        end
+        first = false
+        put_key(key)
+        put_value(e, depth)
+      end
+    end
+  end
+  buf:put(object and "}" or "]")
+end
+
+-- An edited array: original elements (runs of them when they are still
+-- adjacent) and new values.
+local function put_array(buf, st, depth, put_value, lim)
+  local ptr, node = st.ptr, st.node
+  local base = input_base(st)
+  local orig, vals = st.orig, st.vals
+  buf:put("[")
+  local a, b = 0, 0
+  for i = 1, st.n do
+    local o = orig[i]
+    if o then
+      if C.qjson_member_span(ptr, node, o, lim, span) <= 0 then
+        fail(st)
+      end
+      local vs, ve = span[3], span[4]
+      if i > 1 then
+        a, b = comma(buf, base, a, b, vs)
+      end
+      local child = is_dirty(st, o)
+      if child then
+        a, b = flush(buf, base, a, b)
+        pending.view, pending_end = child, ve
+        put_value(child, depth)
+      else
+        a, b = extend(buf, base, a, b, vs, ve)
+      end
+    else
+      a, b = flush(buf, base, a, b)
+      if i > 1 then
+        buf:put(",")
+      end
+      local x = vals[i]
+      if x == DELETED then
+        buf:put("null")
+      else
+        put_value(x, depth)
+      end
+    end
+  end
+  flush(buf, base, a, b)
   buf:put("]")
 end
 
@@ -734,6 +887,11 @@ end
 -- untouched view is its original bytes.
 local function put(buf, v, depth, put_value, put_key)
   local st = rawget(v, STATE)
+  local lim = 0
+  if pending.view == v then
+    lim = pending_end
+    pending.view = nil
+  end
   if not st.dirty then
     local src = st.node == 0 and st.d.src
     if src then
@@ -745,9 +903,15 @@ local function put(buf, v, depth, put_value, put_key)
     return
   end
   if getmetatable(v) == ObjectMT then
-    return put_object(buf, st, depth, put_value, put_key)
+    if unique_pairs(st) then
+      return put_object(buf, st, depth, put_value, put_key)
+    end
+    return put_members(buf, st, depth, put_value, put_key, lim, true)
   end
-  return put_array(buf, st, depth, put_value)
+  if st.orig ~= nil then
+    return put_array(buf, st, depth, put_value, lim)
+  end
+  return put_members(buf, st, depth, put_value, put_key, lim, false)
 end
 
 -- For output with indentation, sorted keys or skipped values: the view's
@@ -800,8 +964,17 @@ end
 
 -- What qjson.decode returns for parsed document record `d`: a view of
 -- an object or array root, else the scalar (and the document is closed).
-function M.decoded(d)
-  local kind = C.qjson_read(d.ptr, 0, val_box)
+-- `first`, when given, is the text's first byte: a brace or bracket there
+-- names the root's kind without a native call.
+function M.decoded(d, first)
+  local kind
+  if first == 123 then
+    kind = OBJECT
+  elseif first == 91 then
+    kind = ARRAY
+  else
+    kind = C.qjson_read(d.ptr, 0, val_box)
+  end
   if kind == OBJECT or kind == ARRAY then
     return new_view(d, 0, kind, nil)
   end

@@ -4,9 +4,12 @@
 
 use std::ffi::c_char;
 
-use super::{bytes, guard};
+use super::doc::CLOSED;
+use super::{bytes, guard, Handle, Status};
 use crate::encode::escape::{self, Escaped, MAX_EXPANSION, SLACK};
 use crate::encode::number;
+use crate::tape::{Node, ROOT};
+use crate::Document;
 
 /// Longest input one `qjson_escape` call takes (its output fits `i32`).
 const MAX_CHUNK: usize = 256 << 20;
@@ -67,4 +70,181 @@ pub extern "C" fn qjson_format_number(v: f64, precision: u32, dst: *mut u8) -> u
             number::format_g(v, precision, out) as u32
         }
     })
+}
+
+/// The document's input text (`*out_ptr`, `*out_len`), for copying
+/// untouched members of a changed view (see `qjson_member_span`).
+/// Returns 1, or `Error` for a closed document.
+#[no_mangle]
+pub extern "C" fn qjson_input(doc: *mut Handle, out_ptr: *mut *const c_char, out_len: *mut usize) -> i32 {
+    with_input(doc, |d| {
+        let input = d.input();
+        // SAFETY: valid out-parameters or null.
+        unsafe {
+            if let Some(p) = out_ptr.as_mut() {
+                *p = input.as_ptr().cast();
+            }
+            if let Some(l) = out_len.as_mut() {
+                *l = input.len();
+            }
+        }
+        Ok(1)
+    })
+}
+
+/// Where child `child` of container `parent` lies in the input, for
+/// encoding a changed view (untouched members are copied from the input,
+/// runs of them at a time, without looking for the end of each value).
+/// `child` is a node from `qjson_next` on `parent` (an object's key node).
+/// Writes six offsets to `out`: `out[0]` the next child's node (0 after
+/// the last), `out[1]`..`out[2]` the key (for an array element, both are
+/// where the element starts), `out[3]`..`out[4]` the value, and `out[5]`,
+/// after the last child only, the offset just past the parent's closing
+/// bracket. A value's end comes from where the next child starts, or for
+/// the last child from the parent's end: `parent_end` when the caller
+/// knows it (0 when not: then found from the input's end for the root,
+/// else from the text). Returns the value's kind, or `Error`.
+#[no_mangle]
+pub extern "C" fn qjson_member_span(doc: *mut Handle, parent: u32, child: u32, parent_end: u32, out: *mut u32) -> i32 {
+    with_input(doc, |d| {
+        if out.is_null() || parent as usize >= d.tape_len() || child <= parent || child as usize >= d.tape_len() {
+            return Err(BAD_SPAN.into());
+        }
+        let input = d.input();
+        let pos = |n: Node| d.tape()[n as usize] as usize;
+        let object = match input[pos(parent)] {
+            b'{' => true,
+            b'[' => false,
+            _ => return Err(BAD_SPAN.into()),
+        };
+        let value = if object { child + 1 } else { child };
+        let kind = d.kind(value).map_err(|e| e.to_string())?;
+        let (key_start, value_start) = (pos(child), pos(value));
+        let key_end = if object { before(input, value_start, b':')? } else { key_start };
+        let next = d.next_child(parent, child);
+        let (value_end, end) = match next {
+            Some(n) => (before(input, pos(n), b',')?, 0),
+            None => {
+                let end = match parent_end as usize {
+                    0 if parent == ROOT => skip_ws_back(input, input.len()),
+                    0 => {
+                        let raw = d.raw(parent).map_err(|e| e.to_string())?;
+                        raw.as_ptr() as usize - input.as_ptr() as usize + raw.len()
+                    }
+                    e => e,
+                };
+                let close = if object { b'}' } else { b']' };
+                if end == 0 || end > input.len() || input[end - 1] != close {
+                    return Err(BAD_SPAN.into());
+                }
+                (skip_ws_back(input, end - 1), end)
+            }
+        };
+        if !(key_start <= key_end && key_end <= value_start && value_start < value_end) {
+            return Err(BAD_SPAN.into());
+        }
+        // SAFETY: checked non-null above; the caller passes room for six.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, 6) };
+        // Offsets fit: a document's input is at most u32::MAX bytes.
+        for (o, v) in out.iter_mut().zip([next.unwrap_or(0) as usize, key_start, key_end, value_start, value_end, end])
+        {
+            *o = v as u32;
+        }
+        Ok(kind as i32)
+    })
+}
+
+const BAD_SPAN: &str = "qjson_member_span: not a child of this container";
+
+fn skip_ws_back(input: &[u8], mut at: usize) -> usize {
+    while at > 0 && matches!(input[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        at -= 1;
+    }
+    at
+}
+
+/// The end of the token before `at` (where a token starts), over
+/// whitespace, the separator `sep` and whitespace.
+fn before(input: &[u8], at: usize, sep: u8) -> Result<usize, String> {
+    let at = skip_ws_back(input, at);
+    if at == 0 || input[at - 1] != sep {
+        return Err(BAD_SPAN.into());
+    }
+    Ok(skip_ws_back(input, at - 1))
+}
+
+/// Runs `f` on the handle's document; its `Err` becomes the handle's last
+/// error and `Error`.
+fn with_input(doc: *mut Handle, f: impl FnOnce(&Document<'static>) -> Result<i32, String>) -> i32 {
+    guard(Status::Panic as i32, || {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        let Some(h) = (unsafe { doc.as_mut() }) else { return Status::Error as i32 };
+        let result = match &h.doc {
+            Some(d) => f(d),
+            None => Err(CLOSED.to_string()),
+        };
+        result.unwrap_or_else(|e| {
+            h.error = e;
+            Status::Error as i32
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::parse::{qjson_close, qjson_free, qjson_parse};
+    use crate::ffi::read::qjson_next;
+    use std::ptr::{null, null_mut};
+
+    /// Each child's spans as text: (key, value), with the parent's end
+    /// after the last.
+    fn spans(text: &'static str, parent: u32, parent_end: u32) -> Vec<(String, String, u32)> {
+        let doc = qjson_parse(text.as_ptr().cast(), text.len(), null(), null_mut());
+        assert!(!doc.is_null());
+        let (mut child, mut out, mut got) = (0, [0u32; 6], Vec::new());
+        assert!(qjson_next(doc, parent, 0, &mut child) > 0);
+        while child != 0 {
+            assert!(qjson_member_span(doc, parent, child, parent_end, out.as_mut_ptr()) > 0, "{text}");
+            let s = |a: u32, b: u32| text[a as usize..b as usize].to_string();
+            got.push((s(out[1], out[2]), s(out[3], out[4]), out[5]));
+            child = out[0];
+        }
+        qjson_free(doc);
+        got
+    }
+
+    #[test]
+    fn member_spans_come_from_the_next_member() {
+        let text = " { \"a\" :\t1 , \"b\":[ \"x\" , {} ]\n,\"c\":{\"d\":\"}\"} } \n";
+        let s = |k: &str, v: &str, e: u32| (k.to_string(), v.to_string(), e);
+        let root = spans(text, 0, 0);
+        assert_eq!(root, [s("\"a\"", "1", 0), s("\"b\"", "[ \"x\" , {} ]", 0), s("\"c\"", "{\"d\":\"}\"}", 46)]);
+        // Elements of "b" (node 5: root header 2, key "a", 1, key "b"),
+        // the array's end found from its text, then given.
+        let b = spans(text, 5, 0);
+        assert_eq!(b, [s("", "\"x\"", 0), s("", "{}", 29)]);
+        assert_eq!(spans(text, 5, 29), b);
+    }
+
+    #[test]
+    fn member_span_rejects_what_does_not_fit() {
+        let text = "[1, [2], 3]";
+        let doc = qjson_parse(text.as_ptr().cast(), text.len(), null(), null_mut());
+        let mut out = [0u32; 6];
+        // A parent end that is not past a closing bracket, a scalar parent.
+        assert_eq!(qjson_member_span(doc, 0, 6, 5, out.as_mut_ptr()), Status::Error as i32);
+        assert_eq!(qjson_member_span(doc, 2, 3, 0, out.as_mut_ptr()), Status::Error as i32);
+        assert_eq!(qjson_member_span(doc, 0, 2, 0, null_mut()), Status::Error as i32);
+        assert!(qjson_member_span(doc, 0, 6, 0, out.as_mut_ptr()) > 0);
+        assert_eq!(out, [0, 9, 9, 9, 10, 11]);
+        let (mut p, mut n) = (null(), 0);
+        assert_eq!(qjson_input(doc, &mut p, &mut n), 1);
+        assert_eq!((p, n), (text.as_ptr().cast(), text.len()));
+        qjson_close(doc);
+        assert_eq!(qjson_member_span(doc, 0, 2, 0, out.as_mut_ptr()), Status::Error as i32);
+        assert_eq!(qjson_input(doc, &mut p, &mut n), Status::Error as i32);
+        qjson_free(doc);
+        assert_eq!(qjson_input(null_mut(), &mut p, &mut n), Status::Error as i32);
+    }
 }

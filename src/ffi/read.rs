@@ -124,7 +124,8 @@ pub extern "C" fn qjson_get_num(
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::Number {
-            put(out, d.f64(node)?);
+            // (Checked by `kind` above: the one-pass conversion applies.)
+            put(out, d.number_checked(node)?.0);
         }
         Ok(())
     })

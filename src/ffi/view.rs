@@ -8,7 +8,7 @@ use super::{bytes, guard, Handle, Status};
 use crate::{Document, Error, Kind, Node};
 
 /// A value as a view reads it. Scalars are read in full; for a container
-/// only `node` is set (a view is opened on it).
+/// `node` and `len` are set (a view is opened on it).
 #[repr(C)]
 pub struct Value {
     /// The value's node.
@@ -20,6 +20,7 @@ pub struct Value {
     pub num: f64,
     /// A string, unescaped: valid until the next read of this document.
     pub ptr: *const c_char,
+    /// A string's length in bytes; a container's member count.
     pub len: usize,
 }
 
@@ -53,12 +54,13 @@ fn read(d: &mut Document<'static>, node: Node, out: &mut Value) -> Result<Kind, 
             out.len = s.len();
         }
         Kind::Number => {
-            let (v, big) = d.number(node)?;
+            let (v, big) = d.number_checked(node)?;
             out.num = v;
             out.flag = big as u32;
         }
         Kind::Boolean => out.flag = d.bool(node)? as u32,
-        Kind::Null | Kind::Array | Kind::Object => {}
+        Kind::Array | Kind::Object => out.len = d.len(node).unwrap_or(0),
+        Kind::Null => {}
     }
     Ok(kind)
 }
