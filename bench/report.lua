@@ -924,9 +924,9 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
   end
   if #grew > 0 then
     notes[#notes + 1] = format("- **Native peak.** qjson's peak RSS grew during the run by %s, lua-cjson's by "
-      .. "at most %.1f MB. A dead document's native memory is freed after the Lua GC cycle that collects "
-      .. "its handle (docs/design.md); the GC does not see native bytes, and a document costs the Lua heap "
-      .. "~0.2 KB, so thousands of dead documents can wait for a collection.", concat(grew, ", "), base_max)
+      .. "at most %.1f MB. Documents are freed by their `ffi.gc` finalizers, which run only when the Lua GC "
+      .. "runs; the GC does not see native bytes, and a document costs the Lua heap ~0.2 KB, so thousands of "
+      .. "dead documents can wait for a collection.", concat(grew, ", "), base_max)
   end
   add("### Notes", "", concat(notes, "\n"), "")
 

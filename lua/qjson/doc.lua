@@ -10,7 +10,6 @@ local view = require("qjson.view")
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
 local ffi_string, ffi_istype = ffi.string, ffi.istype
-local tnew = require("table.new")
 
 local MISSING, ERROR, PANIC = 0, -1, -2
 local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
@@ -353,108 +352,13 @@ function DocMT:__tostring()
   return "qjson.cursor (" .. (self:typeof() or "?") .. ")"
 end
 
--- Native handles are freed without a finalizer each: an `ffi.gc`
--- finalizer costs about 400 ns per document (registration, the resurrecting
--- sweep, a protected call into the interpreter per handle), as much as
--- parsing a small one. Instead each handle cdata sits in a weak-valued
--- slot table with its address beside it; the collector clears the slot of
--- a handle nothing references, and the handles of cleared slots are freed
--- once per collection cycle. The handle cdata is what every reader
--- (document, cursor, view) holds, so a live reader keeps its handle alive
--- exactly as it did with `ffi.gc`.
-
--- qjson_free taking the address as an integer: a sweep run by the
--- interpreter then allocates nothing (a pointer cdata per handle would).
-local free_at = ffi.cast("void (*)(uintptr_t)", C.qjson_free)
-local uintptr_t = ffi.typeof("uintptr_t")
-local WEAK = { __mode = "v" }
-local live = setmetatable({}, WEAK) -- slot -> handle cdata
-local addr = {} -- slot -> the handle's address, as a number
-local nslots, high = 0, 0
-local sweeping = false
-
--- Frees the handles whose slots were cleared and packs the rest to the
--- front; shrinks the tables after a peak.
-local function sweep()
-  sweeping = true
-  local n, j = nslots, 0
-  for i = 1, n do
-    local p, a = live[i], addr[i]
-    if p == nil then
-      if a then
-        free_at(a)
-      end
-    else
-      j = j + 1
-      live[j], addr[j] = p, a
-    end
-  end
-  for i = j + 1, n do
-    live[i], addr[i] = nil, nil
-  end
-  nslots = j
-  if high > 4096 and j < high / 8 then
-    local l2, a2 = setmetatable(tnew(j, 0), WEAK), tnew(j, 0)
-    for i = 1, j do
-      l2[i], a2[i] = live[i], addr[i]
-    end
-    live, addr, high = l2, a2, j
-  end
-  sweeping = false
-end
-
--- Set by a sentinel finalizer at the end of each collection cycle; the
--- next document made sweeps, in compiled code (no trace is recorded inside
--- a finalizer, and an interpreted sweep would cost most of what it saves).
--- When no document is made for a whole cycle, the sentinel sweeps.
-local cycle_ended = false
-
-local function arm()
-  ffi.gc(ffi.new("char[1]"), function()
-    if cycle_ended and not sweeping then
-      sweep()
-    end
-    cycle_ended = true
-    arm()
-  end)
-end
-arm()
-
--- lua_close runs every finalizer: the handles still alive are freed then.
--- (The registry holds this one for as long as the state lasts.)
-debug.getregistry()["qjson.doc.handles"] = ffi.gc(ffi.new("char[1]"), function()
-  for i = 1, nslots do
-    local a = addr[i]
-    addr[i] = false
-    if a then
-      free_at(a)
-    end
-  end
-end)
-
--- Takes ownership of a fresh native handle (non-null); returns it.
+-- Takes ownership of a fresh native handle (non-null): the collector
+-- frees it once nothing references it. (Handles in a weak-valued slot
+-- table swept once per collection cycle made a 200-byte decode ~30%
+-- faster, but kept the slots of every document of a cycle, hundreds of KB
+-- of Lua heap, between sweeps; measured and left out.)
 local function track(ptr)
-  local a = tonumber(ffi.cast(uintptr_t, ptr))
-  if a >= 2 ^ 53 then
-    -- (Not on x86-64 or arm64 user addresses, but a double must hold it.)
-    return ffi.gc(ptr, C.qjson_free)
-  end
-  if cycle_ended and not sweeping then
-    cycle_ended = false
-    sweep()
-  end
-  -- No sweep while the slot is stored (a store that grows a table may
-  -- run the sentinel).
-  sweeping = true
-  local i = nslots + 1
-  addr[i] = a
-  live[i] = ptr
-  nslots = i
-  sweeping = false
-  if i > high then
-    high = i
-  end
-  return ptr
+  return ffi.gc(ptr, C.qjson_free)
 end
 M.track = track
 
