@@ -648,6 +648,32 @@ local function next_member_nodes(st, pos)
   return kn, kn, kn + 1
 end
 
+-- Writes edited member `k` = `e` of an object unless it was deleted;
+-- returns whether nothing has been written yet (the new `first`).
+local function put_edit(buf, first, k, e, depth, put_value, put_key)
+  if e == DELETED then
+    return first
+  end
+  if not first then
+    buf:put(",")
+  end
+  put_key(k)
+  put_value(e, depth)
+  return false
+end
+
+-- The members added to an object (keys its document lacks), in order.
+local function put_added(buf, st, first, depth, put_value, put_key)
+  local added, edits = st.added, st.edits
+  if added ~= nil then
+    for i = 1, #added do
+      local k = added[i]
+      first = put_edit(buf, first, k, edits[k], depth, put_value, put_key)
+    end
+  end
+  return first
+end
+
 local function put_object(buf, st, depth, put_value, put_key)
   buf:put("{")
   local first = true
@@ -661,15 +687,7 @@ local function put_object(buf, st, depth, put_value, put_key)
     pos = np
     local k = enode and enode[vn]
     if k ~= nil then
-      local e = edits[k]
-      if e ~= DELETED then
-        if not first then
-          buf:put(",")
-        end
-        first = false
-        put_key(k)
-        put_value(e, depth)
-      end
+      first = put_edit(buf, first, k, edits[k], depth, put_value, put_key)
     else
       if not first then
         buf:put(",")
@@ -685,21 +703,7 @@ local function put_object(buf, st, depth, put_value, put_key)
       end
     end
   end
-  local added = st.added
-  if added ~= nil then
-    for i = 1, #added do
-      local k = added[i]
-      local e = edits[k]
-      if e ~= DELETED then
-        if not first then
-          buf:put(",")
-        end
-        first = false
-        put_key(k)
-        put_value(e, depth)
-      end
-    end
-  end
+  put_added(buf, st, first, depth, put_value, put_key)
   buf:put("}")
 end
 
@@ -783,16 +787,8 @@ local function put_members(buf, st, depth, put_value, put_key, lim, object)
     end
     local key = enode and enode[vn]
     if key ~= nil then
-      local e = edits[key]
-      if e ~= DELETED then
-        a, b = flush(buf, base, a, b)
-        if not first then
-          buf:put(",")
-        end
-        first = false
-        put_key(key)
-        put_value(e, depth)
-      end
+      a, b = flush(buf, base, a, b)
+      first = put_edit(buf, first, key, edits[key], depth, put_value, put_key)
     else
       if not first then
         a, b = comma(buf, base, a, b, ks)
@@ -823,20 +819,7 @@ local function put_members(buf, st, depth, put_value, put_key, lim, object)
     return
   end
   flush(buf, base, a, b)
-  if added ~= nil then
-    for i = 1, #added do
-      local key = added[i]
-      local e = edits[key]
-      if e ~= DELETED then
-        if not first then
-          buf:put(",")
-        end
-        first = false
-        put_key(key)
-        put_value(e, depth)
-      end
-    end
-  end
+  put_added(buf, st, first, depth, put_value, put_key)
   buf:put(object and "}" or "]")
 end
 
