@@ -625,29 +625,6 @@ local function is_dirty(st, node)
   return dirty ~= nil and dirty[node]
 end
 
--- The next original member of an object for encoding, by nodes only
--- (nothing is read): after index/key node `pos` (0 to start), returns the
--- next pos, the key's node and the value's node; nil at the end.
-local function next_member_nodes(st, pos)
-  local u = unique_pairs(st)
-  if u then
-    local i = pos + 1
-    if i > u.n then
-      return nil
-    end
-    return i, u[2 * i - 1], u[2 * i]
-  end
-  local k = C.qjson_next(st.ptr, st.node, pos, node_box)
-  if k <= 0 then
-    if k ~= MISSING then
-      fail(st)
-    end
-    return nil
-  end
-  local kn = node_box[0]
-  return kn, kn, kn + 1
-end
-
 -- Writes edited member `k` = `e` of an object unless it was deleted;
 -- returns whether nothing has been written yet (the new `first`).
 local function put_edit(buf, first, k, e, depth, put_value, put_key)
@@ -674,17 +651,15 @@ local function put_added(buf, st, first, depth, put_value, put_key)
   return first
 end
 
-local function put_object(buf, st, depth, put_value, put_key)
+-- A changed object whose keys repeat: each key once, with its last value
+-- (`u`: its unique_pairs), member by member (put_members copies runs of
+-- the input, which would keep the repeats).
+local function put_object(buf, st, u, depth, put_value, put_key)
   buf:put("{")
   local first = true
   local edits, enode = st.edits, st.enode
-  local pos = 0
-  while true do
-    local np, kn, vn = next_member_nodes(st, pos)
-    if np == nil then
-      break
-    end
-    pos = np
+  for i = 1, u.n do
+    local kn, vn = u[2 * i - 1], u[2 * i]
     local k = enode and enode[vn]
     if k ~= nil then
       first = put_edit(buf, first, k, edits[k], depth, put_value, put_key)
@@ -886,8 +861,9 @@ local function put(buf, v, depth, put_value, put_key)
     return
   end
   if getmetatable(v) == ObjectMT then
-    if unique_pairs(st) then
-      return put_object(buf, st, depth, put_value, put_key)
+    local u = unique_pairs(st)
+    if u then
+      return put_object(buf, st, u, depth, put_value, put_key)
     end
     return put_members(buf, st, depth, put_value, put_key, lim, true)
   end
