@@ -56,6 +56,11 @@ typedef int32_t qjson_status;
 // A parsed document plus the message of its last failed read. `doc` is
 // `None` once closed: the document's memory is released at once, while
 // the handle itself stays valid (reads report `CLOSED`) until freed.
+//
+// A handle is either boxed (`qjson_parse*`, freed by `qjson_free`) or
+// placed in memory the caller owns (`qjson_parse_in`), which the caller
+// simply releases: such a handle owns no heap memory at all (its tape and
+// string scratch live in the same block, and the message is inline).
 typedef struct qjson_doc qjson_doc;
 
 // A path checked and split once, for reuse (`qjson.path` in Lua).
@@ -213,6 +218,28 @@ uint64_t qjson_load_u64(const uint64_t *p);
 // the document is freed (the Lua binding keeps the string referenced).
 // Returns null on error, with `err` filled in.
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
+
+// First half of a parse into caller memory: parses `len` bytes at `input`
+// (same contract as `qjson_parse`) and returns how many bytes
+// `qjson_parse_in` needs for the document, or 0 on error, with `err`
+// filled in. For small documents, where a boxed handle's allocation and
+// its finalizer would cost more than the parse.
+int32_t qjson_parse_size(const char *input,
+                         size_t len,
+                         const qjson_options *opts,
+                         qjson_error *err);
+
+// Second half: builds the document in `mem` (`size` bytes, 8-byte
+// aligned, as `qjson_parse_size` asked for; same `input`, `len` and
+// `opts`), which then serves as its `qjson_doc *` until the caller
+// releases the memory. It owns nothing else: never pass it to
+// `qjson_free`. Returns 1, or 0 with `err` filled in.
+int32_t qjson_parse_in(const char *input,
+                       size_t len,
+                       const qjson_options *opts,
+                       void *mem,
+                       size_t size,
+                       qjson_error *err);
 
 // Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
 // parses it; the document owns the bytes.

@@ -639,3 +639,60 @@ describe("document", function()
     end)
   end)
 end)
+
+describe("where documents live", function()
+  local doc_module = require("qjson.doc")
+  local MAX = doc_module.PLACED_MAX
+
+  local function full_gc()
+    collectgarbage()
+    collectgarbage()
+  end
+
+  -- SRC padded with spaces to exactly `n` bytes.
+  local function padded(n)
+    return SRC .. (" "):rep(n - #SRC)
+  end
+
+  it("keeps documents up to PLACED_MAX bytes in Lua memory and larger ones native", function()
+    full_gc()
+    local live = qjson.live_documents()
+    local small, large = qjson.parse(padded(MAX)), qjson.parse(padded(MAX + 1))
+    local view = qjson.decode(padded(MAX))
+    -- Only the native one is counted: the collector frees the others
+    -- like any Lua object, without a finalizer.
+    assert.are.equal(live + 1, qjson.live_documents())
+    for _, d in ipairs({ small, large }) do
+      assert.are.equal("tilde-key", d:get_str("m~n"))
+      assert.are.equal(10, d:get_num("nested.list[0]"))
+    end
+    assert.are.equal("x", view.nested.list[2].deep)
+    small, large, view = nil, nil, nil -- luacheck: ignore 311
+    full_gc()
+    assert.are.equal(live, qjson.live_documents())
+  end)
+
+  it("keeps a placed document alive through its cursors and views alone", function()
+    local s = '{"a": {"b": "caf\\u00e9 \\"ok\\"", "n": [1, 2.5]}}'
+    local c = qjson.parse(s .. " "):open("a")
+    local v = qjson.decode(s).a
+    s = nil -- luacheck: ignore 311
+    full_gc()
+    -- Allocate over the memory a freed document would have had.
+    for i = 1, 2000 do
+      qjson.parse('{"junk": "' .. ("\\u0041"):rep(i % 50) .. '"}')
+    end
+    full_gc()
+    assert.are.equal('café "ok"', c:get_str("b"))
+    assert.are.equal(2.5, c:get_num("n[1]"))
+    assert.are.equal('café "ok"', v.b)
+    assert.are.equal(2.5, v.n[2])
+  end)
+
+  it("closes a placed document like a native one", function()
+    local d = qjson.parse('{"a": 1}')
+    d:close()
+    d:close()
+    assert.are.equal("qjson: document is closed", error_of(d.get_num, d, "a"))
+  end)
+end)

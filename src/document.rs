@@ -17,14 +17,22 @@ enum Source<'a> {
     Owned(Vec<u8>),
 }
 
+/// Where unescaped strings are decoded; valid until the next read. A
+/// document placed in caller memory has a fixed region there, as long as
+/// its input when the input holds a backslash (decoding never lengthens).
+enum Scratch<'a> {
+    Heap(Vec<u8>),
+    Fixed(&'a mut [u8]),
+}
+
 /// A validated JSON document. Reads take a [`Node`] (the root is
 /// [`ROOT`]); paths resolve to nodes with [`Document::find`].
 pub struct Document<'a> {
     source: Source<'a>,
-    tape: Vec<u32>,
+    /// Owned, or borrowed from the caller's memory (see [`Document::place`]).
+    tape: Cow<'a, [u32]>,
     opts: Options,
-    /// Where unescaped strings are decoded; valid until the next read.
-    scratch: Vec<u8>,
+    scratch: Scratch<'a>,
     /// The last element reached by index: `(array, index, element)`, so a
     /// loop over `a[i]` walks each array once instead of once per `i`.
     last_index: Cell<(Node, usize, Node)>,
@@ -34,14 +42,17 @@ pub struct Document<'a> {
 /// parses so that a parse makes only its own two allocations: the document
 /// and an exactly sized copy of its tape.
 #[derive(Default)]
-struct Scratch {
+struct Buffers {
     index: Vec<u32>,
     tape: Vec<u32>,
     stack: Vec<Open>,
+    /// The input (address, length) and options `tape` was last built for
+    /// by [`Document::measure`]; cleared by every other build.
+    measured: Option<(usize, usize, Options)>,
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
 
 /// Scratch buffers larger than this are released after the parse.
@@ -62,8 +73,9 @@ fn with_tape<R>(input: &[u8], opts: &Options, keep: impl FnOnce(&mut Vec<u32>) -
     if input.len() > u32::MAX as usize {
         return Err(Error::at(ErrorKind::TooLarge, &[], 0));
     }
-    SCRATCH.with(|s| {
+    BUFFERS.with(|s| {
         let s = &mut *s.borrow_mut();
+        s.measured = None;
         let info = scan::scan(input, opts.strict(), &mut s.index);
         let built = validate::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
         let tape = built.map(|()| keep(&mut s.tape));
@@ -83,7 +95,7 @@ impl<'a> Document<'a> {
     /// Parses `input`, which the document borrows.
     pub fn parse(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
         let tape = build_tape(input, opts)?;
-        Document::new(Source::Borrowed(input), tape, *opts)
+        Document::new(Source::Borrowed(input), Cow::Owned(tape), *opts)
     }
 
     /// Parses `input` and runs `read` on the document, whose tape stays in
@@ -95,15 +107,71 @@ impl<'a> Document<'a> {
         read: impl FnOnce(&mut Document<'a>) -> R,
     ) -> Result<R, Error> {
         with_tape(input, opts, |tape| {
-            let mut doc = Document::new(Source::Borrowed(input), std::mem::take(tape), *opts)?;
+            let mut doc = Document::new(Source::Borrowed(input), Cow::Owned(std::mem::take(tape)), *opts)?;
             let r = read(&mut doc);
-            *tape = std::mem::take(&mut doc.tape);
+            if let Cow::Owned(t) = std::mem::take(&mut doc.tape) {
+                *tape = t;
+            }
             Ok(r)
         })?
     }
 
-    fn new(source: Source<'a>, tape: Vec<u32>, opts: Options) -> Result<Document<'a>, Error> {
-        let doc = Document { source, tape, opts, scratch: Vec::new(), last_index: Cell::new((u32::MAX, 0, 0)) };
+    /// Parses `input` into the thread's buffers and returns the bytes that
+    /// [`Document::place`] needs for it: its tape, then room to unescape
+    /// strings into when the input holds a backslash. For small documents
+    /// whose memory the caller manages (the Lua binding puts them in the
+    /// Lua heap, where the collector frees them without a finalizer).
+    pub fn measure(input: &[u8], opts: &Options) -> Result<usize, Error> {
+        let slots = with_tape(input, opts, |tape| tape.len())?;
+        BUFFERS.with(|s| s.borrow_mut().measured = Some((input.as_ptr() as usize, input.len(), *opts)));
+        Ok(slots * 4 + Document::scratch_room(input).next_multiple_of(4))
+    }
+
+    fn scratch_room(input: &[u8]) -> usize {
+        if memchr::memchr(b'\\', input).is_some() {
+            input.len()
+        } else {
+            0
+        }
+    }
+
+    /// Builds the document of `input` in `mem`, which must hold the bytes
+    /// [`Document::measure`] returned (4-byte aligned): the tape measured
+    /// last, or, when another parse ran since, a fresh one. `None` when
+    /// `mem` is too small.
+    pub fn place(input: &'a [u8], opts: &Options, mem: &'a mut [u32]) -> Result<Option<Document<'a>>, Error> {
+        let key = Some((input.as_ptr() as usize, input.len(), *opts));
+        let copy = |tape: &[u32], mem: &mut [u32]| mem.get_mut(..tape.len()).map(|m| m.copy_from_slice(tape)).map(|()| tape.len());
+        let measured = BUFFERS.with(|s| {
+            let s = s.borrow();
+            (s.measured == key).then(|| copy(&s.tape, mem))
+        });
+        let slots = match measured {
+            Some(done) => done,
+            None => with_tape(input, opts, |tape| copy(tape, mem))?,
+        };
+        let Some(slots) = slots else { return Ok(None) };
+        let (tape, rest) = mem.split_at_mut(slots);
+        // SAFETY: u8 has no alignment or validity requirement.
+        let rest: &'a mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(rest.as_mut_ptr().cast::<u8>(), rest.len() * 4) };
+        let room = Document::scratch_room(input);
+        if rest.len() < room {
+            return Ok(None);
+        }
+        let mut doc = Document::new(Source::Borrowed(input), Cow::Borrowed(&*tape), *opts)?;
+        doc.scratch = Scratch::Fixed(&mut rest[..room]);
+        Ok(Some(doc))
+    }
+
+    fn new(source: Source<'a>, tape: Cow<'a, [u32]>, opts: Options) -> Result<Document<'a>, Error> {
+        let doc = Document {
+            source,
+            tape,
+            opts,
+            scratch: Scratch::Heap(Vec::new()),
+            last_index: Cell::new((u32::MAX, 0, 0)),
+        };
         if opts.reject_duplicates() {
             doc.check_duplicates()?;
         }
@@ -115,7 +183,7 @@ impl Document<'static> {
     /// Parses bytes the document takes ownership of (e.g. a file).
     pub fn parse_owned(input: Vec<u8>, opts: &Options) -> Result<Document<'static>, Error> {
         let tape = build_tape(&input, opts)?;
-        Document::new(Source::Owned(input), tape, *opts)
+        Document::new(Source::Owned(input), Cow::Owned(tape), *opts)
     }
 }
 
@@ -139,7 +207,10 @@ impl Document<'_> {
 
     /// Bytes held by the tape (the index that outlives the parse).
     pub fn tape_bytes(&self) -> usize {
-        self.tape.capacity() * 4
+        match &self.tape {
+            Cow::Owned(t) => t.capacity() * 4,
+            Cow::Borrowed(t) => t.len() * 4,
+        }
     }
 
     /// The tape itself, for walks that follow its layout (`flatten`).
@@ -381,8 +452,19 @@ impl Document<'_> {
         if !escaped {
             return Ok(body);
         }
-        string::unescape(body, &mut self.scratch).map_err(|(p, k)| Error::at(k, input, pos + 1 + p))?;
-        Ok(&self.scratch)
+        let at = |(p, k)| Error::at(k, input, pos + 1 + p);
+        match &mut self.scratch {
+            Scratch::Heap(v) => {
+                string::unescape(body, v).map_err(at)?;
+                Ok(v)
+            }
+            Scratch::Fixed(buf) => {
+                let mut sink = string::FixedSink { buf, len: 0 };
+                string::unescape(body, &mut sink).map_err(at)?;
+                let len = sink.len;
+                Ok(&buf[..len])
+            }
+        }
     }
 
     fn number_text(&self, node: Node) -> Result<(&[u8], bool), Error> {

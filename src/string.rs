@@ -56,12 +56,59 @@ fn hex4(s: &[u8]) -> Option<u32> {
     Some(v)
 }
 
+/// Where [`unescape`] writes: a growable buffer, or a fixed one (a document
+/// placed in caller memory) that is at least as long as any body it gets,
+/// since decoding never lengthens a string.
+pub(crate) trait Sink {
+    fn start(&mut self, body_len: usize);
+    fn extend_from_slice(&mut self, s: &[u8]);
+    fn push(&mut self, b: u8);
+}
+
+impl Sink for Vec<u8> {
+    #[inline(always)]
+    fn start(&mut self, body_len: usize) {
+        self.clear();
+        self.reserve(body_len);
+    }
+    #[inline(always)]
+    fn extend_from_slice(&mut self, s: &[u8]) {
+        Vec::extend_from_slice(self, s)
+    }
+    #[inline(always)]
+    fn push(&mut self, b: u8) {
+        Vec::push(self, b)
+    }
+}
+
+/// A fixed buffer and how much of it is written.
+pub(crate) struct FixedSink<'b> {
+    pub buf: &'b mut [u8],
+    pub len: usize,
+}
+
+impl Sink for FixedSink<'_> {
+    #[inline(always)]
+    fn start(&mut self, _: usize) {
+        self.len = 0;
+    }
+    #[inline(always)]
+    fn extend_from_slice(&mut self, s: &[u8]) {
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s);
+        self.len += s.len();
+    }
+    #[inline(always)]
+    fn push(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+}
+
 /// Decodes an escaped string body into `out` (cleared first). Errors (only
 /// possible in lazy mode, where stage 1 did not check escapes) carry the
 /// offset within `body` of the offending backslash.
-pub(crate) fn unescape(body: &[u8], out: &mut Vec<u8>) -> Result<(), (usize, ErrorKind)> {
-    out.clear();
-    out.reserve(body.len());
+pub(crate) fn unescape(body: &[u8], out: &mut impl Sink) -> Result<(), (usize, ErrorKind)> {
+    out.start(body.len());
     let mut i = 0;
     while i < body.len() {
         let Some(off) = memchr::memchr(b'\\', &body[i..]) else {

@@ -94,6 +94,16 @@ double qjson_load_f64(const double *p);
 int64_t qjson_load_i64(const int64_t *p);
 uint64_t qjson_load_u64(const uint64_t *p);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
+int32_t qjson_parse_size(const char *input,
+                         size_t len,
+                         const qjson_options *opts,
+                         qjson_error *err);
+int32_t qjson_parse_in(const char *input,
+                       size_t len,
+                       const qjson_options *opts,
+                       void *mem,
+                       size_t size,
+                       qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
                             const qjson_options *opts,

@@ -10,6 +10,7 @@ local view = require("qjson.view")
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
 local ffi_string, ffi_istype = ffi.string, ffi.istype
+local rshift = require("bit").rshift
 
 local MISSING, ERROR, PANIC = 0, -1, -2
 local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
@@ -352,20 +353,49 @@ function DocMT:__tostring()
   return "qjson.cursor (" .. (self:typeof() or "?") .. ")"
 end
 
--- Takes ownership of a fresh native handle (non-null): the collector
--- frees it once nothing references it. (Handles in a weak-valued slot
--- table swept once per collection cycle made a 200-byte decode ~30%
--- faster, but kept the slots of every document of a cycle, hundreds of KB
--- of Lua heap, between sweeps; measured and left out.)
-local function track(ptr)
+-- Inputs up to this size are parsed into Lua memory: a `struct qjson_doc`
+-- cdata that holds the whole document (handle, tape, room to unescape
+-- strings) and serves as its handle. The collector frees it like a
+-- string, with no finalizer: an ffi.gc finalizer and the native
+-- allocation cost more than parsing a few hundred bytes does. Larger
+-- documents are native, freed by their finalizer. (Native handles in a
+-- weak-valued slot table swept once per collection cycle were tried too:
+-- faster, but they kept hundreds of KB of Lua heap between sweeps.)
+local PLACED_MAX = 16384
+M.PLACED_MAX = PLACED_MAX
+
+ffi.cdef("struct qjson_doc { uint64_t mem[?]; };")
+local placed_doc = ffi.typeof("struct qjson_doc")
+
+-- Parses `s` with packed options `o` (or nil): the document's handle, or
+-- nil with the message in error box `box`. A placed document's handle is
+-- its memory, so whatever holds the handle (documents, cursors, views)
+-- keeps the memory alive.
+function M.open(s, o, box)
+  local n = #s
+  if n <= PLACED_MAX then
+    local size = C.qjson_parse_size(s, n, o, box)
+    if size == 0 then
+      return nil
+    end
+    -- (Allocating may run finalizers that parse: qjson_parse_in then
+    -- parses `s` again instead of taking the tape measured above.)
+    local mem = placed_doc(rshift(size + 7, 3))
+    if C.qjson_parse_in(s, n, o, mem, size, box) == 0 then
+      return nil
+    end
+    return mem
+  end
+  local ptr = C.qjson_parse(s, n, o, box)
+  if ptr == nil then
+    return nil
+  end
   return ffi.gc(ptr, C.qjson_free)
 end
-M.track = track
 
--- Wraps a fresh native handle (already checked non-null).
+-- Wraps a fresh native handle (already checked non-null), for parse_file.
 function M.wrap(ptr, src, mt)
-  track(ptr)
-  return setmetatable({ ptr = ptr, node = 0, src = src }, mt or DocMT)
+  return setmetatable({ ptr = ffi.gc(ptr, C.qjson_free), node = 0, src = src }, mt or DocMT)
 end
 
 return M

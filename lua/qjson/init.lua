@@ -7,9 +7,10 @@ local doc = require("qjson.doc")
 local view = require("qjson.view")
 local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
-local track = doc.track
 
-local type, error, pairs, next, tostring, getmetatable = type, error, pairs, next, tostring, getmetatable
+local type, error, pairs, next, tostring, getmetatable, setmetatable =
+  type, error, pairs, next, tostring, getmetatable, setmetatable
+local open, DocMT = doc.open, doc.DocMT
 local ffi_string, byte = ffi.string, string.byte
 
 local qjson = {
@@ -72,12 +73,12 @@ function qjson._parse(s, opts, mt, name)
     return nil, "bad argument #2 to '" .. (name or "parse") .. "' (" .. oerr .. ")", true
   end
   local box = enter()
-  local ptr = C.qjson_parse(s, #s, o, box)
+  local ptr = open(s, o, box)
   if ptr == nil then
     return nil, "qjson: " .. failed(box)
   end
   nesting = nesting - 1
-  return doc.wrap(ptr, s, mt)
+  return setmetatable({ ptr = ptr, node = 0, src = s }, mt or DocMT)
 end
 
 function qjson._parse_file(path, opts, mt)
@@ -150,12 +151,12 @@ local function install_decoder(into)
       and not ds.invalid_numbers then
       -- The common call, without the checks options need.
       local box = enter()
-      local ptr = C.qjson_parse(s, #s, nil, box)
+      local ptr = open(s, nil, box)
       if ptr == nil then
         error("qjson: " .. failed(box), 0)
       end
       nesting = nesting - 1
-      return view.decoded({ ptr = track(ptr), src = s }, byte(s, 1))
+      return view.decoded({ ptr = ptr, src = s }, byte(s, 1))
     end
     local v, err, is_arg = decode_with(ds, s, opts)
     if v == nil and err ~= nil then

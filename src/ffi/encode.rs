@@ -184,7 +184,7 @@ fn with_input(doc: *mut Handle, f: impl FnOnce(&Document<'static>) -> Result<i32
             None => Err(CLOSED.to_string()),
         };
         result.unwrap_or_else(|e| {
-            h.error = e;
+            h.error.set(&e);
             Status::Error as i32
         })
     })

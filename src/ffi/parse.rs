@@ -36,6 +36,92 @@ pub extern "C" fn qjson_parse(
     finish(parsed, err)
 }
 
+/// First half of a parse into caller memory: parses `len` bytes at `input`
+/// (same contract as `qjson_parse`) and returns how many bytes
+/// `qjson_parse_in` needs for the document, or 0 on error, with `err`
+/// filled in. For small documents, where a boxed handle's allocation and
+/// its finalizer would cost more than the parse.
+#[no_mangle]
+pub extern "C" fn qjson_parse_size(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    err: *mut ErrorInfo,
+) -> i32 {
+    let measured = guard(None, || {
+        // SAFETY: the caller passes `len` readable bytes.
+        let input = unsafe { bytes(input as *const u8, len) };
+        Some(Document::measure(input, &options(opts)))
+    });
+    let size = match measured {
+        Some(Ok(tape_and_scratch)) => PLACED_HEADER + tape_and_scratch,
+        Some(Err(e)) => {
+            report(err, |r| r.fill_from(&e));
+            return 0;
+        }
+        None => {
+            report(err, |r| r.fill(&panic_message(), 0, 0, 0));
+            return 0;
+        }
+    };
+    i32::try_from(size).unwrap_or_else(|_| {
+        report(err, |r| r.fill("document too large to place in caller memory", 0, 0, 0));
+        0
+    })
+}
+
+/// Bytes before the tape in a placed document: the handle, rounded up so
+/// that the tape after it is 4-byte aligned.
+const PLACED_HEADER: usize = std::mem::size_of::<Handle>().next_multiple_of(4);
+
+/// Second half: builds the document in `mem` (`size` bytes, 8-byte
+/// aligned, as `qjson_parse_size` asked for; same `input`, `len` and
+/// `opts`), which then serves as its `qjson_doc *` until the caller
+/// releases the memory. It owns nothing else: never pass it to
+/// `qjson_free`. Returns 1, or 0 with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_parse_in(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    mem: *mut std::ffi::c_void,
+    size: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    let placed = guard(None, || {
+        if mem.is_null() || (mem as usize) % std::mem::align_of::<Handle>() != 0 || size < PLACED_HEADER {
+            return Some(Err("bad memory for a placed document".to_string()));
+        }
+        // SAFETY: the caller keeps `input` alive and unchanged while the
+        // document lives (as for `qjson_parse`), and passes `size` writable
+        // bytes at `mem`, which outlive the document.
+        let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
+        let rest: &'static mut [u32] = unsafe {
+            std::slice::from_raw_parts_mut(mem.cast::<u8>().add(PLACED_HEADER).cast(), (size - PLACED_HEADER) / 4)
+        };
+        Some(match Document::place(input, &options(opts), rest) {
+            Ok(Some(doc)) => {
+                // SAFETY: aligned and large enough (checked above).
+                unsafe { mem.cast::<Handle>().write(Handle::placed(doc)) };
+                Ok(())
+            }
+            Ok(None) => Err("memory too small for the placed document".to_string()),
+            Err(e) => Err(e.to_string()),
+        })
+    });
+    match placed {
+        Some(Ok(())) => 1,
+        Some(Err(msg)) => {
+            report(err, |r| r.fill(&msg, 0, 0, 0));
+            0
+        }
+        None => {
+            report(err, |r| r.fill(&panic_message(), 0, 0, 0));
+            0
+        }
+    }
+}
+
 /// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
 /// parses it; the document owns the bytes.
 #[no_mangle]
@@ -64,7 +150,7 @@ pub extern "C" fn qjson_parse_file(
 
 fn finish(parsed: Option<Result<Document<'static>, crate::Error>>, err: *mut ErrorInfo) -> *mut Handle {
     match parsed {
-        Some(Ok(doc)) => Box::into_raw(Handle::new(doc)),
+        Some(Ok(doc)) => Box::into_raw(Handle::boxed(doc)),
         Some(Err(e)) => {
             report(err, |r| r.fill_from(&e));
             std::ptr::null_mut()

@@ -8,6 +8,7 @@
 
 use std::ffi::c_char;
 
+use super::doc::{open_doc, Message};
 use super::{bytes, guard, ErrorInfo, Handle, Status};
 use crate::error::ErrorKind;
 use crate::{Document, Error, Kind, Node, Path};
@@ -15,20 +16,9 @@ use crate::{Document, Error, Kind, Node, Path};
 type Doc = Document<'static>;
 
 /// Records `msg` as the handle's last error.
-fn fail(error: &mut String, msg: impl ToString) -> i32 {
-    *error = msg.to_string();
+fn fail(error: &mut Message, msg: impl ToString) -> i32 {
+    error.set(&msg.to_string());
     Status::Error as i32
-}
-
-/// The handle's document and error slot, or the status to return: `Error`
-/// for a null handle or a closed document.
-fn open_doc<'h>(doc: *mut Handle) -> Result<(&'h mut Doc, &'h mut String), i32> {
-    // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-    let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Status::Error as i32) };
-    match &mut h.doc {
-        Some(d) => Ok((d, &mut h.error)),
-        None => Err(fail(&mut h.error, super::doc::CLOSED)),
-    }
 }
 
 /// Resolves the path, then runs `read` on the node found.
@@ -289,7 +279,7 @@ pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
         if panicked {
             e.fill(&super::panic_message(), 0, 0, 0);
         } else if let Some(h) = unsafe { doc.as_ref() } {
-            e.fill(&h.error, 0, 0, 0);
+            e.fill(h.error.as_str(), 0, 0, 0);
         }
     })
 }

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::ffi::c_char;
 
+use super::doc::open_doc;
 use super::{bytes, guard, Handle, Status};
 use crate::{Document, Error, Kind, Node};
 
@@ -28,19 +29,6 @@ thread_local! {
     /// An escaped key is copied here, so that reading its value (which
     /// may unescape into the document's scratch buffer) keeps it valid.
     static KEY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The document of a handle, or the status to return.
-fn open_doc<'h>(doc: *mut Handle) -> Result<(&'h mut Document<'static>, &'h mut String), i32> {
-    // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-    let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Status::Error as i32) };
-    match &mut h.doc {
-        Some(d) => Ok((d, &mut h.error)),
-        None => {
-            h.error = super::doc::CLOSED.to_string();
-            Err(Status::Error as i32)
-        }
-    }
 }
 
 /// Reads the value at `node` into `out`; returns its kind.
@@ -76,7 +64,7 @@ fn with_doc(doc: *mut Handle, f: impl FnOnce(&mut Document<'static>) -> Result<O
             Ok(Some(kind)) => kind as i32,
             Ok(None) => Status::Missing as i32,
             Err(e) => {
-                *error = e.to_string();
+                error.set(&e.to_string());
                 Status::Error as i32
             }
         }

@@ -1,0 +1,184 @@
+//! Documents placed in caller memory (`qjson_parse_size`, then
+//! `qjson_parse_in`), as the Lua binding places small ones in the Lua
+//! heap: they read like boxed ones, and own no native memory, since the
+//! caller releases them without telling the library.
+
+use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_size};
+use qjson::ffi::read::{qjson_get_num, qjson_get_str, qjson_last_error};
+use qjson::ffi::{ErrorInfo, Handle, Status};
+use qjson::{Kind, Options};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::ffi::{c_void, CStr};
+use std::ptr::null;
+
+struct Counting;
+
+thread_local! {
+    /// Allocations made and not yet freed by this thread.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.with(|c| c.set(c.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.with(|c| c.set(c.get() - 1));
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn error_info() -> ErrorInfo {
+    ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] }
+}
+
+fn message(e: &ErrorInfo) -> String {
+    // SAFETY: messages are always NUL-terminated within the array.
+    unsafe { CStr::from_ptr(e.message.as_ptr()) }.to_string_lossy().into_owned()
+}
+
+/// The caller's memory for one placed document (8-byte aligned).
+struct Placed {
+    mem: Vec<u64>,
+    size: usize,
+}
+
+impl Placed {
+    fn handle(&mut self) -> *mut Handle {
+        self.mem.as_mut_ptr().cast()
+    }
+}
+
+fn measure(text: &[u8], opts: &Options) -> Result<usize, String> {
+    let mut err = error_info();
+    match qjson_parse_size(text.as_ptr().cast(), text.len(), opts, &mut err) {
+        0 => Err(message(&err)),
+        n => Ok(n as usize),
+    }
+}
+
+fn place_measured(text: &[u8], opts: &Options, size: usize) -> Result<Placed, String> {
+    let mut p = Placed { mem: vec![0; size.div_ceil(8)], size };
+    let mut err = error_info();
+    let mem = p.mem.as_mut_ptr().cast::<c_void>();
+    match qjson_parse_in(text.as_ptr().cast(), text.len(), opts, mem, size, &mut err) {
+        1 => Ok(p),
+        _ => Err(message(&err)),
+    }
+}
+
+fn place(text: &[u8], opts: &Options) -> Result<Placed, String> {
+    place_measured(text, opts, measure(text, opts)?)
+}
+
+fn get_str(doc: *mut Handle, path: &str) -> Result<String, (i32, String)> {
+    let (mut ptr, mut len) = (null(), 0);
+    let k = qjson_get_str(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut ptr, &mut len);
+    if k != Kind::String as i32 {
+        return Err((k, last_error(doc)));
+    }
+    // SAFETY: the read just returned `len` bytes at `ptr`.
+    Ok(String::from_utf8(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }.to_vec()).unwrap())
+}
+
+fn get_num(doc: *mut Handle, path: &str) -> Option<f64> {
+    let mut v = 0.0;
+    let k = qjson_get_num(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut v);
+    (k == Kind::Number as i32).then_some(v)
+}
+
+fn last_error(doc: *const Handle) -> String {
+    let mut err = error_info();
+    qjson_last_error(doc, &mut err);
+    message(&err)
+}
+
+const DOC: &[u8] = br#"{"id":1234567,"note":"caf\u00e9 \"ok\"","long":"\\n\u00e9\ud83d\ude00 and more text after the escapes","k":[1.5,"x"]}"#;
+
+#[test]
+fn a_placed_document_reads_like_a_boxed_one() {
+    let opts = Options::default();
+    let mut placed = place(DOC, &opts).unwrap();
+    let mut err = error_info();
+    let boxed = qjson_parse(DOC.as_ptr().cast(), DOC.len(), &opts, &mut err);
+    assert!(!boxed.is_null());
+    for doc in [placed.handle(), boxed] {
+        assert_eq!(get_num(doc, "id"), Some(1234567.0));
+        assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
+        assert_eq!(get_str(doc, "long").unwrap(), "\\n\u{e9}\u{1F600} and more text after the escapes");
+        assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
+        assert_eq!(get_num(doc, "k[0]"), Some(1.5));
+        assert_eq!(get_str(doc, "k[1]").unwrap(), "x");
+        // A failed read keeps its message on the handle.
+        let (k, msg) = get_str(doc, "k[").unwrap_err();
+        assert_eq!(k, Status::Error as i32);
+        assert!(msg.starts_with("invalid path"), "{msg}");
+    }
+    qjson_free(boxed);
+    qjson_close(placed.handle());
+    assert_eq!(get_str(placed.handle(), "note").unwrap_err().1, "document is closed");
+    assert!(placed.size >= std::mem::size_of::<Handle>());
+}
+
+#[test]
+fn a_placed_document_owns_no_native_memory() {
+    // Lazy mode too: its strings are checked, and unescaped, when read.
+    for opts in [Options::default(), Options::lazy()] {
+        // Warm the thread's buffers, then count from here.
+        drop(place(DOC, &opts).unwrap());
+        let size = measure(DOC, &opts).unwrap();
+        let mut p = Placed { mem: vec![0; size.div_ceil(8)], size };
+        let before = LIVE.with(Cell::get);
+        let mut err = error_info();
+        let mem = p.mem.as_mut_ptr().cast::<c_void>();
+        assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, mem, size, &mut err), 1);
+        let doc = p.handle();
+        for _ in 0..3 {
+            let (mut ptr, mut len) = (null(), 0);
+            for path in ["note", "long", "k[1]", "k[", "nope", "id"] {
+                qjson_get_str(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut ptr, &mut len);
+            }
+        }
+        qjson_close(doc);
+        assert_eq!(LIVE.with(Cell::get), before, "a placed document left native allocations behind");
+    }
+}
+
+#[test]
+fn placing_parses_again_when_another_parse_ran_in_between() {
+    // As when a finalizer run by the caller's allocation parses another
+    // document between the two calls.
+    let opts = Options::default();
+    let other = br#"{"note":"other","id":1}"#;
+    let size = measure(DOC, &opts).unwrap();
+    measure(other, &opts).unwrap();
+    let mut err = error_info();
+    let boxed = qjson_parse(other.as_ptr().cast(), other.len(), &opts, &mut err);
+    qjson_free(boxed);
+    let mut p = place_measured(DOC, &opts, size).unwrap();
+    assert_eq!(get_str(p.handle(), "note").unwrap(), "café \"ok\"");
+    assert_eq!(get_num(p.handle(), "id"), Some(1234567.0));
+}
+
+#[test]
+fn bad_memory_is_refused_with_a_message() {
+    let opts = Options::default();
+    let size = measure(DOC, &opts).unwrap();
+    let err = place_measured(DOC, &opts, size - 8).err().unwrap();
+    assert_eq!(err, "memory too small for the placed document");
+    let mut mem = vec![0u64; size.div_ceil(8) + 1];
+    let mut e = error_info();
+    let odd = unsafe { mem.as_mut_ptr().cast::<u8>().add(4) }.cast::<c_void>();
+    assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, odd, size, &mut e), 0);
+    assert_eq!(message(&e), "bad memory for a placed document");
+    let mut e = error_info();
+    assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, std::ptr::null_mut(), size, &mut e), 0);
+    // Invalid JSON: the size call reports it with its position.
+    let bad = measure(br#"{"a":}"#, &opts).unwrap_err();
+    assert!(bad.contains("line 1, column 6"), "{bad}");
+}
