@@ -85,10 +85,11 @@ function M.is_view(v)
   return state(v) ~= nil
 end
 
-local function new_view(d, node, kind, parent)
-  -- (dirty is nil until an edit: with ck, cv and n, the fields fit the
-  -- eight hash slots this constructor allocates.)
-  local st = { d = d, ptr = d.ptr, node = node, parent = parent, self = false }
+local function new_view(d, node, kind, parent, n)
+  -- (dirty is nil until an edit: with ck and cv, the fields fit the eight
+  -- hash slots this constructor allocates. `n`, an array's length when
+  -- known, is set here rather than added after: adding a key costs more.)
+  local st = { d = d, ptr = d.ptr, node = node, parent = parent, self = false, n = n }
   local v = setmetatable({ [STATE] = st }, kind == OBJECT and ObjectMT or ArrayMT)
   st.self = v
   local registry = d.views
@@ -135,26 +136,17 @@ local function uncache(st, k)
   end
 end
 
--- The view of child container `node` of view `pst`, at `key` of its cache;
--- `key` nil for an edited array, whose vals hold what was read (indexes
--- move there, so they cannot key a cache).
+-- The view of child container `node` of view `pst`, at `key` of its cache
+-- (which the caller found empty); `key` nil for an edited array, whose
+-- vals hold what was read (indexes move there, so they cannot key a cache).
 local function child_view(pst, node, kind, key)
   -- The element count the read left in val_box, taken before anything
   -- allocates (a finalizer run meanwhile may read into the box).
   local len = val_box.len
-  if key ~= nil then
-    local v = cached(pst, key)
-    if v ~= nil then
-      return v
-    end
-  end
   local registry = pst.d.views
   local v = registry and registry[node]
   if v == nil then
-    v = new_view(pst.d, node, kind, pst)
-    if kind == ARRAY then
-      rawget(v, STATE).n = tonumber(len)
-    end
+    v = new_view(pst.d, node, kind, pst, kind == ARRAY and tonumber(len) or nil)
   else
     -- Opened by doc:get before: adopted by its parent.
     local st = rawget(v, STATE)
@@ -172,7 +164,9 @@ local function child_view(pst, node, kind, key)
     else
       local cache = pst.cache
       if cache == nil then
-        cache = {}
+        -- Sized for the children an array has, or a few members.
+        local n = pst.n
+        cache = n and tnew(n, 0) or tnew(0, 4)
         pst.cache = cache
       end
       cache[key] = v
