@@ -60,6 +60,24 @@ const KEEP_SCRATCH_ENTRIES: usize = 1 << 22;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Bytes enough to unescape any string of `input` into, given its stage 1
+/// `index`: a string's body lies between its opening quote and the next
+/// structural position (or the end), so the longest such gap holding a
+/// backslash bounds every decoded string (decoding never lengthens one).
+fn scratch_room(input: &[u8], index: &[u32]) -> usize {
+    if memchr::memchr(b'\\', input).is_none() {
+        return 0;
+    }
+    let ends = index.iter().skip(1).map(|&e| e as usize).chain([input.len()]);
+    let mut room = 0;
+    for (start, end) in index.iter().map(|&s| s as usize).zip(ends) {
+        if end - start > room && memchr::memchr(b'\\', &input[start..end]).is_some() {
+            room = end - start;
+        }
+    }
+    room
+}
+
 fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
     with_tape(input, opts, |tape| tape.to_vec())
 }
@@ -118,21 +136,16 @@ impl<'a> Document<'a> {
 
     /// Parses `input` into the thread's buffers and returns the bytes that
     /// [`Document::place`] needs for it: its tape, then room to unescape
-    /// strings into when the input holds a backslash. For small documents
-    /// whose memory the caller manages (the Lua binding puts them in the
-    /// Lua heap, where the collector frees them without a finalizer).
+    /// strings into. For small documents whose memory the caller manages
+    /// (the Lua binding puts them in the Lua heap, where the collector
+    /// frees them without a finalizer).
     pub fn measure(input: &[u8], opts: &Options) -> Result<usize, Error> {
-        let slots = with_tape(input, opts, |tape| tape.len())?;
-        BUFFERS.with(|s| s.borrow_mut().measured = Some((input.as_ptr() as usize, input.len(), *opts)));
-        Ok(slots * 4 + Document::scratch_room(input).next_multiple_of(4))
-    }
-
-    fn scratch_room(input: &[u8]) -> usize {
-        if memchr::memchr(b'\\', input).is_some() {
-            input.len()
-        } else {
-            0
-        }
+        with_tape(input, opts, |_| ())?;
+        BUFFERS.with(|s| {
+            let mut s = s.borrow_mut();
+            s.measured = Some((input.as_ptr() as usize, input.len(), *opts));
+            Ok(s.tape.len() * 4 + scratch_room(input, &s.index).next_multiple_of(4))
+        })
     }
 
     /// Builds the document of `input` in `mem`, which must hold the bytes
@@ -141,24 +154,23 @@ impl<'a> Document<'a> {
     /// `mem` is too small.
     pub fn place(input: &'a [u8], opts: &Options, mem: &'a mut [u32]) -> Result<Option<Document<'a>>, Error> {
         let key = Some((input.as_ptr() as usize, input.len(), *opts));
-        let copy = |tape: &[u32], mem: &mut [u32]| mem.get_mut(..tape.len()).map(|m| m.copy_from_slice(tape)).map(|()| tape.len());
-        let measured = BUFFERS.with(|s| {
+        if BUFFERS.with(|s| s.borrow().measured != key) {
+            with_tape(input, opts, |_| ())?;
+        }
+        let fits = BUFFERS.with(|s| {
             let s = s.borrow();
-            (s.measured == key).then(|| copy(&s.tape, mem))
+            let (slots, room) = (s.tape.len(), scratch_room(input, &s.index));
+            let fits = slots <= mem.len() && (mem.len() - slots) * 4 >= room;
+            if fits {
+                mem[..slots].copy_from_slice(&s.tape);
+            }
+            fits.then_some((slots, room))
         });
-        let slots = match measured {
-            Some(done) => done,
-            None => with_tape(input, opts, |tape| copy(tape, mem))?,
-        };
-        let Some(slots) = slots else { return Ok(None) };
+        let Some((slots, room)) = fits else { return Ok(None) };
         let (tape, rest) = mem.split_at_mut(slots);
         // SAFETY: u8 has no alignment or validity requirement.
         let rest: &'a mut [u8] =
             unsafe { std::slice::from_raw_parts_mut(rest.as_mut_ptr().cast::<u8>(), rest.len() * 4) };
-        let room = Document::scratch_room(input);
-        if rest.len() < room {
-            return Ok(None);
-        }
         let mut doc = Document::new(Source::Borrowed(input), Cow::Borrowed(&*tape), *opts)?;
         doc.scratch = Scratch::Fixed(&mut rest[..room]);
         Ok(Some(doc))

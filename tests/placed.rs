@@ -6,11 +6,13 @@
 use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_size};
 use qjson::ffi::read::{qjson_get_num, qjson_get_str, qjson_last_error};
 use qjson::ffi::{ErrorInfo, Handle, Status};
-use qjson::{Kind, Options};
+use qjson::{Document, Kind, Node, Options, ROOT};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::ptr::null;
+
+mod common;
 
 struct Counting;
 
@@ -181,4 +183,77 @@ fn bad_memory_is_refused_with_a_message() {
     // Invalid JSON: the size call reports it with its position.
     let bad = measure(br#"{"a":}"#, &opts).unwrap_err();
     assert!(bad.contains("line 1, column 6"), "{bad}");
+}
+
+/// Every string (keys too) and number of `doc`, in document order.
+fn leaves(doc: &mut Document<'_>, node: Node, out: &mut Vec<String>) {
+    match doc.kind(node) {
+        Ok(Kind::String) => out.push(match doc.str(node) {
+            Ok(s) => String::from_utf8_lossy(s).into_owned(),
+            Err(e) => format!("error: {e}"),
+        }),
+        Ok(Kind::Number) => out.push(format!("{:?}", doc.f64(node))),
+        Ok(Kind::Array | Kind::Object) => {
+            let mut child = doc.first_child(node);
+            while let Some(c) = child {
+                leaves(doc, c, out);
+                if doc.kind(node) == Ok(Kind::Object) {
+                    leaves(doc, c + 1, out);
+                }
+                child = doc.next_child(node, c);
+            }
+        }
+        Ok(k) => out.push(format!("{k:?}")),
+        Err(e) => out.push(format!("error: {e}")),
+    }
+}
+
+/// The leaves of `text` read from a placed document, and from a boxed one.
+fn both_ways(text: &[u8], opts: &Options) -> Option<(Vec<String>, Vec<String>)> {
+    let size = Document::measure(text, opts).ok()?;
+    let mut mem = vec![0u32; size.div_ceil(4)];
+    let mut placed = Document::place(text, opts, &mut mem).unwrap().expect("the measured size fits");
+    let mut boxed = Document::parse(text, opts).unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    leaves(&mut placed, ROOT, &mut a);
+    leaves(&mut boxed, ROOT, &mut b);
+    Some((a, b))
+}
+
+#[test]
+fn the_measured_room_holds_every_unescaped_string() {
+    // Escaped strings at the root, as keys, last before the end, padded
+    // with whitespace, and long beside short ones.
+    let mut docs: Vec<Vec<u8>> = [
+        &br#""a\nb\u00e9""#[..],
+        br#"  "\\"   "#,
+        br#"{"k\u00e9y": "v", "x": ["\ud83d\ude00", "plain text that is longer than the escaped ones"]}"#,
+        br#"["\t",     "\u0041\u0042\u0043\u0044\u0045\u0046\u0047\u0048"]"#,
+        br#"{"a":"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"","b":1}"#,
+        DOC,
+    ]
+    .iter()
+    .map(|d| d.to_vec())
+    .collect();
+    if let Some(dir) = common::data_dir() {
+        for entry in std::fs::read_dir(dir.join("JSONTestSuite/test_parsing")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.file_name().unwrap().to_string_lossy().starts_with(['y', 'i']) {
+                docs.push(std::fs::read(path).unwrap());
+            }
+        }
+        for name in ["twitter.json", "citm_catalog.json"] {
+            docs.push(std::fs::read(dir.join("corpus").join(name)).unwrap());
+        }
+    }
+    let mut compared = 0;
+    for text in &docs {
+        for opts in [Options::default(), Options::lazy()] {
+            if let Some((placed, boxed)) = both_ways(text, &opts) {
+                assert_eq!(placed, boxed, "{}", String::from_utf8_lossy(text));
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 12, "only {compared} documents compared");
 }

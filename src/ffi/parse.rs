@@ -42,12 +42,7 @@ pub extern "C" fn qjson_parse(
 /// filled in. For small documents, where a boxed handle's allocation and
 /// its finalizer would cost more than the parse.
 #[no_mangle]
-pub extern "C" fn qjson_parse_size(
-    input: *const c_char,
-    len: usize,
-    opts: *const Options,
-    err: *mut ErrorInfo,
-) -> i32 {
+pub extern "C" fn qjson_parse_size(input: *const c_char, len: usize, opts: *const Options, err: *mut ErrorInfo) -> i32 {
     let measured = guard(None, || {
         // SAFETY: the caller passes `len` readable bytes.
         let input = unsafe { bytes(input as *const u8, len) };
