@@ -909,8 +909,8 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
   end
   notes[#notes + 1] = format("- **Lua heap.** A live qjson document holds at most %.1f KB of Lua heap at any size "
     .. "(lua-cjson's table holds the whole document). Most of qjson's retained figure is LuaJIT's own: compiled "
-    .. "traces, and the compiler's buffers, which stay after `jit.flush()` (up to %.1f KB here); the harness "
-    .. "alone accounts for up to %.1f KB (the memchr rows).", held, flushed, floor_kb)
+    .. "traces, and state that stays after `jit.flush()` (up to %.1f KB here); the harness alone accounts for "
+    .. "up to %.1f KB (the memchr rows).", held, flushed, floor_kb)
   local grew, base_max = {}, 0
   for _, w in ipairs(results.workloads) do
     local q, b = find(results, w.name, MAIN), find(results, w.name, BASELINE)
@@ -924,9 +924,10 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
   end
   if #grew > 0 then
     notes[#notes + 1] = format("- **Native peak.** qjson's peak RSS grew during the run by %s, lua-cjson's by "
-      .. "at most %.1f MB. Documents are freed by their `ffi.gc` finalizers, which run only when the Lua GC "
-      .. "runs; the GC does not see native bytes, and a document costs the Lua heap ~0.2 KB, so thousands of "
-      .. "dead documents can wait for a collection.", concat(grew, ", "), base_max)
+      .. "at most %.1f MB. Native documents (those that need over 16 KB; smaller ones live in the Lua heap) "
+      .. "are freed by their `ffi.gc` finalizers, which run only when the Lua GC runs; the GC does not see "
+      .. "native bytes, and such a document costs the Lua heap ~0.2 KB, so thousands of dead documents can "
+      .. "wait for a collection.", concat(grew, ", "), base_max)
   end
   add("### Notes", "", concat(notes, "\n"), "")
 
@@ -982,7 +983,10 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
       (c.processes or 1) > 1 and format(" (%d processes, rounds pooled)", c.processes) or "",
       c.warmup, c.rounds, c.round_seconds),
     "- **Memory**: Lua heap via `collectgarbage(\"count\")` (full GC repeated until it stops shrinking), "
-      .. "native peak via `VmHWM` in `/proc/self/status`.",
+      .. "native peak via `VmHWM` in `/proc/self/status`. Before the heap baseline, a throwaway long trace "
+      .. "grows LuaJIT's trace recorder buffers to their limit: they stay at the size of the longest trace "
+      .. "ever recorded and never shrink, so they would otherwise count against whichever run records the "
+      .. "longest trace (8 KB between two runs of the same code).",
     "- **lua-resty-simdjson** is timed when `require(\"resty.simdjson\")` loads (outside nginx, with "
       .. "`ngx.null` set to lua-cjson's null); it is not packaged in Debian, so here its rows are missing "
       .. "(listed above when so).", "")

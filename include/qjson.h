@@ -229,6 +229,15 @@ int32_t qjson_parse_size(const char *input,
                          const qjson_options *opts,
                          qjson_error *err);
 
+// Second half for a document the caller chose not to place (it needs more
+// memory than the caller would give it): a boxed document, as from
+// `qjson_parse`, of the same `input`, `len` and `opts` as the
+// `qjson_parse_size` call before, without parsing again.
+qjson_doc *qjson_parse_measured(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                qjson_error *err);
+
 // Second half: builds the document in `mem` (`size` bytes, 8-byte
 // aligned, as `qjson_parse_size` asked for; same `input`, `len` and
 // `opts`), which then serves as its `qjson_doc *` until the caller

@@ -649,24 +649,26 @@ describe("where documents live", function()
     collectgarbage()
   end
 
-  -- SRC padded with spaces to exactly `n` bytes.
-  local function padded(n)
-    return SRC .. (" "):rep(n - #SRC)
-  end
-
-  it("keeps documents up to PLACED_MAX bytes in Lua memory and larger ones native", function()
+  it("places documents that need up to PLACED_MAX bytes in Lua memory, and keeps larger ones native", function()
+    local C = require("qjson.lib")
+    local ffi = require("ffi")
+    -- What a document needs follows its structure (4 bytes a value), not
+    -- its length: a long string needs no more than a short one.
+    local many = "[" .. ("1,"):rep(MAX / 4) .. "1]"
+    local long = '{"s": "' .. ("x"):rep(4 * MAX) .. '", "n": [10, 20]}'
+    local err = ffi.new("qjson_error")
+    assert.is_true(C.qjson_parse_size(many, #many, nil, err) > MAX)
+    assert.is_true(C.qjson_parse_size(long, #long, nil, err) <= MAX)
     full_gc()
     local live = qjson.live_documents()
-    local small, large = qjson.parse(padded(MAX)), qjson.parse(padded(MAX + 1))
-    local view = qjson.decode(padded(MAX))
+    local small, large, view = qjson.parse(long), qjson.parse(many), qjson.decode(long)
     -- Only the native one is counted: the collector frees the others
     -- like any Lua object, without a finalizer.
     assert.are.equal(live + 1, qjson.live_documents())
-    for _, d in ipairs({ small, large }) do
-      assert.are.equal("tilde-key", d:get_str("m~n"))
-      assert.are.equal(10, d:get_num("nested.list[0]"))
-    end
-    assert.are.equal("x", view.nested.list[2].deep)
+    assert.are.equal(4 * MAX, #small:get_str("s"))
+    assert.are.equal(20, small:get_num("n[1]"))
+    assert.are.equal(MAX / 4 + 1, large:len())
+    assert.are.equal(20, view.n[2])
     small, large, view = nil, nil, nil -- luacheck: ignore 311
     full_gc()
     assert.are.equal(live, qjson.live_documents())

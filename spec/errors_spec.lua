@@ -222,8 +222,13 @@ describe("garbage collection", function()
     -- count of live handles.
     local src = '{"a": [' .. ("1, "):rep(99) .. '1], "b": {"c": "' .. ("x"):rep(200) .. '"}}'
     local path = qjson.path("b.c")
+    -- Too many values to be placed in Lua memory: a native document.
+    local native = "[" .. ("1,"):rep(require("qjson.doc").PLACED_MAX / 4) .. "1]"
     local function churn(n)
       for i = 1, n do
+        if i % 10 == 0 then
+          assert(qjson.parse(native):len() > 1000)
+        end
         local doc = qjson.parse(src .. (" "):rep(i % 7))
         local c = doc:open("b")
         assert(c:get_str("c"):len() == 200)

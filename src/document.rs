@@ -49,6 +49,8 @@ struct Buffers {
     /// The input (address, length) and options `tape` was last built for
     /// by [`Document::measure`]; cleared by every other build.
     measured: Option<(usize, usize, Options)>,
+    /// Stage 1's `escape_room` for the last build.
+    escape_room: usize,
 }
 
 thread_local! {
@@ -59,24 +61,6 @@ thread_local! {
 const KEEP_SCRATCH_ENTRIES: usize = 1 << 22;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// Bytes enough to unescape any string of `input` into, given its stage 1
-/// `index`: a string's body lies between its opening quote and the next
-/// structural position (or the end), so the longest such gap holding a
-/// backslash bounds every decoded string (decoding never lengthens one).
-fn scratch_room(input: &[u8], index: &[u32]) -> usize {
-    if memchr::memchr(b'\\', input).is_none() {
-        return 0;
-    }
-    let ends = index.iter().skip(1).map(|&e| e as usize).chain([input.len()]);
-    let mut room = 0;
-    for (start, end) in index.iter().map(|&s| s as usize).zip(ends) {
-        if end - start > room && memchr::memchr(b'\\', &input[start..end]).is_some() {
-            room = end - start;
-        }
-    }
-    room
-}
 
 fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
     with_tape(input, opts, |tape| tape.to_vec())
@@ -95,6 +79,7 @@ fn with_tape<R>(input: &[u8], opts: &Options, keep: impl FnOnce(&mut Vec<u32>) -
         let s = &mut *s.borrow_mut();
         s.measured = None;
         let info = scan::scan(input, opts.strict(), &mut s.index);
+        s.escape_room = info.escape_room;
         let built = validate::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
         let tape = built.map(|()| keep(&mut s.tape));
         for v in [&mut s.index, &mut s.tape] {
@@ -144,8 +129,24 @@ impl<'a> Document<'a> {
         BUFFERS.with(|s| {
             let mut s = s.borrow_mut();
             s.measured = Some((input.as_ptr() as usize, input.len(), *opts));
-            Ok(s.tape.len() * 4 + scratch_room(input, &s.index).next_multiple_of(4))
+            Ok(s.tape.len() * 4 + s.escape_room.next_multiple_of(4))
         })
+    }
+
+    /// Like [`Document::parse`], for a document too large to place: takes
+    /// the tape [`Document::measure`] built, or builds a fresh one when
+    /// another parse ran since.
+    pub fn parse_measured(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
+        let key = Some((input.as_ptr() as usize, input.len(), *opts));
+        let measured = BUFFERS.with(|s| {
+            let s = s.borrow();
+            (s.measured == key).then(|| s.tape.to_vec())
+        });
+        let tape = match measured {
+            Some(tape) => tape,
+            None => build_tape(input, opts)?,
+        };
+        Document::new(Source::Borrowed(input), Cow::Owned(tape), *opts)
     }
 
     /// Builds the document of `input` in `mem`, which must hold the bytes
@@ -159,7 +160,7 @@ impl<'a> Document<'a> {
         }
         let fits = BUFFERS.with(|s| {
             let s = s.borrow();
-            let (slots, room) = (s.tape.len(), scratch_room(input, &s.index));
+            let (slots, room) = (s.tape.len(), s.escape_room);
             let fits = slots <= mem.len() && (mem.len() - slots) * 4 >= room;
             if fits {
                 mem[..slots].copy_from_slice(&s.tape);

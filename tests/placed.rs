@@ -3,7 +3,9 @@
 //! heap: they read like boxed ones, and own no native memory, since the
 //! caller releases them without telling the library.
 
-use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_size};
+use qjson::ffi::parse::{
+    qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_measured, qjson_parse_size,
+};
 use qjson::ffi::read::{qjson_get_num, qjson_get_str, qjson_last_error};
 use qjson::ffi::{ErrorInfo, Handle, Status};
 use qjson::{Document, Kind, Node, Options, ROOT};
@@ -165,6 +167,29 @@ fn placing_parses_again_when_another_parse_ran_in_between() {
     let mut p = place_measured(DOC, &opts, size).unwrap();
     assert_eq!(get_str(p.handle(), "note").unwrap(), "café \"ok\"");
     assert_eq!(get_num(p.handle(), "id"), Some(1234567.0));
+}
+
+#[test]
+fn a_measured_document_can_be_boxed_instead() {
+    let opts = Options::default();
+    let mut err = error_info();
+    // Right after the measure (the tape is taken), and after another
+    // parse ran in between (parsed again).
+    for between in [false, true] {
+        measure(DOC, &opts).unwrap();
+        if between {
+            measure(br#"{"note":"other"}"#, &opts).unwrap();
+        }
+        let doc = qjson_parse_measured(DOC.as_ptr().cast(), DOC.len(), &opts, &mut err);
+        assert!(!doc.is_null());
+        assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
+        assert_eq!(get_num(doc, "k[0]"), Some(1.5));
+        qjson_free(doc);
+    }
+    let bad = br#"[1,]"#;
+    let doc = qjson_parse_measured(bad.as_ptr().cast(), bad.len(), &opts, &mut err);
+    assert!(doc.is_null());
+    assert!(message(&err).contains("line 1, column 4"), "{}", message(&err));
 }
 
 #[test]

@@ -98,6 +98,10 @@ int32_t qjson_parse_size(const char *input,
                          size_t len,
                          const qjson_options *opts,
                          qjson_error *err);
+qjson_doc *qjson_parse_measured(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                qjson_error *err);
 int32_t qjson_parse_in(const char *input,
                        size_t len,
                        const qjson_options *opts,

@@ -353,14 +353,16 @@ function DocMT:__tostring()
   return "qjson.cursor (" .. (self:typeof() or "?") .. ")"
 end
 
--- Inputs up to this size are parsed into Lua memory: a `struct qjson_doc`
--- cdata that holds the whole document (handle, tape, room to unescape
--- strings) and serves as its handle. The collector frees it like a
--- string, with no finalizer: an ffi.gc finalizer and the native
--- allocation cost more than parsing a few hundred bytes does. Larger
--- documents are native, freed by their finalizer. (Native handles in a
--- weak-valued slot table swept once per collection cycle were tried too:
--- faster, but they kept hundreds of KB of Lua heap between sweeps.)
+-- Documents that need up to this many bytes are placed in Lua memory: a
+-- `struct qjson_doc` cdata that holds the whole document (handle, tape,
+-- room to unescape strings) and serves as its handle. The collector frees
+-- it like a string, with no finalizer: an ffi.gc finalizer and the native
+-- allocations cost more than parsing a few hundred bytes does. The size
+-- follows the structure, not the length: a 1 MB chat request whose bulk
+-- is one base64 string needs under 1 KB. Larger documents are native,
+-- freed by their finalizer. (Native handles in a weak-valued slot table
+-- swept once per collection cycle were tried too: faster, but they kept
+-- hundreds of KB of Lua heap between sweeps.)
 local PLACED_MAX = 16384
 M.PLACED_MAX = PLACED_MAX
 
@@ -373,11 +375,10 @@ local placed_doc = ffi.typeof("struct qjson_doc")
 -- keeps the memory alive.
 function M.open(s, o, box)
   local n = #s
-  if n <= PLACED_MAX then
-    local size = C.qjson_parse_size(s, n, o, box)
-    if size == 0 then
-      return nil
-    end
+  local size = C.qjson_parse_size(s, n, o, box)
+  if size == 0 then
+    return nil
+  elseif size <= PLACED_MAX then
     -- (Allocating may run finalizers that parse: qjson_parse_in then
     -- parses `s` again instead of taking the tape measured above.)
     local mem = placed_doc(rshift(size + 7, 3))
@@ -386,7 +387,7 @@ function M.open(s, o, box)
     end
     return mem
   end
-  local ptr = C.qjson_parse(s, n, o, box)
+  local ptr = C.qjson_parse_measured(s, n, o, box)
   if ptr == nil then
     return nil
   end

@@ -65,6 +65,25 @@ pub extern "C" fn qjson_parse_size(input: *const c_char, len: usize, opts: *cons
     })
 }
 
+/// Second half for a document the caller chose not to place (it needs more
+/// memory than the caller would give it): a boxed document, as from
+/// `qjson_parse`, of the same `input`, `len` and `opts` as the
+/// `qjson_parse_size` call before, without parsing again.
+#[no_mangle]
+pub extern "C" fn qjson_parse_measured(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    err: *mut ErrorInfo,
+) -> *mut Handle {
+    let parsed = guard(None, || {
+        // SAFETY: as for `qjson_parse`.
+        let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
+        Some(Document::parse_measured(input, &options(opts)))
+    });
+    finish(parsed, err)
+}
+
 /// Bytes before the tape in a placed document: the handle, rounded up so
 /// that the tape after it is 4-byte aligned.
 const PLACED_HEADER: usize = std::mem::size_of::<Handle>().next_multiple_of(4);

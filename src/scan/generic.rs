@@ -3,7 +3,7 @@
 //! wrapper in the architecture module.
 
 use super::vector::Block;
-use super::{escape, ScanInfo};
+use super::{escape, EscapedStrings, ScanInfo};
 use crate::error::ErrorKind;
 
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
@@ -21,6 +21,7 @@ struct Carry {
     skip_escape_at: usize,
     /// Start of the current run of blocks holding non-ASCII bytes.
     utf8_run: Option<usize>,
+    escaped_strings: EscapedStrings,
 }
 
 impl Carry {
@@ -121,6 +122,7 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
         carry.ascii_block(n, input, &mut info);
     }
     info.unterminated = carry.in_string != 0;
+    info.escape_room = carry.escaped_strings.finish(out, n);
     info
 }
 
@@ -212,9 +214,12 @@ unsafe fn step<B: Block, const STRICT: bool>(
     let structural = (op & outside) | (quote & in_string) | atom_start;
     flatten(structural, at as u32, out);
 
+    let escaped_in_string = escaped & in_string;
+    if escaped_in_string != 0 {
+        note_escaped_strings(escaped_in_string, at, input.len(), out, &mut carry.escaped_strings);
+    }
     if STRICT {
         check_string_bytes::<B>(block, in_string, at, input, carry, info);
-        let escaped_in_string = escaped & in_string;
         // An error found earlier in this same block may still be preceded
         // by a bad escape; `note` keeps the first.
         if escaped_in_string != 0 && info.string_error.is_none_or(|(p, _)| p >= at) {
@@ -240,6 +245,31 @@ unsafe fn check_string_bytes<B: Block>(
         carry.non_ascii_block(at);
     } else {
         carry.ascii_block(at, input, info);
+    }
+}
+
+/// Notes the strings that the escaped bytes `bits` of the block at `at`
+/// are in. A string's opening quote is the last structural position
+/// before any byte of its body (nothing inside a string is structural).
+#[cold]
+#[inline(never)]
+fn note_escaped_strings(mut bits: u64, at: usize, len: usize, out: &[u32], strings: &mut EscapedStrings) {
+    while bits != 0 {
+        let p = (at + bits.trailing_zeros() as usize) as u32;
+        bits &= bits - 1;
+        if p as usize >= len {
+            // A space of the tail's padding, after a final backslash.
+            break;
+        }
+        if let Some(k) = strings.last {
+            // Most escapes are in the string noted last.
+            if out[k] < p && out.get(k + 1).is_none_or(|&next| next > p) {
+                continue;
+            }
+        }
+        if let Some(k) = out.partition_point(|&s| s < p).checked_sub(1) {
+            strings.note(k, out, len);
+        }
     }
 }
 

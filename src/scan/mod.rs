@@ -21,6 +21,7 @@ mod vector;
 mod x86_64;
 
 use crate::error::ErrorKind;
+
 use std::sync::OnceLock;
 
 /// What stage 1 learned besides the index itself.
@@ -33,6 +34,40 @@ pub struct ScanInfo {
     /// Offset of the first byte where the input stops being valid UTF-8
     /// (strict mode only).
     pub utf8_error: Option<usize>,
+    /// Bytes enough to unescape any string into: over the strings that
+    /// hold an escape, the most from a string's opening quote to the next
+    /// structural position (or the end of the input), which holds the
+    /// whole body. 0 when no string holds an escape.
+    pub escape_room: usize,
+}
+
+/// Tracks the strings that hold an escape, for [`ScanInfo::escape_room`]:
+/// each is named by the position in the index of its opening quote.
+#[derive(Default)]
+pub(crate) struct EscapedStrings {
+    pub(crate) last: Option<usize>,
+    room: usize,
+}
+
+impl EscapedStrings {
+    /// The string whose opening quote is `index[k]` holds an escape.
+    #[inline]
+    pub(crate) fn note(&mut self, k: usize, index: &[u32], len: usize) {
+        if self.last != Some(k) {
+            self.finish(index, len);
+            self.last = Some(k);
+        }
+    }
+
+    /// Counts the last string noted; its end is known once the next
+    /// structural position is (or at the end of the input).
+    pub(crate) fn finish(&mut self, index: &[u32], len: usize) -> usize {
+        if let Some(k) = self.last.take() {
+            let end = index.get(k + 1).map_or(len, |&e| e as usize);
+            self.room = self.room.max(end - index[k] as usize);
+        }
+        self.room
+    }
 }
 
 /// The stage 1 implementations; all produce identical output.

@@ -2,7 +2,7 @@
 //! backends are tested against. Written independently of `generic` (a
 //! plain state machine), so agreement between the two means something.
 
-use super::{escape, is_op_class, is_ws_class, ScanInfo};
+use super::{escape, is_op_class, is_ws_class, EscapedStrings, ScanInfo};
 use crate::error::ErrorKind;
 
 pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
@@ -11,6 +11,7 @@ pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
     let mut pending_escape = false;
     let mut prev_atom = false;
     let mut skip_escape_at = 0usize;
+    let mut escaped_strings = EscapedStrings::default();
     for (i, &c) in input.iter().enumerate() {
         let escaped = pending_escape;
         pending_escape = c == b'\\' && !escaped;
@@ -23,6 +24,10 @@ pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
             continue;
         }
         if in_string {
+            if escaped {
+                // The opening quote was the last position pushed.
+                escaped_strings.note(out.len() - 1, out, input.len());
+            }
             if strict && info.string_error.is_none() {
                 if escaped && i != skip_escape_at {
                     match escape::check(input, i) {
@@ -50,5 +55,6 @@ pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
         info.utf8_error = simdutf8::compat::from_utf8(input).err().map(|e| e.valid_up_to());
     }
     info.unterminated = in_string;
+    info.escape_room = escaped_strings.finish(out, input.len());
     info
 }
