@@ -3,9 +3,7 @@
 //! heap: they read like boxed ones, and own no native memory, since the
 //! caller releases them without telling the library.
 
-use qjson::ffi::parse::{
-    qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_measured, qjson_parse_size,
-};
+use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_measured, qjson_parse_size};
 use qjson::ffi::read::{qjson_get_num, qjson_get_str, qjson_last_error};
 use qjson::ffi::{ErrorInfo, Handle, Status};
 use qjson::{Document, Kind, Node, Options, ROOT};

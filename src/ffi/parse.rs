@@ -103,7 +103,7 @@ pub extern "C" fn qjson_parse_in(
     err: *mut ErrorInfo,
 ) -> i32 {
     let placed = guard(None, || {
-        if mem.is_null() || (mem as usize) % std::mem::align_of::<Handle>() != 0 || size < PLACED_HEADER {
+        if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
             return Some(Err("bad memory for a placed document".to_string()));
         }
         // SAFETY: the caller keeps `input` alive and unchanged while the
