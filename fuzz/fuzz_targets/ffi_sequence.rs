@@ -24,7 +24,26 @@ fuzz_target!(|data: &[u8]| {
     let (json, script) = rest.split_at(cut);
     let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
     let opts = qjson::Options { mode: (split & 1) as u32, ..Default::default() };
-    let doc = qjson_parse(json.as_ptr() as *const c_char, json.len(), &opts, &mut err);
+    // Every other input is placed in caller memory, as the Lua binding
+    // does with small documents (the escape room must hold every string).
+    let placed = split & 2 != 0;
+    let mut mem: Vec<u64> = Vec::new();
+    let doc = if placed {
+        let size = qjson_parse_size(json.as_ptr() as *const c_char, json.len(), &opts, &mut err);
+        no_panic("qjson_parse_size");
+        if size <= 0 {
+            assert!(err.message[0] != 0, "a failed parse explains itself");
+            return;
+        }
+        mem.resize((size as usize).div_ceil(8), 0);
+        let m = mem.as_mut_ptr().cast();
+        let ok = qjson_parse_in(json.as_ptr() as *const c_char, json.len(), &opts, m, size as usize, &mut err);
+        no_panic("qjson_parse_in");
+        assert_eq!(ok, 1, "a measured document is placed");
+        m.cast()
+    } else {
+        qjson_parse(json.as_ptr() as *const c_char, json.len(), &opts, &mut err)
+    };
     no_panic("qjson_parse");
     if doc.is_null() {
         assert!(err.message[0] != 0, "a failed parse explains itself");
@@ -79,6 +98,11 @@ fuzz_target!(|data: &[u8]| {
     for p in paths {
         qjson_path_free(p);
     }
-    qjson_free(doc);
+    if placed {
+        // The caller just releases the memory (nothing native to free).
+        drop(mem);
+    } else {
+        qjson_free(doc);
+    }
     no_panic("freeing");
 });
