@@ -18,8 +18,8 @@ enum Source<'a> {
 }
 
 /// Where unescaped strings are decoded; valid until the next read. A
-/// document placed in caller memory has a fixed region there, as long as
-/// its input when the input holds a backslash (decoding never lengthens).
+/// document placed in caller memory has a fixed region there, of stage 1's
+/// `escape_room` bytes (decoding never lengthens a string).
 enum Scratch<'a> {
     Heap(Vec<u8>),
     Fixed(&'a mut [u8]),
@@ -61,6 +61,11 @@ thread_local! {
 const KEEP_SCRATCH_ENTRIES: usize = 1 << 22;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What `Buffers::measured` holds for a build of `input` with `opts`.
+fn measured_key(input: &[u8], opts: &Options) -> Option<(usize, usize, Options)> {
+    Some((input.as_ptr() as usize, input.len(), *opts))
+}
 
 fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
     with_tape(input, opts, |tape| tape.to_vec())
@@ -128,7 +133,7 @@ impl<'a> Document<'a> {
         with_tape(input, opts, |_| ())?;
         BUFFERS.with(|s| {
             let mut s = s.borrow_mut();
-            s.measured = Some((input.as_ptr() as usize, input.len(), *opts));
+            s.measured = measured_key(input, opts);
             Ok(s.tape.len() * 4 + s.escape_room.next_multiple_of(4))
         })
     }
@@ -137,7 +142,7 @@ impl<'a> Document<'a> {
     /// the tape [`Document::measure`] built, or builds a fresh one when
     /// another parse ran since.
     pub fn parse_measured(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
-        let key = Some((input.as_ptr() as usize, input.len(), *opts));
+        let key = measured_key(input, opts);
         let measured = BUFFERS.with(|s| {
             let s = s.borrow();
             (s.measured == key).then(|| s.tape.to_vec())
@@ -154,7 +159,7 @@ impl<'a> Document<'a> {
     /// last, or, when another parse ran since, a fresh one. `None` when
     /// `mem` is too small.
     pub fn place(input: &'a [u8], opts: &Options, mem: &'a mut [u32]) -> Result<Option<Document<'a>>, Error> {
-        let key = Some((input.as_ptr() as usize, input.len(), *opts));
+        let key = measured_key(input, opts);
         if BUFFERS.with(|s| s.borrow().measured != key) {
             with_tape(input, opts, |_| ())?;
         }

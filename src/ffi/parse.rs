@@ -36,11 +36,14 @@ pub extern "C" fn qjson_parse(
     finish(parsed, err)
 }
 
-/// First half of a parse into caller memory: parses `len` bytes at `input`
-/// (same contract as `qjson_parse`) and returns how many bytes
-/// `qjson_parse_in` needs for the document, or 0 on error, with `err`
-/// filled in. For small documents, where a boxed handle's allocation and
-/// its finalizer would cost more than the parse.
+/// First half of a parse in two calls: parses `len` bytes at `input` (same
+/// contract as `qjson_parse`) and returns how many bytes `qjson_parse_in`
+/// needs to place the document in caller memory (saturating at
+/// `INT32_MAX`), or 0 on error, with `err` filled in. The caller then
+/// places it (`qjson_parse_in`, worth it for small documents, where a
+/// boxed handle's allocation and finalizer would cost more than the
+/// parse) or has it boxed (`qjson_parse_measured`); either way the input
+/// is parsed once.
 #[no_mangle]
 pub extern "C" fn qjson_parse_size(input: *const c_char, len: usize, opts: *const Options, err: *mut ErrorInfo) -> i32 {
     let measured = guard(None, || {
@@ -59,10 +62,7 @@ pub extern "C" fn qjson_parse_size(input: *const c_char, len: usize, opts: *cons
             return 0;
         }
     };
-    i32::try_from(size).unwrap_or_else(|_| {
-        report(err, |r| r.fill("document too large to place in caller memory", 0, 0, 0));
-        0
-    })
+    i32::try_from(size).unwrap_or(i32::MAX)
 }
 
 /// Second half for a document the caller chose not to place (it needs more
