@@ -443,10 +443,24 @@ local function new_walker()
     general = ind ~= nil or srt or skip
   end
 
+  -- The top value. A view goes to its own writer here rather than through
+  -- put_value: a compiled trace that starts in put_value and reaches a
+  -- view writer's member loop is aborted (LuaJIT does not enter an inner
+  -- loop from a root trace), and after a few aborts put_value would be
+  -- blacklisted, and with it every loop that calls it, plain tables' too.
+  local function put_root(v)
+    local view = not general and type(v) == "table" and views[getmetatable(v)]
+    if view then
+      stack[1] = v
+      return view.put(buf, v, 1, put_value, put_key)
+    end
+    return put_value(v, 0)
+  end
+
   local function walk(v, keep_buffer)
     check_at = check_at0
     W.busy = true
-    local ok, err = pcall(put_value, v, 0)
+    local ok, err = pcall(put_root, v)
     W.busy = false
     if not ok then
       buf:reset()
