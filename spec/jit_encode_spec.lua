@@ -1,5 +1,5 @@
--- A top-level view is written by its own writer, not through the
--- encoder's generic value writer. A compiled trace that starts in that
+-- Views, at the top and nested, are written by their own writer, not
+-- through the encoder's generic value writer. A compiled trace that starts in that
 -- writer and reaches a view writer's member loop is aborted (LuaJIT does
 -- not enter an inner loop from a root trace); after a few aborts LuaJIT
 -- blacklists the writer, and with it every loop that calls it, so plain
@@ -13,7 +13,7 @@ local encode_module = require("qjson.encode")
 local view = require("qjson.view")
 
 describe("encoding a view", function()
-  it("writes a top-level view without the generic value writer on the stack", function()
+  it("writes views, top-level and nested, without the generic value writer on the stack", function()
     -- Where the generic writer is defined, to recognise its frames.
     local source = debug.getinfo(encode_module.install, "S").source
     local writer_line
@@ -27,34 +27,38 @@ describe("encoding a view", function()
     assert.is_number(writer_line)
     local hooks = encode_module.views[view.ObjectMT]
     local put = hooks.put
-    local frames
+    local calls = {}
     hooks.put = function(...)
-      if frames == nil then
-        frames = {}
-        for level = 2, 20 do
-          local info = debug.getinfo(level, "S")
-          if info == nil then
-            break
-          end
-          if info.source == source then
-            frames[#frames + 1] = info.linedefined
-          end
+      -- The encoder's frames below this call of the view writer.
+      local frames = {}
+      for level = 2, 30 do
+        local info = debug.getinfo(level, "S")
+        if info == nil then
+          break
+        end
+        if info.source == source then
+          frames[#frames + 1] = info.linedefined
         end
       end
+      calls[#calls + 1] = frames
       return put(...)
     end
     local ok, out = pcall(function()
-      local v = qjson.decode('{"a": 1, "b": [1, 2]}')
+      local v = qjson.decode('{"a": 1, "b": [1, {"c": 2}], "d": {"e": 3}}')
       v.a = 2
+      v.b[2].c = 4
       return qjson.encode(v)
     end)
     hooks.put = put
     assert(ok, out)
-    assert.are.equal('{"a":2,"b":[1, 2]}', out)
-    -- The encoder's own frames below the view writer (walk, at least).
-    assert.is_true(#frames > 0)
-    for _, line in ipairs(frames) do
-      assert.are_not.equal(writer_line, line)
+    assert.are.equal('{"a":2,"b":[1,{"c":4}],"d":{"e": 3}}', out)
+    -- The root, b and b[2] are written by the view writer (d is copied).
+    assert.are.equal(3, #calls)
+    for _, frames in ipairs(calls) do
+      assert.is_true(#frames > 0)
+      for _, line in ipairs(frames) do
+        assert.are_not.equal(writer_line, line)
+      end
     end
   end)
 end)

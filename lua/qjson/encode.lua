@@ -443,16 +443,31 @@ local function new_walker()
     general = ind ~= nil or srt or skip
   end
 
-  -- The top value. A view goes to its own writer here rather than through
-  -- put_value: a compiled trace that starts in put_value and reaches a
-  -- view writer's member loop is aborted (LuaJIT does not enter an inner
-  -- loop from a root trace), and after a few aborts put_value would be
-  -- blacklisted, and with it every loop that calls it, plain tables' too.
+  -- Views go to their own writer without passing through put_value: a
+  -- compiled trace that starts in put_value and reaches a view writer's
+  -- member loop is aborted (LuaJIT does not enter an inner loop from a
+  -- root trace), and after a few aborts put_value would be blacklisted,
+  -- and with it every loop that calls it, plain tables' too. So the top
+  -- value goes through put_root, and a view writer writes its members
+  -- with put_in_view (as put_table would, for a view), which hands plain
+  -- values to put_value.
+  local put_in_view
+  put_in_view = function(v, depth)
+    local view = type(v) == "table" and views[getmetatable(v)]
+    if not view then
+      return put_value(v, depth)
+    end
+    depth = depth + 1
+    if depth > check_at then
+      check_depth(v, depth)
+    end
+    stack[depth] = v
+    return view.put(buf, v, depth, put_in_view, put_key)
+  end
+
   local function put_root(v)
-    local view = not general and type(v) == "table" and views[getmetatable(v)]
-    if view then
-      stack[1] = v
-      return view.put(buf, v, 1, put_value, put_key)
+    if not general then
+      return put_in_view(v, 0)
     end
     return put_value(v, 0)
   end
