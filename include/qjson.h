@@ -219,11 +219,14 @@ uint64_t qjson_load_u64(const uint64_t *p);
 // Returns null on error, with `err` filled in.
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 
-// First half of a parse into caller memory: parses `len` bytes at `input`
-// (same contract as `qjson_parse`) and returns how many bytes
-// `qjson_parse_in` needs for the document, or 0 on error, with `err`
-// filled in. For small documents, where a boxed handle's allocation and
-// its finalizer would cost more than the parse.
+// First half of a parse in two calls: parses `len` bytes at `input` (same
+// contract as `qjson_parse`) and returns how many bytes `qjson_parse_in`
+// needs to place the document in caller memory (saturating at
+// `INT32_MAX`), or 0 on error, with `err` filled in. The caller then
+// places it (`qjson_parse_in`, worth it for small documents, where a
+// boxed handle's allocation and finalizer would cost more than the
+// parse) or has it boxed (`qjson_parse_measured`); either way the input
+// is parsed once.
 int32_t qjson_parse_size(const char *input,
                          size_t len,
                          const qjson_options *opts,
