@@ -25,12 +25,54 @@ enum Scratch<'a> {
     Fixed(&'a mut [u8]),
 }
 
+/// The tape's slots: a buffer the document owns, or one it borrows from
+/// the caller's memory (see [`Document::place`]). Reads go through one
+/// slice either way, with no per-access test of which (a `Cow` cost reads
+/// a few percent).
+struct Tape<'a> {
+    /// `len` slots: `owned`'s buffer (which stays put when the document
+    /// moves), or the borrowed memory.
+    slots: std::ptr::NonNull<u32>,
+    len: usize,
+    owned: Vec<u32>,
+    _borrow: std::marker::PhantomData<&'a [u32]>,
+}
+
+impl<'a> Tape<'a> {
+    fn owned(mut v: Vec<u32>) -> Tape<'a> {
+        let slots = std::ptr::NonNull::new(v.as_mut_ptr()).expect("a Vec's pointer is never null");
+        Tape { slots, len: v.len(), owned: v, _borrow: std::marker::PhantomData }
+    }
+
+    fn borrowed(s: &'a [u32]) -> Tape<'a> {
+        let slots = std::ptr::NonNull::from(s).cast::<u32>();
+        Tape { slots, len: s.len(), owned: Vec::new(), _borrow: std::marker::PhantomData }
+    }
+
+    /// The owned buffer back (empty when borrowed).
+    fn into_vec(self) -> Vec<u32> {
+        self.owned
+    }
+
+    fn bytes(&self) -> usize {
+        self.owned.capacity().max(self.len) * 4
+    }
+}
+
+impl std::ops::Deref for Tape<'_> {
+    type Target = [u32];
+    #[inline(always)]
+    fn deref(&self) -> &[u32] {
+        // SAFETY: `len` initialized slots, in `owned` or borrowed for 'a.
+        unsafe { std::slice::from_raw_parts(self.slots.as_ptr(), self.len) }
+    }
+}
+
 /// A validated JSON document. Reads take a [`Node`] (the root is
 /// [`ROOT`]); paths resolve to nodes with [`Document::find`].
 pub struct Document<'a> {
     source: Source<'a>,
-    /// Owned, or borrowed from the caller's memory (see [`Document::place`]).
-    tape: Cow<'a, [u32]>,
+    tape: Tape<'a>,
     opts: Options,
     scratch: Scratch<'a>,
     /// The last element reached by index: `(array, index, element)`, so a
@@ -68,12 +110,17 @@ fn measured_key(input: &[u8], opts: &Options) -> Option<(usize, usize, Options)>
 }
 
 fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
-    with_tape(input, opts, |tape| tape.to_vec())
+    with_tape(input, opts, false, |tape| tape.to_vec())
 }
 
 /// Builds the tape of `input` in the thread's scratch buffers and hands it
 /// to `keep`, which copies it out or lends it to a one-shot reader.
-fn with_tape<R>(input: &[u8], opts: &Options, keep: impl FnOnce(&mut Vec<u32>) -> R) -> Result<R, Error> {
+fn with_tape<R>(
+    input: &[u8],
+    opts: &Options,
+    measure: bool,
+    keep: impl FnOnce(&mut Vec<u32>) -> R,
+) -> Result<R, Error> {
     if input.starts_with(BOM) {
         return Err(Error::at(ErrorKind::ByteOrderMark, input, 0));
     }
@@ -83,7 +130,7 @@ fn with_tape<R>(input: &[u8], opts: &Options, keep: impl FnOnce(&mut Vec<u32>) -
     BUFFERS.with(|s| {
         let s = &mut *s.borrow_mut();
         s.measured = None;
-        let info = scan::scan(input, opts.strict(), &mut s.index);
+        let info = scan::scan(input, opts.strict(), measure, &mut s.index);
         s.escape_room = info.escape_room;
         let built = validate::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
         let tape = built.map(|()| keep(&mut s.tape));
@@ -103,7 +150,7 @@ impl<'a> Document<'a> {
     /// Parses `input`, which the document borrows.
     pub fn parse(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
         let tape = build_tape(input, opts)?;
-        Document::new(Source::Borrowed(input), Cow::Owned(tape), *opts)
+        Document::new(Source::Borrowed(input), Tape::owned(tape), *opts)
     }
 
     /// Parses `input` and runs `read` on the document, whose tape stays in
@@ -114,12 +161,10 @@ impl<'a> Document<'a> {
         opts: &Options,
         read: impl FnOnce(&mut Document<'a>) -> R,
     ) -> Result<R, Error> {
-        with_tape(input, opts, |tape| {
-            let mut doc = Document::new(Source::Borrowed(input), Cow::Owned(std::mem::take(tape)), *opts)?;
+        with_tape(input, opts, false, |tape| {
+            let mut doc = Document::new(Source::Borrowed(input), Tape::owned(std::mem::take(tape)), *opts)?;
             let r = read(&mut doc);
-            if let Cow::Owned(t) = std::mem::take(&mut doc.tape) {
-                *tape = t;
-            }
+            *tape = std::mem::replace(&mut doc.tape, Tape::owned(Vec::new())).into_vec();
             Ok(r)
         })?
     }
@@ -130,7 +175,7 @@ impl<'a> Document<'a> {
     /// (the Lua binding puts them in the Lua heap, where the collector
     /// frees them without a finalizer).
     pub fn measure(input: &[u8], opts: &Options) -> Result<usize, Error> {
-        with_tape(input, opts, |_| ())?;
+        with_tape(input, opts, true, |_| ())?;
         BUFFERS.with(|s| {
             let mut s = s.borrow_mut();
             s.measured = measured_key(input, opts);
@@ -151,7 +196,7 @@ impl<'a> Document<'a> {
             Some(tape) => tape,
             None => build_tape(input, opts)?,
         };
-        Document::new(Source::Borrowed(input), Cow::Owned(tape), *opts)
+        Document::new(Source::Borrowed(input), Tape::owned(tape), *opts)
     }
 
     /// Builds the document of `input` in `mem`, which must hold the bytes
@@ -161,7 +206,7 @@ impl<'a> Document<'a> {
     pub fn place(input: &'a [u8], opts: &Options, mem: &'a mut [u32]) -> Result<Option<Document<'a>>, Error> {
         let key = measured_key(input, opts);
         if BUFFERS.with(|s| s.borrow().measured != key) {
-            with_tape(input, opts, |_| ())?;
+            with_tape(input, opts, true, |_| ())?;
         }
         let fits = BUFFERS.with(|s| {
             let s = s.borrow();
@@ -177,12 +222,12 @@ impl<'a> Document<'a> {
         // SAFETY: u8 has no alignment or validity requirement.
         let rest: &'a mut [u8] =
             unsafe { std::slice::from_raw_parts_mut(rest.as_mut_ptr().cast::<u8>(), rest.len() * 4) };
-        let mut doc = Document::new(Source::Borrowed(input), Cow::Borrowed(&*tape), *opts)?;
+        let mut doc = Document::new(Source::Borrowed(input), Tape::borrowed(tape), *opts)?;
         doc.scratch = Scratch::Fixed(&mut rest[..room]);
         Ok(Some(doc))
     }
 
-    fn new(source: Source<'a>, tape: Cow<'a, [u32]>, opts: Options) -> Result<Document<'a>, Error> {
+    fn new(source: Source<'a>, tape: Tape<'a>, opts: Options) -> Result<Document<'a>, Error> {
         let doc = Document {
             source,
             tape,
@@ -201,7 +246,7 @@ impl Document<'static> {
     /// Parses bytes the document takes ownership of (e.g. a file).
     pub fn parse_owned(input: Vec<u8>, opts: &Options) -> Result<Document<'static>, Error> {
         let tape = build_tape(&input, opts)?;
-        Document::new(Source::Owned(input), Cow::Owned(tape), *opts)
+        Document::new(Source::Owned(input), Tape::owned(tape), *opts)
     }
 }
 
@@ -225,10 +270,7 @@ impl Document<'_> {
 
     /// Bytes held by the tape (the index that outlives the parse).
     pub fn tape_bytes(&self) -> usize {
-        match &self.tape {
-            Cow::Owned(t) => t.capacity() * 4,
-            Cow::Borrowed(t) => t.len() * 4,
-        }
+        self.tape.bytes()
     }
 
     /// The tape itself, for walks that follow its layout (`flatten`).

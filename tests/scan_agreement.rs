@@ -16,12 +16,12 @@ use qjson::scan::{Backend, ScanInfo};
 fn agree(input: &[u8]) {
     let (mut want, mut got) = (Vec::new(), Vec::new());
     for strict in [true, false] {
-        let want_info: ScanInfo = Backend::Scalar.scan(input, strict, &mut want);
+        let want_info: ScanInfo = Backend::Scalar.scan(input, strict, true, &mut want);
         for b in Backend::available() {
             if b == Backend::Scalar {
                 continue;
             }
-            let info = b.scan(input, strict, &mut got);
+            let info = b.scan(input, strict, true, &mut got);
             if info != want_info || got != want {
                 let first = got.iter().zip(&want).position(|(g, w)| g != w);
                 panic!(
@@ -56,7 +56,7 @@ fn scalar_index_on_a_small_document() {
     // and the first byte of every other token; nothing inside strings.
     let input = br#"{"a\"]": [1, -2.5e3, true], "b": "x,{}"} x"#;
     let mut out = Vec::new();
-    let info = Backend::Scalar.scan(input, true, &mut out);
+    let info = Backend::Scalar.scan(input, true, true, &mut out);
     let found: Vec<u8> = out.iter().map(|&p| input[p as usize]).collect();
     assert_eq!(found, br#"{":[1,-,t],":"}x"#.to_vec());
     assert_eq!(out[..3], [0, 1, 7]);

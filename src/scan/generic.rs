@@ -94,7 +94,7 @@ fn flatten(mut bits: u64, base: u32, out: &mut Vec<u32>) {
 }
 
 #[inline(always)]
-pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut Vec<u32>) -> ScanInfo {
+pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], measure: bool, out: &mut Vec<u32>) -> ScanInfo {
     let mut carry = Carry::default();
     let mut info = ScanInfo::default();
     let n = input.len();
@@ -108,7 +108,7 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
             }
         }
         let block = B::load(input.as_ptr().add(at));
-        step::<B, STRICT>(block, at, input, &mut carry, &mut info, out);
+        step::<B, STRICT>(block, at, input, measure, &mut carry, &mut info, out);
         at += 64;
     }
     if at < n {
@@ -116,7 +116,7 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], out: &mut 
         let mut buf = [b' '; 64];
         buf[..n - at].copy_from_slice(&input[at..]);
         let block = B::load(buf.as_ptr());
-        step::<B, STRICT>(block, at, input, &mut carry, &mut info, out);
+        step::<B, STRICT>(block, at, input, measure, &mut carry, &mut info, out);
     }
     if STRICT {
         carry.ascii_block(n, input, &mut info);
@@ -187,6 +187,7 @@ unsafe fn step<B: Block, const STRICT: bool>(
     block: B,
     at: usize,
     input: &[u8],
+    measure: bool,
     carry: &mut Carry,
     info: &mut ScanInfo,
     out: &mut Vec<u32>,
@@ -215,7 +216,7 @@ unsafe fn step<B: Block, const STRICT: bool>(
     flatten(structural, at as u32, out);
 
     let escaped_in_string = escaped & in_string;
-    if escaped_in_string != 0 {
+    if measure && escaped_in_string != 0 {
         note_escaped_strings(escaped_in_string, at, input.len(), out, &mut carry.escaped_strings);
     }
     if STRICT {

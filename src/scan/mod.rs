@@ -37,7 +37,8 @@ pub struct ScanInfo {
     /// Bytes enough to unescape any string into: over the strings that
     /// hold an escape, the most from a string's opening quote to the next
     /// structural position (or the end of the input), which holds the
-    /// whole body. 0 when no string holds an escape.
+    /// whole body. 0 when no string holds an escape, or when the scan was
+    /// not asked to measure it.
     pub escape_room: usize,
 }
 
@@ -121,24 +122,26 @@ impl Backend {
         }
     }
 
-    /// Appends the structural index of `input` to `out` (which is cleared).
-    pub fn scan(self, input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
+    /// Appends the structural index of `input` to `out` (which is cleared);
+    /// with `measure`, also measures [`ScanInfo::escape_room`] (a few
+    /// percent of a scan of escape-heavy text, so only when asked).
+    pub fn scan(self, input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
         out.clear();
         match self {
-            Backend::Scalar => scalar::scan(input, strict, out),
+            Backend::Scalar => scalar::scan(input, strict, measure, out),
             // SAFETY: these variants are only handed out by `available`,
             // after the CPU feature check.
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => unsafe { x86_64::scan_avx2(input, strict, out) },
+            Backend::Avx2 => unsafe { x86_64::scan_avx2(input, strict, measure, out) },
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => unsafe { x86_64::scan_avx512(input, strict, out) },
+            Backend::Avx512 => unsafe { x86_64::scan_avx512(input, strict, measure, out) },
         }
     }
 }
 
 /// Stage 1 with the backend chosen for this CPU.
-pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
-    Backend::detect().scan(input, strict, out)
+pub fn scan(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
+    Backend::detect().scan(input, strict, measure, out)
 }
 
 /// The op/whitespace classification every backend shares, byte by byte.

@@ -5,7 +5,7 @@
 use super::{escape, is_op_class, is_ws_class, EscapedStrings, ScanInfo};
 use crate::error::ErrorKind;
 
-pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
+pub fn scan(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
     let mut info = ScanInfo::default();
     let mut in_string = false;
     let mut pending_escape = false;
@@ -24,7 +24,7 @@ pub fn scan(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
             continue;
         }
         if in_string {
-            if escaped {
+            if measure && escaped {
                 // The opening quote was the last position pushed.
                 escaped_strings.note(out.len() - 1, out, input.len());
             }

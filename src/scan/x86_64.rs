@@ -147,19 +147,19 @@ impl Block for Avx512 {
 }
 
 #[target_feature(enable = "avx2,pclmulqdq")]
-pub(super) unsafe fn scan_avx2(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
+pub(super) unsafe fn scan_avx2(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
     if strict {
-        generic::scan::<Avx2, true>(input, out)
+        generic::scan::<Avx2, true>(input, measure, out)
     } else {
-        generic::scan::<Avx2, false>(input, out)
+        generic::scan::<Avx2, false>(input, measure, out)
     }
 }
 
 #[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
-pub(super) unsafe fn scan_avx512(input: &[u8], strict: bool, out: &mut Vec<u32>) -> ScanInfo {
+pub(super) unsafe fn scan_avx512(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
     if strict {
-        generic::scan::<Avx512, true>(input, out)
+        generic::scan::<Avx512, true>(input, measure, out)
     } else {
-        generic::scan::<Avx512, false>(input, out)
+        generic::scan::<Avx512, false>(input, measure, out)
     }
 }
