@@ -9,7 +9,10 @@ use qjson::ffi::read::{
 };
 use qjson::ffi::{ErrorInfo, Handle, Status};
 use qjson::{Kind, Options};
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
+
+mod common;
+use common::{error_info, message};
 use std::ptr::{null, null_mut};
 
 /// qjson installs a panic hook that records panics instead of printing
@@ -29,15 +32,6 @@ fn setup() {
             }
         }));
     });
-}
-
-fn error_info() -> ErrorInfo {
-    ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] }
-}
-
-fn message(e: &ErrorInfo) -> String {
-    // SAFETY: `fill` always NUL-terminates within the array.
-    unsafe { CStr::from_ptr(e.message.as_ptr()) }.to_str().expect("messages are UTF-8").to_string()
 }
 
 /// A failed parse's error details (printable for `unwrap`).

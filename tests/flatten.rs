@@ -9,11 +9,11 @@
 //! keeping the last of a repeated key (what a Lua table keeps).
 
 mod common;
+use common::{error_info, message};
 
 use proptest::prelude::*;
 use qjson::ffi::flatten::{qjson_decode, qjson_flatten};
 use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse};
-use qjson::ffi::ErrorInfo;
 use qjson::flatten::{Event, EventTag, KeyCache, Stream, StreamInfo};
 use qjson::{Document, Options, ROOT};
 use serde_json::{Map, Number, Value};
@@ -345,15 +345,6 @@ fn key_cache_renews_only_after_many_misses() {
     keys.renew_if_full();
     assert_eq!(keys.generation(), generation + 1);
     assert_eq!(keys.id(b"fresh").unwrap().0, 1, "ids start again");
-}
-
-fn error_info() -> ErrorInfo {
-    ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] }
-}
-
-fn message(e: &ErrorInfo) -> String {
-    // SAFETY: `fill` always NUL-terminates within the array.
-    unsafe { CStr::from_ptr(e.message.as_ptr()) }.to_string_lossy().into_owned()
 }
 
 /// The events `qjson_decode` returned, as a slice.

@@ -5,44 +5,17 @@
 
 use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_measured, qjson_parse_size};
 use qjson::ffi::read::{qjson_get_num, qjson_get_str, qjson_last_error};
-use qjson::ffi::{ErrorInfo, Handle, Status};
+use qjson::ffi::{Handle, Status};
 use qjson::{Document, Kind, Node, Options, ROOT};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 use std::ptr::null;
 
 mod common;
-
-struct Counting;
-
-thread_local! {
-    /// Allocations made and not yet freed by this thread.
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.with(|c| c.set(c.get() + 1));
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.with(|c| c.set(c.get() - 1));
-        System.dealloc(ptr, layout)
-    }
-}
+use common::{error_info, message, Counting, LIVE};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn error_info() -> ErrorInfo {
-    ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] }
-}
-
-fn message(e: &ErrorInfo) -> String {
-    // SAFETY: messages are always NUL-terminated within the array.
-    unsafe { CStr::from_ptr(e.message.as_ptr()) }.to_string_lossy().into_owned()
-}
 
 /// The caller's memory for one placed document (8-byte aligned).
 struct Placed {

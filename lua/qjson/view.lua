@@ -728,6 +728,20 @@ local function comma(buf, base, a, b, start)
   return a, b
 end
 
+-- The original value `vn` at bytes [vs, ve): the view read from it when
+-- that changed (told where its text ends, see pending), else its bytes,
+-- added to the run being copied. Returns the run.
+local function put_original(buf, st, base, a, b, vn, vs, ve, depth, put_value)
+  local child = is_dirty(st, vn)
+  if child then
+    a, b = flush(buf, base, a, b)
+    pending.view, pending_end = child, ve
+    put_value(child, depth)
+    return a, b
+  end
+  return extend(buf, base, a, b, vs, ve)
+end
+
 -- An object or array that is not an edited array (and, for an object,
 -- whose keys do not repeat). `lim`: the offset just past its closing
 -- bracket, or 0 when not known.
@@ -772,14 +786,7 @@ local function put_members(buf, st, depth, put_value, put_key, lim, object)
           buf:put(":")
         end
       end
-      local child = is_dirty(st, vn)
-      if child then
-        a, b = flush(buf, base, a, b)
-        pending.view, pending_end = child, ve
-        put_value(child, depth)
-      else
-        a, b = extend(buf, base, a, b, vs, ve)
-      end
+      a, b = put_original(buf, st, base, a, b, vn, vs, ve, depth, put_value)
     end
   end
   local added = st.added
@@ -810,14 +817,7 @@ local function put_array(buf, st, depth, put_value, lim)
       if i > 1 then
         a, b = comma(buf, base, a, b, vs)
       end
-      local child = is_dirty(st, o)
-      if child then
-        a, b = flush(buf, base, a, b)
-        pending.view, pending_end = child, ve
-        put_value(child, depth)
-      else
-        a, b = extend(buf, base, a, b, vs, ve)
-      end
+      a, b = put_original(buf, st, base, a, b, o, vs, ve, depth, put_value)
     else
       a, b = flush(buf, base, a, b)
       if i > 1 then

@@ -28,10 +28,23 @@ pub extern "C" fn qjson_parse(
     opts: *const Options,
     err: *mut ErrorInfo,
 ) -> *mut Handle {
+    boxed(input, len, opts, err, Document::parse)
+}
+
+/// A boxed document of `len` bytes at `input`, built by `build`; null on
+/// error, with `err` filled in.
+fn boxed(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    err: *mut ErrorInfo,
+    build: impl FnOnce(&'static [u8], &Options) -> Result<Document<'static>, crate::Error>,
+) -> *mut Handle {
     let parsed = guard(None, || {
-        // SAFETY: see above; the document's lifetime is managed by the caller.
+        // SAFETY: the input stays alive and unchanged until the document is
+        // freed (the contract of `qjson_parse`).
         let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
-        Some(Document::parse(input, &options(opts)))
+        Some(build(input, &options(opts)))
     });
     finish(parsed, err)
 }
@@ -51,18 +64,8 @@ pub extern "C" fn qjson_parse_size(input: *const c_char, len: usize, opts: *cons
         let input = unsafe { bytes(input as *const u8, len) };
         Some(Document::measure(input, &options(opts)))
     });
-    let size = match measured {
-        Some(Ok(tape_and_scratch)) => PLACED_HEADER + tape_and_scratch,
-        Some(Err(e)) => {
-            report(err, |r| r.fill_from(&e));
-            return 0;
-        }
-        None => {
-            report(err, |r| r.fill(&panic_message(), 0, 0, 0));
-            return 0;
-        }
-    };
-    i32::try_from(size).unwrap_or(i32::MAX)
+    settle(measured, err)
+        .map_or(0, |tape_and_scratch| i32::try_from(PLACED_HEADER + tape_and_scratch).unwrap_or(i32::MAX))
 }
 
 /// Second half for a document the caller chose not to place (it needs more
@@ -76,12 +79,7 @@ pub extern "C" fn qjson_parse_measured(
     opts: *const Options,
     err: *mut ErrorInfo,
 ) -> *mut Handle {
-    let parsed = guard(None, || {
-        // SAFETY: as for `qjson_parse`.
-        let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
-        Some(Document::parse_measured(input, &options(opts)))
-    });
-    finish(parsed, err)
+    boxed(input, len, opts, err, Document::parse_measured)
 }
 
 /// Bytes before the tape in a placed document: the handle, rounded up so
@@ -102,9 +100,13 @@ pub extern "C" fn qjson_parse_in(
     size: usize,
     err: *mut ErrorInfo,
 ) -> i32 {
+    let refuse = |msg: &str| {
+        report(err, |r| r.fill(msg, 0, 0, 0));
+        None
+    };
     let placed = guard(None, || {
         if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
-            return Some(Err("bad memory for a placed document".to_string()));
+            return refuse("bad memory for a placed document");
         }
         // SAFETY: the caller keeps `input` alive and unchanged while the
         // document lives (as for `qjson_parse`), and passes `size` writable
@@ -113,27 +115,17 @@ pub extern "C" fn qjson_parse_in(
         let rest: &'static mut [u32] = unsafe {
             std::slice::from_raw_parts_mut(mem.cast::<u8>().add(PLACED_HEADER).cast(), (size - PLACED_HEADER) / 4)
         };
-        Some(match Document::place(input, &options(opts), rest) {
+        match Document::place(input, &options(opts), rest) {
             Ok(Some(doc)) => {
                 // SAFETY: aligned and large enough (checked above).
                 unsafe { mem.cast::<Handle>().write(Handle::placed(doc)) };
-                Ok(())
+                Some(Ok(()))
             }
-            Ok(None) => Err("memory too small for the placed document".to_string()),
-            Err(e) => Err(e.to_string()),
-        })
+            Ok(None) => refuse("memory too small for the placed document"),
+            Err(e) => Some(Err(e)),
+        }
     });
-    match placed {
-        Some(Ok(())) => 1,
-        Some(Err(msg)) => {
-            report(err, |r| r.fill(&msg, 0, 0, 0));
-            0
-        }
-        None => {
-            report(err, |r| r.fill(&panic_message(), 0, 0, 0));
-            0
-        }
-    }
+    settle(placed, err).map_or(0, |()| 1)
 }
 
 /// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
@@ -162,12 +154,20 @@ pub extern "C" fn qjson_parse_file(
     finish(parsed, err)
 }
 
+/// A boxed handle for the parsed document, or null with `err` filled in.
 fn finish(parsed: Option<Result<Document<'static>, crate::Error>>, err: *mut ErrorInfo) -> *mut Handle {
-    match parsed {
-        Some(Ok(doc)) => Box::into_raw(Handle::boxed(doc)),
+    settle(parsed, err).map_or(std::ptr::null_mut(), |doc| Box::into_raw(Handle::boxed(doc)))
+}
+
+/// The value of a guarded call, or `None` with `err` filled in: the error's
+/// message and position, or for `None` (a panic, unless the call reported
+/// its own failure first) the panic's message.
+fn settle<T>(outcome: Option<Result<T, crate::Error>>, err: *mut ErrorInfo) -> Option<T> {
+    match outcome {
+        Some(Ok(v)) => Some(v),
         Some(Err(e)) => {
             report(err, |r| r.fill_from(&e));
-            std::ptr::null_mut()
+            None
         }
         None => {
             report(err, |r| {
@@ -175,7 +175,7 @@ fn finish(parsed: Option<Result<Document<'static>, crate::Error>>, err: *mut Err
                     r.fill(&panic_message(), 0, 0, 0)
                 }
             });
-            std::ptr::null_mut()
+            None
         }
     }
 }

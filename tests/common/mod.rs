@@ -1,10 +1,52 @@
 //! Helpers shared by the integration tests: the shared test data, proptest
-//! case counts, and short ways to parse and to expect an error.
+//! case counts, short ways to parse and to expect an error, the C ABI's
+//! error struct, and an allocator that counts.
 
 #![allow(dead_code)]
 
+use qjson::ffi::ErrorInfo;
 use qjson::{Document, Error, ErrorKind, Options};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::ffi::CStr;
 use std::path::PathBuf;
+
+/// An empty `qjson_error` for a C ABI call to fill.
+pub fn error_info() -> ErrorInfo {
+    ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] }
+}
+
+/// The message a C ABI call left in `e`.
+pub fn message(e: &ErrorInfo) -> String {
+    // SAFETY: `fill` always NUL-terminates within the array.
+    unsafe { CStr::from_ptr(e.message.as_ptr()) }.to_str().expect("messages are UTF-8").to_string()
+}
+
+/// A global allocator that counts, per thread, the allocations made
+/// (reallocations included) and those not yet freed. A test binary that
+/// counts installs it: `#[global_allocator] static GLOBAL: Counting = Counting;`.
+pub struct Counting;
+
+thread_local! {
+    pub static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    pub static LIVE: Cell<isize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        LIVE.with(|c| c.set(c.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.with(|c| c.set(c.get() - 1));
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        System.realloc(ptr, layout, new_size)
+    }
+}
 
 /// `../shared/data` beside the crate, or `None` (after saying so on stderr,
 /// so a skipped test is visible) when this checkout has no data.
