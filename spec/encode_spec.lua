@@ -5,6 +5,7 @@ local qjson = require("qjson")
 local cjson = require("cjson")
 local ffi = require("ffi")
 local support = require("support")
+local view = require("qjson.view")
 local gen = require("encode_support")
 
 local function both(v)
@@ -168,6 +169,36 @@ describe("encode beyond lua-cjson", function()
       qjson.encode({ a = { b = print } })
     end)
     assert.are.equal('{"a":[1,2]}', qjson.encode({ a = { 1, 2 } }))
+    -- An error inside a view's writer, with part of the view written.
+    local v = qjson.decode('{"a": [1, 2], "b": {"c": 2}, "d": 4}')
+    v.b.c = print
+    assert.are.equal("Cannot serialise function: type not supported", support.error_of(qjson.encode, v))
+    assert.are.equal("Cannot serialise function: type not supported", support.error_of(qjson.encode, v))
+    v.b.c = 3
+    assert.are.equal('{"a":[1, 2],"b":{"c":3},"d":4}', qjson.encode(v))
+    assert.are.equal("[true]", qjson.encode({ true }))
+  end)
+
+  it("can be called while an encode is writing (by a finalizer)", function()
+    -- The view writer's hook stands in for a finalizer that the walk's
+    -- allocations ran and that encodes.
+    local hooks = require("qjson.encode").views[view.ObjectMT]
+    local put = hooks.put
+    local inner = {}
+    hooks.put = function(...)
+      inner[#inner + 1] = qjson.encode({ #inner + 1, { 1, 2 } })
+      return put(...)
+    end
+    local ok, out = pcall(function()
+      local v = qjson.decode('{"a": 1, "b": {"c": 2}}')
+      v.b.c = { 3 }
+      return qjson.encode({ x = v })
+    end)
+    hooks.put = put
+    assert(ok, out)
+    assert.are.equal('{"x":{"a":1,"b":{"c":[3]}}}', out)
+    assert.are.same({ "[1,[1,2]]", "[2,[1,2]]" }, inner)
+    assert.are.equal('{"y":1}', qjson.encode({ y = 1 }))
   end)
 end)
 

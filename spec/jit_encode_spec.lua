@@ -8,6 +8,12 @@
 -- µs after view encodes). Whether LuaJIT blacklists depends on its hot
 -- counters, so this checks the path instead: no generic writer frame
 -- below the view writer.
+--
+-- Nor a pcall frame: a view's member loop becomes a trace of its own, and
+-- LuaJIT cannot trace the return from it into a pcall frame below, so
+-- under a pcall every encode of an edited view ended in the interpreter
+-- (measured on a 2 KB chat request with one edit: 1.4 µs an encode under
+-- the pcall, 0.8 µs without).
 local qjson = require("qjson")
 local encode_module = require("qjson.encode")
 local view = require("qjson.view")
@@ -60,5 +66,36 @@ describe("encoding a view", function()
         assert.are_not.equal(writer_line, line)
       end
     end
+  end)
+
+  it("writes views with no pcall frame between encode and the view writer", function()
+    local hooks = encode_module.views[view.ObjectMT]
+    local put = hooks.put
+    local caller, protected, reached
+    hooks.put = function(...)
+      for level = 2, 40 do
+        local info = debug.getinfo(level, "f")
+        if info == nil or info.func == caller then
+          reached = info ~= nil
+          break
+        end
+        if info.func == pcall or info.func == xpcall then
+          protected = true
+        end
+      end
+      return put(...)
+    end
+    caller = function()
+      local v = qjson.decode('{"a": 1, "b": {"c": 2}}')
+      v.b.c = 3
+      local out = qjson.encode(v) -- (not a tail call: this frame must stay)
+      return out
+    end
+    local ok, out = pcall(caller)
+    hooks.put = put
+    assert(ok, out)
+    assert.are.equal('{"a":1,"b":{"c":3}}', out)
+    assert.is_true(reached)
+    assert.is_nil(protected)
   end)
 end)
