@@ -79,31 +79,6 @@ function M.qjson_job(body, file)
   return out
 end
 
--- Until lazy views exist: the document API reads, and no re-encode.
-M.views = decode ~= nil and len ~= nil
-if not M.views then
-  local MODEL, MESSAGES, CONTENT, TYPE, TEXT = qjson.path("model"), qjson.path("messages"), qjson.path("content"),
-    qjson.path("type"), qjson.path("text")
-  function M.qjson_job(body, file)
-    local d = body and qjson.parse(body) or parse_file(file)
-    local sum = #d:get_str(MODEL)
-    for _, msg in d:ipairs(MESSAGES) do
-      if msg:typeof(CONTENT) == "string" then
-        sum = sum + #msg:get_str(CONTENT)
-      else
-        for _, part in msg:ipairs(CONTENT) do
-          sum = sum + #part:get_str(TYPE)
-          if part:typeof(TEXT) == "string" then
-            sum = sum + #part:get_str(TEXT)
-          end
-        end
-      end
-    end
-    d:close()
-    return body or read_file(file) -- the re-encode is pending: the body as it came
-  end
-end
-
 -- The floor: the body read (from memory or its file) and its length
 -- answered, no JSON work: the most requests/s any handler can reach here.
 function M.floor_job(body, file)
