@@ -671,8 +671,39 @@ function M.gateway_markdown(g, rel)
     end
     add("Targets:", "", util.md_table({ "target", "measured", "needed", "verdict" }, rows3, "lrrl"), "")
   end
+  add(M.gateway_costs(g), "")
   add("![requests/s and p99 latency per body size](bench-gateway.png)", "")
   return concat(L, "\n")
+end
+
+-- Time per request (1 / requests/s) and what each handler adds to the
+-- floor's: the JSON job's own cost, which the ratios of whole requests
+-- dilute where the floor is most of a request (small bodies).
+function M.gateway_costs(g)
+  local by = {}
+  for _, r in ipairs(g.rows) do
+    by[r.body_label .. "/" .. r.mode .. "/" .. r.handler] = r
+  end
+  local rows = {}
+  for _, r in ipairs(g.rows) do
+    local key = r.body_label .. "/" .. r.mode .. "/"
+    local floor, cj = by[key .. "floor (no JSON)"], by[key .. "lua-cjson"]
+    if r.handler == "qjson" and floor and cj then
+      local us = function(x)
+        return 1e6 / x.rps
+      end
+      local q_job, c_job = us(r) - us(floor), us(cj) - us(floor)
+      rows[#rows + 1] = { r.body_label, r.mode, format("%.1f", us(floor)), format("%.1f", us(cj)),
+        format("%.1f", us(r)), format("%.1f", c_job), q_job > 0 and format("%.1f", q_job) or "below the floor",
+        q_job > 0 and fmt_sig(c_job / q_job, "×") or "" }
+    end
+  end
+  return "Where a request's time goes (µs a request = 1 / requests/s; \"job\" = a handler's time beyond the "
+    .. "floor's, the JSON work and the garbage it leaves; from the medians above, so as noisy as they are: a "
+    .. "handler can measure below the floor). Where the floor is most of a request, as at 2 KB, the "
+    .. "requests/s ratio stays well below the ratio of the jobs:\n\n"
+    .. util.md_table({ "body", "body in", "floor µs", "lua-cjson µs", "qjson µs", "lua-cjson job µs",
+      "qjson job µs", "job × cjson" }, rows, "llrrrrrr")
 end
 
 function M.markdown(results, results_rel, gateway, gateway_rel)
