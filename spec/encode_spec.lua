@@ -179,6 +179,19 @@ describe("encode beyond lua-cjson", function()
     assert.are.equal("[true]", qjson.encode({ true }))
   end)
 
+  it("can be called again after an error in another coroutine", function()
+    local co = coroutine.create(function()
+      qjson.encode({ a = { 1, print } })
+    end)
+    local ok, err = coroutine.resume(co)
+    assert.is_false(ok)
+    assert.are.equal("Cannot serialise function: type not supported", err)
+    assert.are.equal('{"a":[1,2]}', qjson.encode({ a = { 1, 2 } }))
+    assert.are.equal("[3]", coroutine.wrap(function()
+      return qjson.encode({ 3 })
+    end)())
+  end)
+
   it("can be called while an encode is writing (by a finalizer)", function()
     -- The view writer's hook stands in for a finalizer that the walk's
     -- allocations ran and that encodes.
