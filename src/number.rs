@@ -109,8 +109,9 @@ pub(crate) fn to_f64(text: &[u8]) -> f64 {
 /// a double exactly and the power of ten is within 10^22, one correctly
 /// rounded multiplication or division is the exact answer (Clinger's fast
 /// path); other numbers of up to 19 digits go to Eisel-Lemire with those
-/// digits (`compute_float`). Everything else goes to Rust's parser; with `lenient`, so do
-/// numbers outside JSON's grammar (hex, NaN, a leading zero...).
+/// digits (`compute_float`). Everything else goes to Rust's parser; with
+/// `lenient`, so do numbers outside JSON's grammar (hex, NaN, a leading
+/// zero...).
 #[inline]
 pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
     let negative = s[0] == b'-';
@@ -177,7 +178,9 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
             return if negative { -v } else { v };
         }
         // The digits are exact: Eisel-Lemire from them, without parsing
-        // the text again (None only near a halfway point).
+        // the text again (None only near a halfway point). Past ±400 every
+        // 19-digit mantissa gives 0 or infinity, so the clamp keeps the
+        // result and makes the cast to i32 safe for any exponent.
         if let Some(v) = compute_float::compute_float::<f64>(negative, mantissa, exp10.clamp(-400, 400) as i32) {
             return v;
         }
