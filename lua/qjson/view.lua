@@ -15,9 +15,10 @@
 --           child views read so far, by key or index: a container read
 --           twice is the same view, and a view edited through a
 --           temporary reference (`v.a.b = 1`) keeps its edit. The first
---           is held in ck (key) and cv (view), the others in the cache
---           table, made only for a second one (a table costs as much as a
---           read). Scalars are not cached (a read is one native call).
+--           is held in ck (key) and cv (view), false until then; the
+--           others in the cache table, made only for a second one (a
+--           table costs as much as a read). Scalars are not cached (a read
+--           is one native call).
 --   objects: edits[k] = new value or DELETED; enode[value node] = k for
 --            edited keys the document has; added = keys it has not,
 --            in the order they were added
@@ -68,7 +69,7 @@ M.ObjectMT, M.ArrayMT = ObjectMT, ArrayMT
 -- deferred value errors, a closed document).
 local function fail(st)
   err_box.message[0] = 0
-  C.qjson_last_error(st.ptr, err_box)
+  C.qjson_last_error(st.d.ptr, err_box)
   error("qjson: " .. ffi_string(err_box.message), 0)
 end
 
@@ -86,10 +87,15 @@ function M.is_view(v)
 end
 
 local function new_view(d, node, kind, parent, n)
-  -- (dirty is nil until an edit: with ck and cv, the fields fit the eight
-  -- hash slots this constructor allocates. `n`, an array's length when
-  -- known, is set here rather than added after: adding a key costs more.)
-  local st = { d = d, ptr = d.ptr, node = node, parent = parent, self = false, n = n }
+  -- (Reads reach the document through d.ptr: with cache, which a second
+  -- child read adds, the fields fit the eight hash slots this constructor
+  -- allocates; a ninth would make the table rehash to sixteen (a view
+  -- whose second child is read cost 0.15 us more with a `ptr` field
+  -- here). ck and cv start false, not nil, so that their slots are in the
+  -- constructor's template and the first child read stores into them
+  -- instead of adding keys; `n`, an array's length when known, is set here
+  -- for the same reason. dirty is nil until an edit.)
+  local st = { d = d, node = node, parent = parent, self = false, n = n, ck = false, cv = false }
   local v = setmetatable({ [STATE] = st }, kind == OBJECT and ObjectMT or ArrayMT)
   st.self = v
   local registry = d.views
@@ -128,7 +134,7 @@ end
 -- Forgets the child view cached at `k`.
 local function uncache(st, k)
   if st.ck == k then
-    st.ck, st.cv = nil, nil
+    st.ck, st.cv = false, false
   end
   local cache = st.cache
   if cache ~= nil then
@@ -159,7 +165,7 @@ local function child_view(pst, node, kind, key)
     end
   end
   if key ~= nil then
-    if pst.ck == nil then
+    if not pst.ck then
       pst.ck, pst.cv = key, v
     else
       local cache = pst.cache
@@ -179,13 +185,13 @@ end
 local function big_integer(st, node, approx)
   local mode = st.d.big_int
   if mode == "cdata" then
-    if C.qjson_get_i64(st.ptr, node, nil, 0, nil, i64_box) == NUMBER then
+    if C.qjson_get_i64(st.d.ptr, node, nil, 0, nil, i64_box) == NUMBER then
       return C.qjson_load_i64(i64_box)
-    elseif C.qjson_get_u64(st.ptr, node, nil, 0, nil, u64_box) == NUMBER then
+    elseif C.qjson_get_u64(st.d.ptr, node, nil, 0, nil, u64_box) == NUMBER then
       return C.qjson_load_u64(u64_box)
     end
   elseif mode == "string" then
-    C.qjson_get_raw(st.ptr, node, nil, 0, nil, ptr_box, size_box)
+    C.qjson_get_raw(st.d.ptr, node, nil, 0, nil, ptr_box, size_box)
     local str = ffi_string(ptr_box[0], size_box[0])
     return str
   end
@@ -208,7 +214,8 @@ local function value_of(st, k, key)
     local num = C.qjson_load_f64(val_num)
     return num
   elseif k == OBJECT or k == ARRAY then
-    return child_view(st, box.node, k, key)
+    local v = child_view(st, box.node, k, key)
+    return v
   elseif k == BOOLEAN then
     return box.flag ~= 0
   elseif k == NULL then
@@ -241,7 +248,7 @@ local function object_get(self, k)
   if c ~= nil then
     return c
   end
-  local v = value_of(st, C.qjson_child(st.ptr, st.node, k, #k, 0, val_box), k)
+  local v = value_of(st, C.qjson_child(st.d.ptr, st.node, k, #k, 0, val_box), k)
   return v
 end
 
@@ -249,7 +256,7 @@ end
 local function array_len(st)
   local n = st.n
   if n == nil then
-    C.qjson_get_len(st.ptr, st.node, nil, 0, nil, size_box)
+    C.qjson_get_len(st.d.ptr, st.node, nil, 0, nil, size_box)
     n = tonumber(size_box[0])
     st.n = n
   end
@@ -269,7 +276,7 @@ local function array_get(self, i)
     end
     local v = st.vals[i]
     if v == nil then
-      v = value_of(st, C.qjson_read(st.ptr, o, val_box), nil)
+      v = value_of(st, C.qjson_read(st.d.ptr, o, val_box), nil)
       st.vals[i] = v
     elseif v == DELETED then
       return nil
@@ -284,7 +291,7 @@ local function array_get(self, i)
   if i < 1 or i ~= floor(i) then
     return nil
   end
-  local v = value_of(st, C.qjson_child(st.ptr, st.node, nil, 0, i - 1, val_box), i)
+  local v = value_of(st, C.qjson_child(st.d.ptr, st.node, nil, 0, i - 1, val_box), i)
   return v
 end
 
@@ -299,14 +306,14 @@ ArrayMT.__index = array_get
 local function unique_pairs(st)
   local u = st.uniq
   if u == nil then
-    local count = tonumber(C.qjson_unique_members(st.ptr, st.node, nil, 0))
+    local count = tonumber(C.qjson_unique_members(st.d.ptr, st.node, nil, 0))
     if count < 0 then
       fail(st)
     end
     u = false
     if count > 0 then
       local buf = ffi.new("uint32_t[?]", 2 * count)
-      C.qjson_unique_members(st.ptr, st.node, buf, count)
+      C.qjson_unique_members(st.d.ptr, st.node, buf, count)
       u = { n = count }
       for i = 0, 2 * count - 1 do
         u[i + 1] = buf[i]
@@ -329,17 +336,17 @@ local function step_member(st, pos)
       return nil
     end
     local kn, vn = u[2 * i - 1], u[2 * i]
-    if C.qjson_read(st.ptr, kn, key_box) ~= STRING then
+    if C.qjson_read(st.d.ptr, kn, key_box) ~= STRING then
       fail(st)
     end
     local key = ffi_string(key_box.ptr, key_box.len)
-    local kind = C.qjson_read(st.ptr, vn, val_box)
+    local kind = C.qjson_read(st.d.ptr, vn, val_box)
     if kind <= 0 then
       fail(st)
     end
     return i, key, kind, kn, vn
   end
-  local kind = C.qjson_entry(st.ptr, st.node, pos, key_box, val_box)
+  local kind = C.qjson_entry(st.d.ptr, st.node, pos, key_box, val_box)
   if kind <= 0 then
     if kind == MISSING then
       return nil
@@ -474,7 +481,7 @@ local function object_set(self, k, x)
   end
   if edits[k] == nil then
     -- First edit of `k`: does the document have it?
-    local kind = tk == "string" and C.qjson_child(st.ptr, st.node, k, #k, 0, val_box) or MISSING
+    local kind = tk == "string" and C.qjson_child(st.d.ptr, st.node, k, #k, 0, val_box) or MISSING
     if kind > 0 then
       st.enode = st.enode or {}
       st.enode[val_box.node] = k
@@ -501,7 +508,7 @@ local function edit_array(st)
   local orig, vals, n = {}, {}, 0
   local prev = 0
   while true do
-    local k = C.qjson_next(st.ptr, st.node, prev, node_box)
+    local k = C.qjson_next(st.d.ptr, st.node, prev, node_box)
     if k <= 0 then
       if k ~= MISSING then
         fail(st)
@@ -513,7 +520,7 @@ local function edit_array(st)
     orig[n] = prev
     vals[n] = cached(st, n)
   end
-  st.orig, st.vals, st.n, st.cache, st.ck, st.cv = orig, vals, n, nil, nil, nil
+  st.orig, st.vals, st.n, st.cache, st.ck, st.cv = orig, vals, n, nil, false, false
 end
 
 local function array_set(self, i, x)
@@ -605,7 +612,7 @@ end
 
 -- Appends the original bytes of `node`.
 local function put_raw(buf, st, node)
-  local k = C.qjson_get_raw(st.ptr, node, nil, 0, nil, ptr_box, size_box)
+  local k = C.qjson_get_raw(st.d.ptr, node, nil, 0, nil, ptr_box, size_box)
   if k <= 0 then
     fail(st)
   end
@@ -690,7 +697,7 @@ local pending_end = 0
 
 -- The input's first byte, for copying runs of it.
 local function input_base(st)
-  if C.qjson_input(st.ptr, ptr_box, nil) <= 0 then
+  if C.qjson_input(st.d.ptr, ptr_box, nil) <= 0 then
     fail(st)
   end
   return ptr_box[0]
@@ -746,7 +753,7 @@ end
 -- whose keys do not repeat). `lim`: the offset just past its closing
 -- bracket, or 0 when not known.
 local function put_members(buf, st, depth, put_value, put_key, lim, object)
-  local ptr, node = st.ptr, st.node
+  local ptr, node = st.d.ptr, st.node
   local base = input_base(st)
   local edits, enode = st.edits, st.enode
   buf:put(object and "{" or "[")
@@ -802,7 +809,7 @@ end
 -- An edited array: original elements (runs of them when they are still
 -- adjacent) and new values.
 local function put_array(buf, st, depth, put_value, lim)
-  local ptr, node = st.ptr, st.node
+  local ptr, node = st.d.ptr, st.node
   local base = input_base(st)
   local orig, vals = st.orig, st.vals
   buf:put("[")
@@ -931,7 +938,7 @@ function M.decoded(d, first)
   if kind == OBJECT or kind == ARRAY then
     return new_view(d, 0, kind, nil)
   end
-  local v = value_of({ d = d, ptr = d.ptr }, kind, nil)
+  local v = value_of({ d = d }, kind, nil)
   C.qjson_close(d.ptr)
   return v
 end
@@ -989,7 +996,7 @@ function materialize(v, array_mt, seen)
     build_settings.null = M.null
     build_settings.array_mt = array_mt
     build_settings.empty_array_mt = encoder.empty_array_mt
-    return tables.from_node(st.ptr, st.node, build_settings)
+    return tables.from_node(st.d.ptr, st.node, build_settings)
   end
   if getmetatable(v) == ObjectMT then
     local t = {}
