@@ -166,14 +166,16 @@ int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
 // encoding a changed view (untouched members are copied from the input,
 // runs of them at a time, without looking for the end of each value).
 // `child` is a node from `qjson_next` on `parent` (an object's key node).
-// Writes six offsets to `out`: `out[0]` the next child's node (0 after
+// Writes eight offsets to `out`: `out[0]` the next child's node (0 after
 // the last), `out[1]`..`out[2]` the key (for an array element, both are
-// where the element starts), `out[3]`..`out[4]` the value, and `out[5]`,
+// where the element starts), `out[3]`..`out[4]` the value, `out[5]`,
 // after the last child only, the offset just past the parent's closing
-// bracket. A value's end comes from where the next child starts, or for
-// the last child from the parent's end: `parent_end` when the caller
-// knows it (0 when not: then found from the input's end for the root,
-// else from the text). Returns the value's kind, or `Error`.
+// bracket, and `out[6]`..`out[7]` the parent's text when its end is
+// known without a search (the root's, or `parent_end`; else both 0). A
+// value's end comes from where the next child starts, or for the last
+// child from the parent's end: `parent_end` when the caller knows it (0
+// when not: then found from the input's end for the root, else from the
+// text). Returns the value's kind, or `Error`.
 int32_t qjson_member_span(qjson_doc *doc,
                           uint32_t parent,
                           uint32_t child,

@@ -175,7 +175,7 @@ describe("encode beyond lua-cjson", function()
     assert.are.equal("Cannot serialise function: type not supported", support.error_of(qjson.encode, v))
     assert.are.equal("Cannot serialise function: type not supported", support.error_of(qjson.encode, v))
     v.b.c = 3
-    assert.are.equal('{"a":[1, 2],"b":{"c":3},"d":4}', qjson.encode(v))
+    assert.are.equal('{"a":[1, 2],"b":{"c": 3},"d":4}', qjson.encode(v))
     assert.are.equal("[true]", qjson.encode({ true }))
   end)
 
@@ -209,7 +209,7 @@ describe("encode beyond lua-cjson", function()
     end)
     hooks.put = put
     assert(ok, out)
-    assert.are.equal('{"x":{"a":1,"b":{"c":[3]}}}', out)
+    assert.are.equal('{"x":{"a":1,"b":{"c": [3]}}}', out)
     assert.are.same({ "[1,[1,2]]", "[2,[1,2]]" }, inner)
     assert.are.equal('{"y":1}', qjson.encode({ y = 1 }))
   end)

@@ -57,7 +57,7 @@ describe("encoding a view", function()
     end)
     hooks.put = put
     assert(ok, out)
-    assert.are.equal('{"a":2,"b":[1,{"c":4}],"d":{"e": 3}}', out)
+    assert.are.equal('{"a":2,"b":[1,{"c": 4}],"d":{"e": 3}}', out)
     -- The root, b and b[2] are written by the view writer (d is copied).
     assert.are.equal(3, #calls)
     for _, frames in ipairs(calls) do
@@ -94,7 +94,7 @@ describe("encoding a view", function()
     local ok, out = pcall(caller)
     hooks.put = put
     assert(ok, out)
-    assert.are.equal('{"a":1,"b":{"c":3}}', out)
+    assert.are.equal('{"a":1,"b":{"c": 3}}', out)
     assert.is_true(reached)
     assert.is_nil(protected)
   end)

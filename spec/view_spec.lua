@@ -200,12 +200,49 @@ describe("encode of views", function()
   it("re-encodes only what changed", function()
     local v = qjson.decode('{"a": {"x": 1,  "y": [1,  2]}, "b": [ 3 ], "c": "\\u0041"}')
     v.a.x = 2
-    assert.are.equal('{"a":{"x":2,"y":[1,  2]},"b":[ 3 ],"c":"\\u0041"}', qjson.encode(v))
+    -- (a: one value replaced, so its text is copied around the new value,
+    -- whitespace included; the root, which holds a changed view, is
+    -- written member by member.)
+    assert.are.equal('{"a":{"x": 2,  "y": [1,  2]},"b":[ 3 ],"c":"\\u0041"}', qjson.encode(v))
     v.b[2] = 4
-    assert.are.equal('{"a":{"x":2,"y":[1,  2]},"b":[3,4],"c":"\\u0041"}', qjson.encode(v))
+    assert.are.equal('{"a":{"x": 2,  "y": [1,  2]},"b":[3,4],"c":"\\u0041"}', qjson.encode(v))
     v.c = nil
     v.d = { 1, 2 }
-    assert.are.equal('{"a":{"x":2,"y":[1,  2]},"b":[3,4],"d":[1,2]}', qjson.encode(v))
+    assert.are.equal('{"a":{"x": 2,  "y": [1,  2]},"b":[3,4],"d":[1,2]}', qjson.encode(v))
+  end)
+
+  it("copies an object with one value replaced around the new value", function()
+    local s = ' {"a": 1 , "b": [1, 2],\n "c": {"x": "y"} } '
+    local v = qjson.decode(s)
+    v.a = 5
+    -- The object's own text, from its brace to its brace.
+    assert.are.equal('{"a": 5 , "b": [1, 2],\n "c": {"x": "y"} }', qjson.encode(v))
+    v.a = { 7 } -- the same key again: still one replaced value
+    assert.are.equal('{"a": [7] , "b": [1, 2],\n "c": {"x": "y"} }', qjson.encode(v))
+    local last = qjson.decode(s)
+    last.c = qjson.null
+    assert.are.equal('{"a": 1 , "b": [1, 2],\n "c": null }', qjson.encode(last))
+  end)
+
+  it("writes an object member by member when more than one value changed", function()
+    local s = '{"a": 1, "b": [1, 2], "c": {"x": "y"}}'
+    local two = qjson.decode(s)
+    two.a, two.b = 5, 6
+    assert.are.equal('{"a":5,"b":6,"c":{"x": "y"}}', qjson.encode(two))
+    local deleted = qjson.decode(s)
+    deleted.a = nil
+    assert.are.equal('{"b":[1, 2],"c":{"x": "y"}}', qjson.encode(deleted))
+    local added = qjson.decode(s)
+    added.a, added.d = 5, true
+    assert.are.equal('{"a":5,"b":[1, 2],"c":{"x": "y"},"d":true}', qjson.encode(added))
+    local nested = qjson.decode(s)
+    nested.a, nested.c.x = 5, "z"
+    assert.are.equal('{"a":5,"b":[1, 2],"c":{"x": "z"}}', qjson.encode(nested))
+    -- A changed view encoded on its own (its end is not known without a
+    -- search of the text) is written member by member too.
+    local inner = qjson.decode('{"c": {"x": 1, "y": 2}}').c
+    inner.x = 3
+    assert.are.equal('{"x":3,"y":2}', qjson.encode(inner))
   end)
 
   it("puts views inside plain tables and other views", function()
@@ -281,7 +318,7 @@ describe("edits", function()
     v.m[1].role = "system"
     collectgarbage("collect")
     assert.are.equal("system", v.m[1].role)
-    assert.are.equal('{"m":[{"role":"system"}]}', qjson.encode(v))
+    assert.are.equal('{"m":[{"role": "system"}]}', qjson.encode(v))
   end)
 
   it("keeps empty arrays as [] through decode, edit and encode", function()

@@ -96,14 +96,16 @@ pub extern "C" fn qjson_input(doc: *mut Handle, out_ptr: *mut *const c_char, out
 /// encoding a changed view (untouched members are copied from the input,
 /// runs of them at a time, without looking for the end of each value).
 /// `child` is a node from `qjson_next` on `parent` (an object's key node).
-/// Writes six offsets to `out`: `out[0]` the next child's node (0 after
+/// Writes eight offsets to `out`: `out[0]` the next child's node (0 after
 /// the last), `out[1]`..`out[2]` the key (for an array element, both are
-/// where the element starts), `out[3]`..`out[4]` the value, and `out[5]`,
+/// where the element starts), `out[3]`..`out[4]` the value, `out[5]`,
 /// after the last child only, the offset just past the parent's closing
-/// bracket. A value's end comes from where the next child starts, or for
-/// the last child from the parent's end: `parent_end` when the caller
-/// knows it (0 when not: then found from the input's end for the root,
-/// else from the text). Returns the value's kind, or `Error`.
+/// bracket, and `out[6]`..`out[7]` the parent's text when its end is
+/// known without a search (the root's, or `parent_end`; else both 0). A
+/// value's end comes from where the next child starts, or for the last
+/// child from the parent's end: `parent_end` when the caller knows it (0
+/// when not: then found from the input's end for the root, else from the
+/// text). Returns the value's kind, or `Error`.
 #[no_mangle]
 pub extern "C" fn qjson_member_span(doc: *mut Handle, parent: u32, child: u32, parent_end: u32, out: *mut u32) -> i32 {
     with_input(doc, |d| {
@@ -143,11 +145,16 @@ pub extern "C" fn qjson_member_span(doc: *mut Handle, parent: u32, child: u32, p
         if !(key_start <= key_end && key_end <= value_start && value_start < value_end) {
             return Err(BAD_SPAN.into());
         }
-        // SAFETY: checked non-null above; the caller passes room for six.
-        let out = unsafe { std::slice::from_raw_parts_mut(out, 6) };
+        let known_end = match parent_end as usize {
+            0 if parent == ROOT => skip_ws_back(input, input.len()),
+            e => e,
+        };
+        let parent_text = if known_end == 0 { (0, 0) } else { (pos(parent), known_end) };
+        // SAFETY: checked non-null above; the caller passes room for eight.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, 8) };
         // Offsets fit: a document's input is at most u32::MAX bytes.
-        for (o, v) in out.iter_mut().zip([next.unwrap_or(0) as usize, key_start, key_end, value_start, value_end, end])
-        {
+        let offsets = [next.unwrap_or(0) as usize, key_start, key_end, value_start, value_end, end];
+        for (o, v) in out.iter_mut().zip(offsets.into_iter().chain([parent_text.0, parent_text.1])) {
             *o = v as u32;
         }
         Ok(kind as i32)
@@ -198,46 +205,52 @@ mod tests {
     use std::ptr::{null, null_mut};
 
     /// Each child's spans as text: (key, value), with the parent's end
-    /// after the last.
-    fn spans(text: &'static str, parent: u32, parent_end: u32) -> Vec<(String, String, u32)> {
+    /// after the last; and the parent's text, which every child reports
+    /// the same (None when its end is not known without a search).
+    fn spans(text: &'static str, parent: u32, parent_end: u32) -> (Vec<(String, String, u32)>, Option<String>) {
         let doc = qjson_parse(text.as_ptr().cast(), text.len(), null(), null_mut());
         assert!(!doc.is_null());
-        let (mut child, mut out, mut got) = (0, [0u32; 6], Vec::new());
+        let (mut child, mut out, mut got, mut parents) = (0, [0u32; 8], Vec::new(), Vec::new());
         assert!(qjson_next(doc, parent, 0, &mut child) > 0);
         while child != 0 {
             assert!(qjson_member_span(doc, parent, child, parent_end, out.as_mut_ptr()) > 0, "{text}");
             let s = |a: u32, b: u32| text[a as usize..b as usize].to_string();
             got.push((s(out[1], out[2]), s(out[3], out[4]), out[5]));
+            parents.push((out[7] != 0).then(|| s(out[6], out[7])));
             child = out[0];
         }
         qjson_free(doc);
-        got
+        parents.dedup();
+        assert_eq!(parents.len(), 1, "{text}");
+        (got, parents.pop().unwrap())
     }
 
     #[test]
     fn member_spans_come_from_the_next_member() {
         let text = " { \"a\" :\t1 , \"b\":[ \"x\" , {} ]\n,\"c\":{\"d\":\"}\"} } \n";
         let s = |k: &str, v: &str, e: u32| (k.to_string(), v.to_string(), e);
-        let root = spans(text, 0, 0);
+        let (root, root_text) = spans(text, 0, 0);
         assert_eq!(root, [s("\"a\"", "1", 0), s("\"b\"", "[ \"x\" , {} ]", 0), s("\"c\"", "{\"d\":\"}\"}", 46)]);
+        assert_eq!(root_text.as_deref(), Some(text.trim()));
         // Elements of "b" (node 5: root header 2, key "a", 1, key "b"),
         // the array's end found from its text, then given.
-        let b = spans(text, 5, 0);
+        let (b, unknown) = spans(text, 5, 0);
         assert_eq!(b, [s("", "\"x\"", 0), s("", "{}", 29)]);
-        assert_eq!(spans(text, 5, 29), b);
+        assert_eq!(unknown, None);
+        assert_eq!(spans(text, 5, 29), (b, Some("[ \"x\" , {} ]".to_string())));
     }
 
     #[test]
     fn member_span_rejects_what_does_not_fit() {
         let text = "[1, [2], 3]";
         let doc = qjson_parse(text.as_ptr().cast(), text.len(), null(), null_mut());
-        let mut out = [0u32; 6];
+        let mut out = [0u32; 8];
         // A parent end that is not past a closing bracket, a scalar parent.
         assert_eq!(qjson_member_span(doc, 0, 6, 5, out.as_mut_ptr()), Status::Error as i32);
         assert_eq!(qjson_member_span(doc, 2, 3, 0, out.as_mut_ptr()), Status::Error as i32);
         assert_eq!(qjson_member_span(doc, 0, 2, 0, null_mut()), Status::Error as i32);
         assert!(qjson_member_span(doc, 0, 6, 0, out.as_mut_ptr()) > 0);
-        assert_eq!(out, [0, 9, 9, 9, 10, 11]);
+        assert_eq!(out, [0, 9, 9, 9, 10, 11, 0, 11]);
         let (mut p, mut n) = (null(), 0);
         assert_eq!(qjson_input(doc, &mut p, &mut n), 1);
         assert_eq!((p, n), (text.as_ptr().cast(), text.len()));
