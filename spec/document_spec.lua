@@ -697,4 +697,14 @@ describe("where documents live", function()
     d:close()
     assert.are.equal("qjson: document is closed", error_of(d.get_num, d, "a"))
   end)
+
+  it("raises for the length of an array view of a closed document, read first then", function()
+    local d = qjson.parse('{"a": [1, 2, 3]}')
+    local a = d:get("a")
+    -- Another document's length read last (the native call that fails
+    -- below writes nothing).
+    assert.are.equal(7, qjson.len(qjson.decode("[1, 2, 3, 4, 5, 6, 7]")))
+    d:close()
+    assert.are.equal("qjson: document is closed", error_of(qjson.len, a))
+  end)
 end)

@@ -200,7 +200,9 @@ local function big_integer(st, node, approx)
       return C.qjson_load_u64(u64_box)
     end
   elseif mode == "string" then
-    C.qjson_get_raw(st.d.ptr, node, nil, 0, nil, ptr_box, size_box)
+    if C.qjson_get_raw(st.d.ptr, node, nil, 0, nil, ptr_box, size_box) <= 0 then
+      fail(st)
+    end
     local str = ffi_string(ptr_box[0], size_box[0])
     return str
   end
@@ -265,7 +267,11 @@ end
 local function array_len(st)
   local n = st.n
   if n == nil then
-    C.qjson_get_len(st.d.ptr, st.node, nil, 0, nil, size_box)
+    -- (A failed read, of a closed document say, leaves size_box as the
+    -- last read of any document left it.)
+    if C.qjson_get_len(st.d.ptr, st.node, nil, 0, nil, size_box) ~= ARRAY then
+      fail(st)
+    end
     n = tonumber(size_box[0])
     st.n = n
   end

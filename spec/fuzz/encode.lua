@@ -13,7 +13,11 @@ local E = {}
 
 -- What a generated value holds that changes how it encodes: a reference
 -- cycle, unsupported types, NaN or infinities, strings (or keys) that are
--- not UTF-8.
+-- not UTF-8, number keys, and a table with a number key and a string key
+-- that may write as the same member name (2 and "2"). Keys that write
+-- alike (those, or 1.5 and 2 at precision 1) repeat a member in the
+-- output, and which value reads back then depends on the order the
+-- encoder walked.
 local function facts(v, seen, f)
   f = f or {}
   seen = seen or {}
@@ -28,10 +32,15 @@ local function facts(v, seen, f)
       return f
     end
     seen[v] = true
+    local number_key, numeric_string_key = false, false
     for k, x in pairs(v) do
       facts(k, seen, f)
       facts(x, seen, f)
+      number_key = number_key or type(k) == "number"
+      numeric_string_key = numeric_string_key or (type(k) == "string" and tonumber(k) ~= nil)
     end
+    f.number_key = f.number_key or number_key
+    f.same_name = f.same_name or (number_key and numeric_string_key)
     seen[v] = nil
   elseif t ~= "boolean" and t ~= "nil" and v ~= cjson.null then
     f.unsupported = true
@@ -124,6 +133,9 @@ function E:encode_options()
   if flags.bad_utf8 then return end
   local tree = model.decode(got, { max_depth = 1e9 })
   self:check(tree, "encode with options wrote invalid JSON: %s", show(got))
+  -- (Generated number keys are integers from -3 to 30 and 1.5 (gen.lua):
+  -- alike only at a precision under 3 digits.)
+  if flags.same_name or (flags.number_key and type(p) == "number" and p < 3) then return end
   local function norm(x)
     if type(x) == "number" then return self.cj.encode(x) end -- C's %.<digits>g
     if type(x) ~= "table" or x == cjson.null then return x end
