@@ -847,9 +847,12 @@ local function put_replaced(buf, st, vn, x, depth, put_value, lim)
     return false
   end
   local base = input_base(st)
+  -- (The text after the value is worked out before put_value, which may
+  -- write views and so rewrite `span`: see val_num on loads from boxes.)
+  local tail, tail_len = base + ve, ce - ve
   buf:putcdata(base + cs, vs - cs)
   put_value(x, depth)
-  buf:putcdata(base + ve, ce - ve)
+  buf:putcdata(tail, tail_len)
   return true
 end
 
