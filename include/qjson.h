@@ -175,7 +175,9 @@ int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
 // value's end comes from where the next child starts, or for the last
 // child from the parent's end: `parent_end` when the caller knows it (0
 // when not: then found from the input's end for the root, else from the
-// text). Returns the value's kind, or `Error`.
+// text); a `parent_end` that is not just past the parent's closing
+// bracket is refused, whichever the child. Returns the value's kind, or
+// `Error`.
 int32_t qjson_member_span(qjson_doc *doc,
                           uint32_t parent,
                           uint32_t child,

@@ -105,7 +105,9 @@ pub extern "C" fn qjson_input(doc: *mut Handle, out_ptr: *mut *const c_char, out
 /// value's end comes from where the next child starts, or for the last
 /// child from the parent's end: `parent_end` when the caller knows it (0
 /// when not: then found from the input's end for the root, else from the
-/// text). Returns the value's kind, or `Error`.
+/// text); a `parent_end` that is not just past the parent's closing
+/// bracket is refused, whichever the child. Returns the value's kind, or
+/// `Error`.
 #[no_mangle]
 pub extern "C" fn qjson_member_span(doc: *mut Handle, parent: u32, child: u32, parent_end: u32, out: *mut u32) -> i32 {
     with_input(doc, |d| {
@@ -123,20 +125,27 @@ pub extern "C" fn qjson_member_span(doc: *mut Handle, parent: u32, child: u32, p
         let kind = d.kind(value).map_err(|e| e.to_string())?;
         let (key_start, value_start) = (pos(child), pos(value));
         let key_end = if object { before(input, value_start, b':')? } else { key_start };
+        let close = if object { b'}' } else { b']' };
+        let past_close = |end: usize| end != 0 && end <= input.len() && input[end - 1] == close;
+        // The parent's end when known without a search: given, or the root's.
+        let known_end = match parent_end as usize {
+            0 if parent == ROOT => skip_ws_back(input, input.len()),
+            e => e,
+        };
+        if known_end != 0 && !past_close(known_end) {
+            return Err(BAD_SPAN.into());
+        }
         let next = d.next_child(parent, child);
         let (value_end, end) = match next {
             Some(n) => (before(input, pos(n), b',')?, 0),
             None => {
-                let end = match parent_end as usize {
-                    0 if parent == ROOT => skip_ws_back(input, input.len()),
-                    0 => {
-                        let raw = d.raw(parent).map_err(|e| e.to_string())?;
-                        raw.as_ptr() as usize - input.as_ptr() as usize + raw.len()
-                    }
-                    e => e,
+                let end = if known_end != 0 {
+                    known_end
+                } else {
+                    let raw = d.raw(parent).map_err(|e| e.to_string())?;
+                    raw.as_ptr() as usize - input.as_ptr() as usize + raw.len()
                 };
-                let close = if object { b'}' } else { b']' };
-                if end == 0 || end > input.len() || input[end - 1] != close {
+                if !past_close(end) {
                     return Err(BAD_SPAN.into());
                 }
                 (skip_ws_back(input, end - 1), end)
@@ -145,10 +154,6 @@ pub extern "C" fn qjson_member_span(doc: *mut Handle, parent: u32, child: u32, p
         if !(key_start <= key_end && key_end <= value_start && value_start < value_end) {
             return Err(BAD_SPAN.into());
         }
-        let known_end = match parent_end as usize {
-            0 if parent == ROOT => skip_ws_back(input, input.len()),
-            e => e,
-        };
         let parent_text = if known_end == 0 { (0, 0) } else { (pos(parent), known_end) };
         // SAFETY: checked non-null above; the caller passes room for eight.
         let out = unsafe { std::slice::from_raw_parts_mut(out, 8) };
@@ -247,6 +252,7 @@ mod tests {
         let mut out = [0u32; 8];
         // A parent end that is not past a closing bracket, a scalar parent.
         assert_eq!(qjson_member_span(doc, 0, 6, 5, out.as_mut_ptr()), Status::Error as i32);
+        assert_eq!(qjson_member_span(doc, 0, 2, 5, out.as_mut_ptr()), Status::Error as i32);
         assert_eq!(qjson_member_span(doc, 2, 3, 0, out.as_mut_ptr()), Status::Error as i32);
         assert_eq!(qjson_member_span(doc, 0, 2, 0, null_mut()), Status::Error as i32);
         assert!(qjson_member_span(doc, 0, 6, 0, out.as_mut_ptr()) > 0);
