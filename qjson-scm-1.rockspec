@@ -31,6 +31,8 @@ build = {
       ["qjson.safe"] = "lua/qjson/safe.lua",
       ["qjson.tables"] = "lua/qjson/tables.lua",
       ["qjson.view"] = "lua/qjson/view.lua",
+      ["qjson.view.materialize"] = "lua/qjson/view/materialize.lua",
+      ["qjson.view.write"] = "lua/qjson/view/write.lua",
     },
     lib = {
       ["libqjson"] = "target/release/libqjson.so",

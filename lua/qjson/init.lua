@@ -5,6 +5,8 @@ local C = require("qjson.lib")
 local options = require("qjson.options")
 local doc = require("qjson.doc")
 local view = require("qjson.view")
+local materialize = require("qjson.view.materialize")
+require("qjson.view.write") -- the encoder's hooks for views
 local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
 
@@ -168,7 +170,7 @@ local function install_decoder(into)
   -- Plain tables equal to cjson.decode's (arrays carry array_mt with
   -- decode_array_with_array_mt, else empty ones empty_array_mt).
   function into.materialize(v)
-    return view.materialize(v, ds.array_with_array_mt and encoder.array_mt or nil)
+    return materialize(v, ds.array_with_array_mt and encoder.array_mt or nil)
   end
 
   return into

@@ -31,7 +31,7 @@ K.bugs = {
   {
     name = "materialize_nested_view",
     what = "qjson.materialize returns a plain table assigned into a view as it is, so a view inside that"
-      .. " table stays a view (lua/qjson/view.lua materialize: `if st == nil then return v end`)",
+      .. " table stays a view (lua/qjson/view/materialize.lua: `if st == nil then return v end`)",
     present = function()
       local qjson = require("qjson")
       local v = qjson.decode("{}")

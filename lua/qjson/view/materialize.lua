@@ -1,0 +1,87 @@
+-- qjson.materialize: plain Lua tables from views (and from plain tables
+-- that hold views), equal to what lua-cjson's decode builds.
+local tables = require("qjson.tables")
+local encoder = require("qjson.encode")
+local view = require("qjson.view")
+
+local type, next, getmetatable, setmetatable = type, next, getmetatable, setmetatable
+local tnew = require("table.new")
+
+local state, ObjectMT = view.state, view.ObjectMT
+local object_pairs, array_len, array_get = view.object_pairs, view.array_len, view.array_get
+
+-- Plain tables equal to what lua-cjson's decode builds. Arrays carry
+-- `array_mt` when given, else empty arrays carry empty_array_mt (so that
+-- they encode as []). An untouched view is built by qjson.tables in one
+-- native call; a changed one is walked, its untouched parts built so.
+-- A plain table (one assigned into a view, say) is returned as it is
+-- unless it holds a view at some depth: then a copy with those views
+-- materialized, keeping its metatable. `seen` maps the plain tables met
+-- so far to what they became (cycles end there).
+local build_settings = {}
+local materialize
+
+local function materialize_table(t, array_mt, seen)
+  local done = seen[t]
+  if done ~= nil then
+    return done
+  end
+  seen[t] = t
+  local copy
+  for k, x in next, t do
+    local m = materialize(x, array_mt, seen)
+    if m ~= x then
+      if copy == nil then
+        copy = {}
+        for k2, x2 in next, t do
+          copy[k2] = x2
+        end
+        seen[t] = copy
+      end
+      copy[k] = m
+    end
+  end
+  if copy == nil then
+    return t
+  end
+  local mt = getmetatable(t)
+  if type(mt) == "table" then
+    setmetatable(copy, mt)
+  end
+  return copy
+end
+
+function materialize(v, array_mt, seen)
+  local st = state(v)
+  if st == nil then
+    if type(v) == "table" then
+      return materialize_table(v, array_mt, seen or {})
+    end
+    return v
+  end
+  if not st.dirty and st.d.big_int == nil then
+    build_settings.null = view.null
+    build_settings.array_mt = array_mt
+    build_settings.empty_array_mt = encoder.empty_array_mt
+    return tables.from_node(st.d.ptr, st.node, build_settings)
+  end
+  if getmetatable(v) == ObjectMT then
+    local t = {}
+    for k, x in object_pairs(v) do
+      t[k] = materialize(x, array_mt, seen)
+    end
+    return t
+  end
+  local n = array_len(st)
+  local t = tnew(n, 0)
+  for i = 1, n do
+    t[i] = materialize(array_get(v, i), array_mt, seen)
+  end
+  if array_mt ~= nil then
+    return setmetatable(t, array_mt)
+  elseif n == 0 then
+    return setmetatable(t, encoder.empty_array_mt)
+  end
+  return t
+end
+return materialize

@@ -1,0 +1,353 @@
+-- Writing views: the encoder's hooks for lazy views (qjson.encode calls
+-- them from its walk; see encoder.views). An untouched view is written as
+-- its original bytes; a changed one copies its untouched members as runs
+-- of the input and encodes only what changed. Installed by qjson.init.
+local ffi = require("ffi")
+local C = require("qjson.lib")
+local encoder = require("qjson.encode")
+local view = require("qjson.view")
+
+local getmetatable, setmetatable, rawget = getmetatable, setmetatable, rawget
+
+local STATE, DELETED, ObjectMT, ArrayMT = view.STATE, view.DELETED, view.ObjectMT, view.ArrayMT
+local fail, unique_pairs, object_pairs = view.fail, view.unique_pairs, view.object_pairs
+local array_len, array_get = view.array_len, view.array_get
+
+local MISSING = 0 -- a native read's kind for "no such child"
+
+local node_box = ffi.new("uint32_t[1]")
+local ptr_box = ffi.new("const char *[1]")
+local size_box = ffi.new("size_t[1]")
+
+-- Appends the original bytes of `node`.
+local function put_raw(buf, st, node)
+  local k = C.qjson_get_raw(st.d.ptr, node, nil, 0, nil, ptr_box, size_box)
+  if k <= 0 then
+    fail(st)
+  end
+  buf:putcdata(ptr_box[0], size_box[0])
+end
+
+-- A view that changed, or holds one: its own bytes where untouched,
+-- encoded values where not.
+local function is_dirty(st, node)
+  local dirty = st.d.dirty
+  return dirty ~= nil and dirty[node]
+end
+
+-- Writes edited member `k` = `e` of an object unless it was deleted;
+-- returns whether nothing has been written yet (the new `first`).
+local function put_edit(buf, first, k, e, depth, put_value, put_key)
+  if e == DELETED then
+    return first
+  end
+  if not first then
+    buf:put(",")
+  end
+  put_key(k)
+  put_value(e, depth)
+  return false
+end
+
+-- The members added to an object (keys its document lacks), in order.
+local function put_added(buf, st, first, depth, put_value, put_key)
+  local added, edits = st.added, st.edits
+  if added ~= nil then
+    for i = 1, #added do
+      local k = added[i]
+      first = put_edit(buf, first, k, edits[k], depth, put_value, put_key)
+    end
+  end
+  return first
+end
+
+-- A changed object whose keys repeat: each key once, with its last value
+-- (`u`: its unique_pairs), member by member (put_members copies runs of
+-- the input, which would keep the repeats).
+local function put_object(buf, st, u, depth, put_value, put_key)
+  buf:put("{")
+  local first = true
+  local edits, enode = st.edits, st.enode
+  for i = 1, u.n do
+    local kn, vn = u[2 * i - 1], u[2 * i]
+    local k = enode and enode[vn]
+    if k ~= nil then
+      first = put_edit(buf, first, k, edits[k], depth, put_value, put_key)
+    else
+      if not first then
+        buf:put(",")
+      end
+      first = false
+      put_raw(buf, st, kn)
+      buf:put(":")
+      local child = is_dirty(st, vn)
+      if child then
+        put_value(child, depth)
+      else
+        put_raw(buf, st, vn)
+      end
+    end
+  end
+  put_added(buf, st, first, depth, put_value, put_key)
+  buf:put("}")
+end
+
+-- Untouched members are copied from the input without looking for where
+-- each value ends: qjson_member_span gives a member's key and value from
+-- where the next one starts (or the container ends). Copies contiguous in
+-- the input (the members of a compact document, their commas and colons)
+-- are written as one run: `a`..`b`, byte offsets (a == b: none pending).
+local span = ffi.new("uint32_t[8]")
+-- The next dirty view to be put and its end (just past its closing
+-- bracket), set by its parent, which knows it; see put. Weak, so that an
+-- encode that fails before the put keeps no view alive.
+local pending = setmetatable({}, { __mode = "v" })
+local pending_end = 0
+
+-- The input's first byte, for copying runs of it.
+local function input_base(st)
+  if C.qjson_input(st.d.ptr, ptr_box, nil) <= 0 then
+    fail(st)
+  end
+  return ptr_box[0]
+end
+
+-- Writes the pending run; returns an empty one.
+local function flush(buf, base, a, b)
+  if a ~= b then
+    buf:putcdata(base + a, b - a)
+  end
+  return 0, 0
+end
+
+-- Adds bytes `x`..`y` to the run `a`..`b`: appended when contiguous, else
+-- the run is written and a new one starts. Returns the run.
+local function extend(buf, base, a, b, x, y)
+  if a ~= b then
+    if b == x then
+      return a, y
+    end
+    buf:putcdata(base + a, b - a)
+  end
+  return x, y
+end
+
+-- The member or element after the last one written: a comma, copied with
+-- the run when it is the only byte between (`start`: where the next one
+-- starts in the input).
+local function comma(buf, base, a, b, start)
+  if a ~= b and b + 1 == start then
+    return a, start
+  end
+  a, b = flush(buf, base, a, b)
+  buf:put(",")
+  return a, b
+end
+
+-- The original value `vn` at bytes [vs, ve): the view read from it when
+-- that changed (told where its text ends, see pending), else its bytes,
+-- added to the run being copied. Returns the run.
+local function put_original(buf, st, base, a, b, vn, vs, ve, depth, put_value)
+  local child = is_dirty(st, vn)
+  if child then
+    a, b = flush(buf, base, a, b)
+    pending.view, pending_end = child, ve
+    put_value(child, depth)
+    return a, b
+  end
+  return extend(buf, base, a, b, vs, ve)
+end
+
+-- An object or array that is not an edited array (and, for an object,
+-- whose keys do not repeat). `lim`: the offset just past its closing
+-- bracket, or 0 when not known.
+local function put_members(buf, st, depth, put_value, put_key, lim, object)
+  local ptr, node = st.d.ptr, st.node
+  local base = input_base(st)
+  local edits, enode = st.edits, st.enode
+  buf:put(object and "{" or "[")
+  local a, b, first, close_end = 0, 0, true, 0
+  local c = 0
+  local k = C.qjson_next(ptr, node, 0, node_box)
+  if k > 0 then
+    c = node_box[0]
+  elseif k ~= MISSING then
+    fail(st)
+  end
+  while c ~= 0 do
+    if C.qjson_member_span(ptr, node, c, lim, span) <= 0 then
+      fail(st)
+    end
+    local ks, ke, vs, ve = span[1], span[2], span[3], span[4]
+    local vn = object and c + 1 or c
+    c = span[0]
+    if c == 0 then
+      close_end = span[5]
+    end
+    local key = enode and enode[vn]
+    if key ~= nil then
+      a, b = flush(buf, base, a, b)
+      first = put_edit(buf, first, key, edits[key], depth, put_value, put_key)
+    else
+      if not first then
+        a, b = comma(buf, base, a, b, ks)
+      end
+      first = false
+      if object then
+        a, b = extend(buf, base, a, b, ks, ke)
+        if vs == ke + 1 then
+          b = vs -- the colon
+        else
+          a, b = flush(buf, base, a, b)
+          buf:put(":")
+        end
+      end
+      a, b = put_original(buf, st, base, a, b, vn, vs, ve, depth, put_value)
+    end
+  end
+  local added = st.added
+  if added == nil and a ~= b and b + 1 == close_end then
+    flush(buf, base, a, close_end) -- with the closing bracket
+    return
+  end
+  flush(buf, base, a, b)
+  put_added(buf, st, first, depth, put_value, put_key)
+  buf:put(object and "}" or "]")
+end
+
+-- An object of which one member's value was replaced, and nothing else
+-- changed (the common edit of a gateway): its text up to that value, the
+-- new value, and its text after it, whitespace included. One native call
+-- and no loop, unlike put_members: a request handler that nginx calls for
+-- each request has no loop of its own around the encode, and LuaJIT gives
+-- up compiling a function whose trace would reach an already compiled
+-- loop (put_members' member loop aborted the traces of the handler and of
+-- every function between it and the loop, which then ran interpreted).
+-- Returns false, having written nothing, when the object's end is not
+-- known without a search of its text (a view that is neither the root
+-- nor reached through its parent's writer): put_members then writes it.
+local function put_replaced(buf, st, vn, x, depth, put_value, lim)
+  local ptr = st.d.ptr
+  if C.qjson_member_span(ptr, st.node, vn - 1, lim, span) <= 0 then
+    fail(st)
+  end
+  -- The object's text is [cs, ce) of the input, the value [vs, ve).
+  local cs, ce, vs, ve = span[6], span[7], span[3], span[4]
+  if ce == 0 then
+    return false
+  end
+  local base = input_base(st)
+  -- (The text after the value is worked out before put_value, which may
+  -- write views and so rewrite `span`: see val_num on loads from boxes.)
+  local tail, tail_len = base + ve, ce - ve
+  buf:putcdata(base + cs, vs - cs)
+  put_value(x, depth)
+  buf:putcdata(tail, tail_len)
+  return true
+end
+
+-- An edited array: original elements (runs of them when they are still
+-- adjacent) and new values.
+local function put_array(buf, st, depth, put_value, lim)
+  local ptr, node = st.d.ptr, st.node
+  local base = input_base(st)
+  local orig, vals = st.orig, st.vals
+  buf:put("[")
+  local a, b = 0, 0
+  for i = 1, st.n do
+    local o = orig[i]
+    if o then
+      if C.qjson_member_span(ptr, node, o, lim, span) <= 0 then
+        fail(st)
+      end
+      local vs, ve = span[3], span[4]
+      if i > 1 then
+        a, b = comma(buf, base, a, b, vs)
+      end
+      a, b = put_original(buf, st, base, a, b, o, vs, ve, depth, put_value)
+    else
+      a, b = flush(buf, base, a, b)
+      if i > 1 then
+        buf:put(",")
+      end
+      local x = vals[i]
+      if x == DELETED then
+        buf:put("null")
+      else
+        put_value(x, depth)
+      end
+    end
+  end
+  flush(buf, base, a, b)
+  buf:put("]")
+end
+
+-- The encoder's hook for views in its default (compact) output: an
+-- untouched view is its original bytes.
+local function put(buf, v, depth, put_value, put_key)
+  local st = rawget(v, STATE)
+  local lim = 0
+  if pending.view == v then
+    lim = pending_end
+    pending.view = nil
+  end
+  if not st.dirty then
+    local src = st.node == 0 and st.d.src
+    if src then
+      -- The whole text, with the whitespace around the root.
+      buf:put(src)
+      return
+    end
+    put_raw(buf, st, st.node)
+    return
+  end
+  if getmetatable(v) == ObjectMT then
+    local u = unique_pairs(st)
+    if u then
+      return put_object(buf, st, u, depth, put_value, put_key)
+    end
+    if st.nenode == 1 and st.added == nil and not st.dchild then
+      local x = st.edits[st.enode[st.replaced]]
+      if x ~= DELETED and put_replaced(buf, st, st.replaced, x, depth, put_value, lim) then
+        return
+      end
+    end
+    return put_members(buf, st, depth, put_value, put_key, lim, true)
+  end
+  if st.orig ~= nil then
+    return put_array(buf, st, depth, put_value, lim)
+  end
+  return put_members(buf, st, depth, put_value, put_key, lim, false)
+end
+
+-- For output with indentation, sorted keys or skipped values: the view's
+-- members in a plain table (one level; nested views stay views), which the
+-- encoder then walks like any table.
+local function shallow(v)
+  local t = {}
+  if getmetatable(v) == ObjectMT then
+    for k, x in object_pairs(v) do
+      t[k] = x
+    end
+    return t
+  end
+  local n = array_len(rawget(v, STATE))
+  for i = 1, n do
+    local x = array_get(v, i)
+    if x == nil then
+      x = view.null
+    end
+    t[i] = x
+  end
+  return setmetatable(t, n == 0 and encoder.empty_array_mt or encoder.array_mt)
+end
+
+-- The text encode returns for `v` without writing anything: the parsed
+-- string itself for an untouched document root.
+local function source(v)
+  local st = rawget(v, STATE)
+  return not st.dirty and st.node == 0 and st.d.src or nil
+end
+
+encoder.views[ObjectMT] = { put = put, shallow = shallow, source = source }
+encoder.views[ArrayMT] = encoder.views[ObjectMT]
