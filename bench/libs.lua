@@ -708,11 +708,25 @@ M.libs["dkjson"] = {
 
 -- Kong's lua-resty-simdjson (simdjson's tape, then an eager Lua table),
 -- when it is installed (it is not packaged in Debian). Outside nginx it
--- needs the `ngx.null` it decodes nulls to: lua-cjson's null, which is
--- OpenResty's ngx.null (a NULL lightuserdata) too.
+-- gets what OpenResty would give it: `ngx.null` (lua-cjson's null, which
+-- is OpenResty's ngx.null too), resty.core.base's error-message box, and
+-- the `array_mt`, `empty_array_mt` and `empty_array` of OpenResty's
+-- lua-cjson, which Debian's lua-cjson 2.1.0 lacks and its encoder reads to
+-- tell arrays from objects (qjson's: the values qjson takes from
+-- OpenResty's lua-cjson).
 local function simdjson_parser()
   if rawget(_G, "ngx") == nil then
     _G.ngx = { null = require("cjson").null, sleep = function() end }
+  end
+  if not pcall(require, "resty.core.base") then
+    local errmsg = ffi.new("char *[1]")
+    package.loaded["resty.core.base"] = { get_errmsg_ptr = function() return errmsg end }
+  end
+  local cjson, qjson = require("cjson"), require("qjson")
+  for _, k in ipairs({ "array_mt", "empty_array_mt", "empty_array" }) do
+    if cjson[k] == nil then
+      cjson[k] = qjson[k]
+    end
   end
   return require("resty.simdjson").new()
 end
@@ -751,7 +765,11 @@ M.libs["resty.simdjson"] = {
   end,
   version = function()
     local ok, m = pcall(require, "resty.simdjson")
-    return ok and tostring(m._VERSION or "installed") or "?"
+    if not ok then
+      return "?"
+    end
+    -- (Not every version has _VERSION: then where it was loaded from.)
+    return tostring(m._VERSION or package.searchpath("resty.simdjson", package.path) or "installed")
   end,
 }
 

@@ -1025,9 +1025,12 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
       .. "grows LuaJIT's trace recorder buffers to their limit: they stay at the size of the longest trace "
       .. "ever recorded and never shrink, so they would otherwise count against whichever run records the "
       .. "longest trace (8 KB between two runs of the same code).",
-    "- **lua-resty-simdjson** is timed when `require(\"resty.simdjson\")` loads (outside nginx, with "
-      .. "`ngx.null` set to lua-cjson's null); it is not packaged in Debian, so here its rows are missing "
-      .. "(listed above when so).", "")
+    "- **lua-resty-simdjson** is timed when `require(\"resty.simdjson\")` loads. It is not packaged in "
+      .. "Debian, so a fresh machine skips it (listed above when so); to include it, build it and put it on "
+      .. "`LUA_PATH` and `LUA_CPATH` (below). Outside nginx, `bench/libs.lua` gives it what OpenResty would: "
+      .. "`ngx.null` (lua-cjson's null), resty.core.base's error-message box, and the `array_mt`, "
+      .. "`empty_array_mt` and `empty_array` of OpenResty's lua-cjson (qjson's values), which Debian's "
+      .. "lua-cjson lacks.", "")
 
   add("## Reproducing", "",
     "```sh",
@@ -1038,6 +1041,8 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
     "make bench-gateway  # nginx + wrk: the gateway section of this page",
     "luajit bench/run.lua --only=chat-2k --libs=qjson,lua-cjson --procs=5   # a subset, 5 processes each",
     "luajit bench/one.lua chat-1m qjson          # one scenario, one RESULT line of JSON",
+    "LUA_PATH='<dir>/lib/?.lua;<dir>/lib/?/init.lua;;' LUA_CPATH='<dir>/?.so;;' make bench"
+      .. "   # with lua-resty-simdjson built in <dir>",
     "luajit bench/one.lua read-twitter --verify  # check the libraries read the same values",
     "luajit bench/edit_floor.lua modtop-10m     # round trip, edit, parse + one copy of the document, one process",
     "luajit bench/report.lua bench/results/<date>.json   # rebuild this page and the plots from a results file",

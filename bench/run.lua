@@ -390,9 +390,15 @@ end
 io.write(format("total %.0f s\n", now() - started))
 if #failed > 0 then
   io.stderr:write(format("\n%d workload(s) or scenario(s) not timed because of a wrong answer:\n", #failed))
+  -- Another library's wrong answer is reported (and in the docs) but is
+  -- not ours to fail the run on; qjson's, or a workload with none, is.
+  local ours = false
   for _, f in ipairs(failed) do
     io.stderr:write(format("  %s%s: %s\n    (%s)\n", f.name, f.library and " " .. f.library or "", f.reason,
       f.command))
+    ours = ours or not f.library or f.library:find("^qjson") ~= nil
   end
-  os.exit(1)
+  if ours then
+    os.exit(1)
+  end
 end
