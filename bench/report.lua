@@ -80,6 +80,9 @@ M.TARGETS = {
     workloads = { "encode-tiny" }, metric = "x_cjson", at_least = 1.2 },
   { what = "Every workload: qjson's row ahead of every other library measured (fastest non-qjson library)",
     short = "ahead of every other library", all = true, metric = "x_best_other", at_least = 1, strictly = true },
+  { what = "Every workload: the other qjson API rows (`qjson.decode`, `qjson.cjson`) ahead of every other "
+      .. "library measured too", short = "other qjson rows ahead", all = true, libs = { "qjson.decode", "qjson.cjson" },
+    metric = "x_best_other", at_least = 1, strictly = true },
 }
 
 local function find(results, workload, library)
@@ -90,6 +93,30 @@ local function find(results, workload, library)
   end
 end
 M.find = find
+
+-- Target `t`'s verdict on library `lib`'s row of workload `w`; nil for an
+-- "every workload" target where that row did not run.
+local function verdict(t, results, w, lib, skipped, unavailable)
+  local s = find(results, w, lib)
+  if t.all and not s then
+    return nil
+  end
+  local v = { target = t.what, short = t.short, workload = w, library = lib, metric = t.metric,
+    at_least = t.at_least, at_most = t.at_most, strictly = t.strictly,
+    skipped = skipped[w] or (not s and unavailable[lib] and lib .. ": " .. unavailable[lib]) or nil,
+    against = s and t.metric == "x_best_other" and s.best_other or nil }
+  if s and s[t.metric] then
+    v.measured = s[t.metric]
+    if t.at_least then
+      v.met = v.measured > t.at_least or (not t.strictly and v.measured == t.at_least)
+      v.of_target = v.measured / t.at_least
+    else
+      v.met = v.measured <= t.at_most
+      v.of_target = v.measured / t.at_most
+    end
+  end
+  return v
+end
 
 -- Adds MB/s and the ratios to every scenario, and the target verdicts.
 function M.derive(results)
@@ -146,24 +173,13 @@ function M.derive(results)
     end
     for _, w in ipairs(names) do
       local edit = ({ roundtrip = true, modtop = true, addfield = true, modnested = true })[w:match("^(%a+)%-") or ""]
-      local lib = t.lib or (edit and "qjson.decode") or main_lib(kind_of[w] or "")
-      local s = find(results, w, lib)
-      local v = { target = t.what, short = t.short, workload = w, library = lib, metric = t.metric,
-        at_least = t.at_least, at_most = t.at_most, strictly = t.strictly,
-        skipped = skipped[w] or (not s and unavailable[lib] and lib .. ": " .. unavailable[lib]) or nil,
-        against = s and t.metric == "x_best_other" and s.best_other or nil }
-      if s and s[t.metric] then
-        v.measured = s[t.metric]
-        if t.at_least then
-          v.met = v.measured > t.at_least or (not t.strictly and v.measured == t.at_least)
-          v.of_target = v.measured / t.at_least
-        else
-          v.met = v.measured <= t.at_most
-          v.of_target = v.measured / t.at_most
+      local main = t.lib or (edit and "qjson.decode") or main_lib(kind_of[w] or "")
+      for _, lib in ipairs(t.libs or { main }) do
+        -- (t.libs: rows besides the main one, which its own target checks)
+        local v = not (t.libs and lib == main) and verdict(t, results, w, lib, skipped, unavailable)
+        if v then
+          verdicts[#verdicts + 1] = v
         end
-      end
-      if not (t.all and not s) then -- "ahead of every other": only where a qjson row ran
-        verdicts[#verdicts + 1] = v
       end
     end
   end
@@ -412,6 +428,9 @@ local RATIO_JOBS = {
     style = "lw 2 pt 11 lc rgb '#d1601f'" },
   { kind = "modify_nested", prefix = "modnested", lib = "qjson.decode", title = "decode + set nested field + encode",
     style = "lw 2 pt 6 lc rgb '#8a5a44'" },
+  -- The fastest other library, when it ran (a line only then).
+  { kind = "chat", prefix = "chat", lib = "resty.simdjson", title = "decode + read (lua-resty-simdjson)",
+    style = "lw 2 dt 3 pt 11 lc rgb '#bf3f6f'" },
 }
 local RATIO_DOCS = {
   { "issues-100k", "issues" }, { "mix", "mix" }, { "read-twitter", "twitter" }, { "read-citm", "citm" },
@@ -422,6 +441,7 @@ local RATIO_APIS = {
   { "qjson", "qjson.parse / qjson.encode", "#1f6fd1" },
   { "qjson.decode", "qjson.decode", "#6f3fbf" },
   { "qjson.cjson", "qjson.cjson.decode", "#2a9d8f" },
+  { "resty.simdjson", "lua-resty-simdjson", "#bf3f6f" },
 }
 
 function M.plot_ratios(results, png_path, tmp_dir)
@@ -453,10 +473,20 @@ function M.plot_ratios(results, png_path, tmp_dir)
   end
   lines[#lines + 1] = "1 with lines lw 1 dt 2 lc rgb '#333333' title 'as fast as lua-cjson'"
   -- Right panel: clustered bars, one cluster per document.
+  local apis = {}
+  for _, a in ipairs(RATIO_APIS) do
+    for _, d in ipairs(RATIO_DOCS) do
+      local s = find(results, d[1], a[1])
+      if s and s.x_cjson then
+        apis[#apis + 1] = a
+        break
+      end
+    end
+  end
   local right = {}
   for _, d in ipairs(RATIO_DOCS) do
     local cells, any = { '"' .. d[2] .. '"' }, false
-    for _, a in ipairs(RATIO_APIS) do
+    for _, a in ipairs(apis) do
       local s = find(results, d[1], a[1])
       cells[#cells + 1] = s and s.x_cjson and format("%.6g", s.x_cjson) or "?"
       any = any or (s ~= nil and s.x_cjson ~= nil)
@@ -466,7 +496,7 @@ function M.plot_ratios(results, png_path, tmp_dir)
     end
   end
   local bars = {}
-  for i, a in ipairs(RATIO_APIS) do
+  for i, a in ipairs(apis) do
     bars[#bars + 1] = format("$right using %d:xtic(1) title '%s' lc rgb '%s'", i + 1, a[2], a[3])
   end
   local xtics = {}
@@ -730,11 +760,15 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
     "The targets from the issues, measured in this run (the qjson row checked is named in each target; "
       .. "\"ahead of every other library\" compares the job's main qjson row, `qjson.parse` for reading, "
       .. "`qjson.decode` for decode + encode, `qjson.encode` for encoding, with the fastest library that is "
-      .. "not qjson):", "")
+      .. "not qjson; the target after it, each other qjson API's row, named beside the workload):", "")
   local rows = {}
   for i, v in ipairs(results.targets) do
     local prev = results.targets[i - 1]
-    rows[#rows + 1] = { (prev and prev.target == v.target) and "" or v.target, v.workload, measured_text(v),
+    local workload = v.workload
+    if v.short == "other qjson rows ahead" then
+      workload = format("%s (`%s`)", workload, v.library)
+    end
+    rows[#rows + 1] = { (prev and prev.target == v.target) and "" or v.target, workload, measured_text(v),
       needed_text(v), verdict_text(v, true) }
   end
   add(util.md_table({ "target", "workload", "measured", "needed", "verdict" }, rows, "llrrl"), "")
@@ -1091,19 +1125,34 @@ local HEADLINE = {
 
 function M.readme_headline(results, gateway)
   local m = results.meta
+  -- A column for lua-resty-simdjson when this run timed it: qjson's ops/s
+  -- over its, on the same job (empty where it has no figure).
+  local simdjson = false
+  for _, h in ipairs(HEADLINE) do
+    simdjson = simdjson or find(results, h[2], "resty.simdjson") ~= nil
+  end
   local rows = {}
   for _, h in ipairs(HEADLINE) do
     local s = find(results, h[2], h[3])
     if s then
-      rows[#rows + 1] = { h[1], h[4], fmt_ops(s.median), fmt_sig(s.x_cjson, "×") }
+      local row = { h[1], h[4], fmt_ops(s.median), fmt_sig(s.x_cjson, "×") }
+      if simdjson then
+        local o = find(results, h[2], "resty.simdjson")
+        row[5] = o and o.median and o.median > 0 and fmt_sig(s.median / o.median, "×") or ""
+      end
+      rows[#rows + 1] = row
     end
+  end
+  local head = { "job", "document", "qjson ops/s", "× lua-cjson" }
+  if simdjson then
+    head[5] = "× lua-resty-simdjson"
   end
   local L = {
     format("From one `make bench` run (%s; %s cores, %s; %s); ratios are what to compare, as the machine is "
       .. "shared. Full tables, targets, method and memory figures in [docs/benchmarks.md](docs/benchmarks.md).",
       m.date, m.cores, m.cpu, m.luajit),
     "",
-    util.md_table({ "job", "document", "qjson ops/s", "× lua-cjson" }, rows, "llrr"),
+    util.md_table(head, rows, simdjson and "llrrr" or "llrr"),
     "",
   }
   if gateway then
