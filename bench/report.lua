@@ -104,7 +104,9 @@ local function verdict(t, results, w, lib, skipped, unavailable)
   local v = { target = t.what, short = t.short, workload = w, library = lib, metric = t.metric,
     at_least = t.at_least, at_most = t.at_most, strictly = t.strictly,
     skipped = skipped[w] or (not s and unavailable[lib] and lib .. ": " .. unavailable[lib]) or nil,
-    against = s and t.metric == "x_best_other" and s.best_other or nil }
+    against = s and t.metric == "x_best_other" and s.best_other or nil,
+    -- One of several qjson rows of the workload: the table names it.
+    per_library = t.libs ~= nil }
   if s and s[t.metric] then
     v.measured = s[t.metric]
     if t.at_least then
@@ -765,7 +767,7 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
   for i, v in ipairs(results.targets) do
     local prev = results.targets[i - 1]
     local workload = v.workload
-    if v.short == "other qjson rows ahead" then
+    if v.per_library then
       workload = format("%s (`%s`)", workload, v.library)
     end
     rows[#rows + 1] = { (prev and prev.target == v.target) and "" or v.target, workload, measured_text(v),

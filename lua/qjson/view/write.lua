@@ -13,7 +13,7 @@ local STATE, DELETED, ObjectMT, ArrayMT = view.STATE, view.DELETED, view.ObjectM
 local fail, unique_pairs, object_pairs = view.fail, view.unique_pairs, view.object_pairs
 local array_len, array_get = view.array_len, view.array_get
 
-local MISSING = 0 -- a native read's kind for "no such child"
+local MISSING = C.QJSON_STATUS_MISSING
 
 local node_box = ffi.new("uint32_t[1]")
 local ptr_box = ffi.new("const char *[1]")
@@ -238,7 +238,8 @@ local function put_replaced(buf, st, vn, x, depth, put_value, lim)
   end
   local base = input_base(st)
   -- (The text after the value is worked out before put_value, which may
-  -- write views and so rewrite `span`: see val_num on loads from boxes.)
+  -- write views and so rewrite `span`: see val_num in qjson.view on loads
+  -- from boxes.)
   local tail, tail_len = base + ve, ce - ve
   buf:putcdata(base + cs, vs - cs)
   put_value(x, depth)
