@@ -53,14 +53,17 @@ enum qjson_status {
 };
 typedef int32_t qjson_status;
 
-// A parsed document plus the message of its last failed read. `doc` is
-// `None` once closed: the document's memory is released at once, while
-// the handle itself stays valid (reads report `CLOSED`) until freed.
+// A parsed document. `doc` is `None` once closed: the document's memory
+// is released at once, while the handle itself stays valid (reads report
+// `CLOSED`) until freed.
 //
 // A handle is either boxed (`qjson_parse*`, freed by `qjson_free`) or
 // placed in memory the caller owns (`qjson_parse_in`), which the caller
 // simply releases: such a handle owns no heap memory at all (its tape and
-// string scratch live in the same block, and the message is inline).
+// string scratch live in the same block). The message of a failed read
+// is kept per thread, not in the handle: a small document
+// is placed in Lua memory on every decode, and an inline message would
+// have been half of that memory.
 typedef struct qjson_doc qjson_doc;
 
 // A path checked and split once, for reuse (`qjson.path` in Lua).
@@ -362,7 +365,8 @@ int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out
 int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
 
 // Copies the message of the last failed read into `err`: the panic
-// caught after a `Panic` status, else the document's last error.
+// caught after a `Panic` status, else the error of the last failed read
+// on this thread when it was on `doc` (so call it right after the read).
 void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 
 // Bytes of native memory the document's index holds (for measurements).

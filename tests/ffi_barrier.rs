@@ -187,6 +187,13 @@ fn reads_and_errors_through_the_abi() {
     let (pp, pn) = path("a..b");
     assert_eq!(qjson_get_num(doc, 0, pp, pn, c, &mut f), ERROR);
     assert_eq!(last_error(doc), "invalid path: empty key at byte 2");
+    // The message is kept per thread with the handle it failed on: a
+    // successful read elsewhere leaves it, and another handle has none.
+    let other = qjson_parse(b"[1]".as_ptr().cast(), 3, null(), null_mut());
+    assert_eq!(qjson_get_num(other, 0, null(), 0, c, &mut f), Kind::Array as i32);
+    assert_eq!(last_error(doc), "invalid path: empty key at byte 2");
+    assert_eq!(last_error(other), "");
+    qjson_free(other);
 
     // Compiled paths.
     let mut err = error_info();

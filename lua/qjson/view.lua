@@ -3,26 +3,30 @@
 -- A view reads like the table lua-cjson's decode would build, but reads
 -- through the parsed document on demand. Each view is an empty proxy
 -- table whose only raw key is STATE (a table, so no JSON key can reach
--- it); everything else lives in that state:
+-- it); everything else lives in that state. The fields every view has are
+-- in its array part, at the positions named below (a positional
+-- constructor allocates a third of what one with named fields does, and
+-- a decode makes a view for every container it reads):
 --
---   d       the document record (the Doc table: ptr, src, big_int, and
---           `dirty`, node -> view for every view that changed or holds
---           one that changed: what encode must not copy as bytes)
---   node    the container's node; parent: the parent view's state;
---           self: the view
---   dirty   this view or a descendant was edited
---   ck, cv, cache
---           child views read so far, by key or index: a container read
---           twice is the same view, and a view edited through a
---           temporary reference (`v.a.b = 1`) keeps its edit. The first
---           is held in ck (key) and cv (view), false until then; the
---           others in the cache table, made only for a second one (a
---           table costs as much as a read). Scalars are not cached (a read
---           is one native call).
+--   [DOC]    the document record (the Doc table: ptr, src, big_int, and
+--            `dirty`, node -> view for every view that changed or holds
+--            one that changed: what encode must not copy as bytes)
+--   [NODE]   the container's node; [PARENT]: the parent view's state;
+--            [SELF]: the view; [LEN]: an array's length, once known
+--   [CKEY], [CVIEW], [CKEY2], [CVIEW2], and `cache`
+--            child views read so far, by key or index: a container read
+--            twice is the same view, and a view edited through a
+--            temporary reference (`v.a.b = 1`) keeps its edit. The first
+--            two are held in the slots (key, view; false until then), the
+--            others in the cache table, made only for a third one (a
+--            table costs as much as a read). Scalars are not cached (a
+--            read is one native call).
+-- The fields only some views get are named, in the hash part:
+--   dirty    this view or a descendant was edited
 --   objects: edits[k] = new value or DELETED; enode[value node] = k for
 --            edited keys the document has; added = keys it has not,
 --            in the order they were added
---   arrays, once edited: n, orig[i] = node of an original element or
+--   arrays, once edited: orig[i] = node of an original element or
 --            false; vals[i] = the element's value (an edit, or a cached
 --            read of orig[i]); DELETED marks a hole (reads nil, encodes
 --            as null)
@@ -49,6 +53,9 @@ local M = {}
 -- Set by qjson.init: the value a JSON null reads as.
 M.null = nil
 
+-- A state's fixed fields, by position (see the top of this file).
+local DOC, NODE, PARENT, SELF, LEN, CKEY, CVIEW, CKEY2, CVIEW2 = 1, 2, 3, 4, 5, 6, 7, 8, 9
+
 local STATE = setmetatable({}, { __tostring = function() return "qjson.view.state" end })
 local DELETED = setmetatable({}, { __tostring = function() return "qjson.view.deleted" end })
 
@@ -71,7 +78,7 @@ M.ObjectMT, M.ArrayMT = ObjectMT, ArrayMT
 -- deferred value errors, a closed document).
 local function fail(st)
   err_box.message[0] = 0
-  C.qjson_last_error(st.d.ptr, err_box)
+  C.qjson_last_error(st[DOC].ptr, err_box)
   error("qjson: " .. ffi_string(err_box.message), 0)
 end
 
@@ -89,17 +96,9 @@ function M.is_view(v)
 end
 
 local function new_view(d, node, kind, parent, n)
-  -- (Reads reach the document through d.ptr: with cache, which a second
-  -- child read adds, the fields fit the eight hash slots this constructor
-  -- allocates; a ninth would make the table rehash to sixteen (a view
-  -- whose second child is read cost 0.15 us more with a `ptr` field
-  -- here). ck and cv start false, not nil, so that their slots are in the
-  -- constructor's template and the first child read stores into them
-  -- instead of adding keys; `n`, an array's length when known, is set here
-  -- for the same reason. dirty is nil until an edit.)
-  local st = { d = d, node = node, parent = parent, self = false, n = n, ck = false, cv = false }
+  local st = { d, node, parent, false, n, false, false, false, false }
   local v = setmetatable({ [STATE] = st }, kind == OBJECT and ObjectMT or ArrayMT)
-  st.self = v
+  st[SELF] = v
   local registry = d.views
   if registry ~= nil then
     registry[node] = v
@@ -116,13 +115,13 @@ local function touch(st)
     if from_child then
       st.dchild = true
     end
-    local dirty = st.d.dirty
+    local dirty = st[DOC].dirty
     if dirty == nil then
       dirty = {}
-      st.d.dirty = dirty
+      st[DOC].dirty = dirty
     end
-    dirty[st.node] = st.self
-    st = st.parent
+    dirty[st[NODE]] = st[SELF]
+    st = st[PARENT]
     from_child = true
   end
   if st ~= nil and from_child then
@@ -132,8 +131,10 @@ end
 
 -- The child view cached at `k` (non-nil) in state `st`, or nil.
 local function cached(st, k)
-  if st.ck == k then
-    return st.cv
+  if st[CKEY] == k then
+    return st[CVIEW]
+  elseif st[CKEY2] == k then
+    return st[CVIEW2]
   end
   local cache = st.cache
   if cache ~= nil then
@@ -144,8 +145,10 @@ end
 
 -- Forgets the child view cached at `k`.
 local function uncache(st, k)
-  if st.ck == k then
-    st.ck, st.cv = false, false
+  if st[CKEY] == k then
+    st[CKEY], st[CVIEW] = false, false
+  elseif st[CKEY2] == k then
+    st[CKEY2], st[CVIEW2] = false, false
   end
   local cache = st.cache
   if cache ~= nil then
@@ -160,15 +163,15 @@ local function child_view(pst, node, kind, key)
   -- The element count the read left in val_box, taken before anything
   -- allocates (a finalizer run meanwhile may read into the box).
   local len = val_box.len
-  local registry = pst.d.views
+  local registry = pst[DOC].views
   local v = registry and registry[node]
   if v == nil then
-    v = new_view(pst.d, node, kind, pst, kind == ARRAY and tonumber(len) or nil)
+    v = new_view(pst[DOC], node, kind, pst, kind == ARRAY and tonumber(len) or nil)
   else
     -- Opened by doc:get before: adopted by its parent.
     local st = rawget(v, STATE)
-    if st.parent == nil and st ~= pst then
-      st.parent = pst
+    if st[PARENT] == nil and st ~= pst then
+      st[PARENT] = pst
       if st.dirty then
         st.dirty = false
         touch(st)
@@ -176,13 +179,15 @@ local function child_view(pst, node, kind, key)
     end
   end
   if key ~= nil then
-    if not pst.ck then
-      pst.ck, pst.cv = key, v
+    if not pst[CKEY] then
+      pst[CKEY], pst[CVIEW] = key, v
+    elseif not pst[CKEY2] then
+      pst[CKEY2], pst[CVIEW2] = key, v
     else
       local cache = pst.cache
       if cache == nil then
         -- Sized for the children an array has, or a few members.
-        local n = pst.n
+        local n = pst[LEN]
         cache = n and tnew(n, 0) or tnew(0, 4)
         pst.cache = cache
       end
@@ -194,15 +199,15 @@ end
 
 -- An integer beyond ±(2^53 - 1), exactly, per the decode's big_int option.
 local function big_integer(st, node, approx)
-  local mode = st.d.big_int
+  local mode = st[DOC].big_int
   if mode == "cdata" then
-    if C.qjson_get_i64(st.d.ptr, node, nil, 0, nil, i64_box) == NUMBER then
+    if C.qjson_get_i64(st[DOC].ptr, node, nil, 0, nil, i64_box) == NUMBER then
       return C.qjson_load_i64(i64_box)
-    elseif C.qjson_get_u64(st.d.ptr, node, nil, 0, nil, u64_box) == NUMBER then
+    elseif C.qjson_get_u64(st[DOC].ptr, node, nil, 0, nil, u64_box) == NUMBER then
       return C.qjson_load_u64(u64_box)
     end
   elseif mode == "string" then
-    if C.qjson_get_raw(st.d.ptr, node, nil, 0, nil, ptr_box, size_box) <= 0 then
+    if C.qjson_get_raw(st[DOC].ptr, node, nil, 0, nil, ptr_box, size_box) <= 0 then
       fail(st)
     end
     local str = ffi_string(ptr_box[0], size_box[0])
@@ -221,7 +226,7 @@ local function value_of(st, k, key)
     local str = ffi_string(box.ptr, box.len)
     return str
   elseif k == NUMBER then
-    if box.flag ~= 0 and st.d.big_int ~= nil then
+    if box.flag ~= 0 and st[DOC].big_int ~= nil then
       return big_integer(st, box.node, C.qjson_load_f64(val_num))
     end
     local num = C.qjson_load_f64(val_num)
@@ -261,21 +266,21 @@ local function object_get(self, k)
   if c ~= nil then
     return c
   end
-  local v = value_of(st, C.qjson_child(st.d.ptr, st.node, k, #k, 0, val_box), k)
+  local v = value_of(st, C.qjson_child(st[DOC].ptr, st[NODE], k, #k, 0, val_box), k)
   return v
 end
 
 -- The length of an array view.
 local function array_len(st)
-  local n = st.n
+  local n = st[LEN]
   if n == nil then
     -- (A failed read, of a closed document say, leaves size_box as the
     -- last read of any document left it.)
-    if C.qjson_get_len(st.d.ptr, st.node, nil, 0, nil, size_box) ~= ARRAY then
+    if C.qjson_get_len(st[DOC].ptr, st[NODE], nil, 0, nil, size_box) ~= ARRAY then
       fail(st)
     end
     n = tonumber(size_box[0])
-    st.n = n
+    st[LEN] = n
   end
   return n
 end
@@ -293,7 +298,7 @@ local function array_get(self, i)
     end
     local v = st.vals[i]
     if v == nil then
-      v = value_of(st, C.qjson_read(st.d.ptr, o, val_box), nil)
+      v = value_of(st, C.qjson_read(st[DOC].ptr, o, val_box), nil)
       st.vals[i] = v
     elseif v == DELETED then
       return nil
@@ -308,7 +313,7 @@ local function array_get(self, i)
   if i < 1 or i ~= floor(i) then
     return nil
   end
-  local v = value_of(st, C.qjson_child(st.d.ptr, st.node, nil, 0, i - 1, val_box), i)
+  local v = value_of(st, C.qjson_child(st[DOC].ptr, st[NODE], nil, 0, i - 1, val_box), i)
   return v
 end
 
@@ -323,14 +328,14 @@ ArrayMT.__index = array_get
 local function unique_pairs(st)
   local u = st.uniq
   if u == nil then
-    local count = tonumber(C.qjson_unique_members(st.d.ptr, st.node, nil, 0))
+    local count = tonumber(C.qjson_unique_members(st[DOC].ptr, st[NODE], nil, 0))
     if count < 0 then
       fail(st)
     end
     u = false
     if count > 0 then
       local buf = ffi.new("uint32_t[?]", 2 * count)
-      C.qjson_unique_members(st.d.ptr, st.node, buf, count)
+      C.qjson_unique_members(st[DOC].ptr, st[NODE], buf, count)
       u = { n = count }
       for i = 0, 2 * count - 1 do
         u[i + 1] = buf[i]
@@ -353,17 +358,17 @@ local function step_member(st, pos)
       return nil
     end
     local kn, vn = u[2 * i - 1], u[2 * i]
-    if C.qjson_read(st.d.ptr, kn, key_box) ~= STRING then
+    if C.qjson_read(st[DOC].ptr, kn, key_box) ~= STRING then
       fail(st)
     end
     local key = ffi_string(key_box.ptr, key_box.len)
-    local kind = C.qjson_read(st.d.ptr, vn, val_box)
+    local kind = C.qjson_read(st[DOC].ptr, vn, val_box)
     if kind <= 0 then
       fail(st)
     end
     return i, key, kind, kn, vn
   end
-  local kind = C.qjson_entry(st.d.ptr, st.node, pos, key_box, val_box)
+  local kind = C.qjson_entry(st[DOC].ptr, st[NODE], pos, key_box, val_box)
   if kind <= 0 then
     if kind == MISSING then
       return nil
@@ -498,7 +503,7 @@ local function object_set(self, k, x)
   end
   if edits[k] == nil then
     -- First edit of `k`: does the document have it?
-    local kind = tk == "string" and C.qjson_child(st.d.ptr, st.node, k, #k, 0, val_box) or MISSING
+    local kind = tk == "string" and C.qjson_child(st[DOC].ptr, st[NODE], k, #k, 0, val_box) or MISSING
     if kind > 0 then
       local vn = val_box.node -- (before anything allocates: see child_view)
       st.enode = st.enode or {}
@@ -529,7 +534,7 @@ local function edit_array(st)
   local orig, vals, n = {}, {}, 0
   local prev = 0
   while true do
-    local k = C.qjson_next(st.d.ptr, st.node, prev, node_box)
+    local k = C.qjson_next(st[DOC].ptr, st[NODE], prev, node_box)
     if k <= 0 then
       if k ~= MISSING then
         fail(st)
@@ -541,7 +546,8 @@ local function edit_array(st)
     orig[n] = prev
     vals[n] = cached(st, n)
   end
-  st.orig, st.vals, st.n, st.cache, st.ck, st.cv = orig, vals, n, nil, false, false
+  st.orig, st.vals, st[LEN], st.cache = orig, vals, n, nil
+  st[CKEY], st[CVIEW], st[CKEY2], st[CVIEW2] = false, false, false, false
 end
 
 local function array_set(self, i, x)
@@ -550,7 +556,7 @@ local function array_set(self, i, x)
     error("qjson: an array view's indexes are integers from 1, got " .. tostring(i), 2)
   end
   edit_array(st)
-  local n, orig, vals = st.n, st.orig, st.vals
+  local n, orig, vals = st[LEN], st.orig, st.vals
   if i > n + 1 then
     error("qjson: index " .. i .. " is past the end of an array view of length " .. n
       .. " (append at " .. (n + 1) .. ")", 2)
@@ -570,11 +576,11 @@ local function array_set(self, i, x)
         orig[n], vals[n] = nil, nil
         n = n - 1
       end
-      st.n = n
+      st[LEN] = n
     end
   else
     if i == n + 1 then
-      st.n = i
+      st[LEN] = i
     end
     orig[i], vals[i] = false, x
   end
@@ -589,7 +595,7 @@ ArrayMT.__newindex = array_set
 function M.insert(v, ...)
   local st = rawget(v, STATE)
   edit_array(st)
-  local n, orig, vals = st.n, st.orig, st.vals
+  local n, orig, vals = st[LEN], st.orig, st.vals
   local pos, x = ...
   if select("#", ...) == 1 then
     pos, x = n + 1, pos
@@ -603,14 +609,14 @@ function M.insert(v, ...)
     x = DELETED
   end
   orig[pos], vals[pos] = false, x
-  st.n = n + 1
+  st[LEN] = n + 1
   touch(st)
 end
 
 function M.remove(v, pos)
   local st = rawget(v, STATE)
   edit_array(st)
-  local n, orig, vals = st.n, st.orig, st.vals
+  local n, orig, vals = st[LEN], st.orig, st.vals
   if n == 0 and pos == nil then
     return nil
   end
@@ -623,7 +629,7 @@ function M.remove(v, pos)
     orig[j], vals[j] = orig[j + 1], vals[j + 1]
   end
   orig[n], vals[n] = nil, nil
-  st.n = n - 1
+  st[LEN] = n - 1
   touch(st)
   return removed
 end
@@ -660,7 +666,7 @@ function M.decoded(d, first)
   if kind == OBJECT or kind == ARRAY then
     return new_view(d, 0, kind, nil)
   end
-  local v = value_of({ d = d }, kind, nil)
+  local v = value_of({ d }, kind, nil)
   C.qjson_close(d.ptr)
   return v
 end
@@ -697,6 +703,7 @@ end
 
 -- For qjson.view.write and qjson.view.materialize.
 M.STATE, M.DELETED = STATE, DELETED
+M.DOC, M.NODE, M.PARENT, M.SELF, M.LEN = DOC, NODE, PARENT, SELF, LEN
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get
 
 return M

@@ -1,19 +1,23 @@
 //! The document handle the C ABI hands out.
 
+use std::cell::RefCell;
+
 use super::Status;
 use crate::Document;
 
-/// A parsed document plus the message of its last failed read. `doc` is
-/// `None` once closed: the document's memory is released at once, while
-/// the handle itself stays valid (reads report `CLOSED`) until freed.
+/// A parsed document. `doc` is `None` once closed: the document's memory
+/// is released at once, while the handle itself stays valid (reads report
+/// `CLOSED`) until freed.
 ///
 /// A handle is either boxed (`qjson_parse*`, freed by `qjson_free`) or
 /// placed in memory the caller owns (`qjson_parse_in`), which the caller
 /// simply releases: such a handle owns no heap memory at all (its tape and
-/// string scratch live in the same block, and the message is inline).
+/// string scratch live in the same block). The message of a failed read
+/// is kept per thread, not in the handle: a small document
+/// is placed in Lua memory on every decode, and an inline message would
+/// have been half of that memory.
 pub struct Handle {
     pub(crate) doc: Option<Document<'static>>,
-    pub(crate) error: Message,
     /// Counted in `LIVE` (boxed handles only: the caller frees a placed one
     /// without telling us).
     counted: bool,
@@ -27,12 +31,12 @@ pub(crate) static LIVE: std::sync::atomic::AtomicU64 = std::sync::atomic::Atomic
 impl Handle {
     pub(crate) fn boxed(doc: Document<'static>) -> Box<Handle> {
         LIVE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Box::new(Handle { doc: Some(doc), error: Message::default(), counted: true })
+        Box::new(Handle { doc: Some(doc), counted: true })
     }
 
     /// A handle for a document placed in caller memory (not counted).
     pub(crate) fn placed(doc: Document<'static>) -> Handle {
-        Handle { doc: Some(doc), error: Message::default(), counted: false }
+        Handle { doc: Some(doc), counted: false }
     }
 
     /// Releases the document now; the handle stays until freed.
@@ -49,45 +53,39 @@ impl Drop for Handle {
     }
 }
 
-/// The handle's document and error slot, or the status to return: `Error`
-/// for a null handle or a closed document.
-pub(crate) fn open_doc<'h>(doc: *mut Handle) -> Result<(&'h mut Document<'static>, &'h mut Message), i32> {
+/// The handle's document, or the status to return: `Error` for a null
+/// handle or a closed document (with `CLOSED` as the handle's error).
+pub(crate) fn open_doc<'h>(doc: *mut Handle) -> Result<&'h mut Document<'static>, i32> {
     // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
     let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Status::Error as i32) };
     match &mut h.doc {
-        Some(d) => Ok((d, &mut h.error)),
-        None => {
-            h.error.set(CLOSED);
-            Err(Status::Error as i32)
-        }
+        Some(d) => Ok(d),
+        None => Err(set_error(doc, CLOSED)),
     }
 }
 
-/// A message kept inline, truncated (on a character boundary) to what
-/// `qjson_error` can carry, so that recording one never allocates.
-pub(crate) struct Message {
-    len: usize,
-    bytes: [u8; 255],
+thread_local! {
+    /// The last failed read on this thread: the handle's address and the
+    /// message. Callers read it right after the failure (`qjson_last_error`).
+    static LAST_ERROR: RefCell<(usize, String)> = const { RefCell::new((0, String::new())) };
 }
 
-impl Default for Message {
-    fn default() -> Message {
-        Message { len: 0, bytes: [0; 255] }
-    }
+/// Records `msg` as the last error of handle `doc`; returns `Error`.
+pub(crate) fn set_error(doc: *const Handle, msg: &str) -> i32 {
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.0 = doc as usize;
+        e.1.clear();
+        e.1.push_str(msg);
+    });
+    Status::Error as i32
 }
 
-impl Message {
-    pub(crate) fn set(&mut self, text: &str) {
-        let mut n = text.len().min(self.bytes.len());
-        while !text.is_char_boundary(n) {
-            n -= 1;
-        }
-        self.bytes[..n].copy_from_slice(&text.as_bytes()[..n]);
-        self.len = n;
-    }
-
-    pub(crate) fn as_str(&self) -> &str {
-        // Always cut on a character boundary of a `&str` (see `set`).
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
-    }
+/// Runs `f` with the message of the last failed read on this thread when
+/// it was on `doc`.
+pub(crate) fn with_error<R>(doc: *const Handle, f: impl FnOnce(Option<&str>) -> R) -> R {
+    LAST_ERROR.with(|e| {
+        let e = e.borrow();
+        f((e.0 == doc as usize).then_some(e.1.as_str()))
+    })
 }

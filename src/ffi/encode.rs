@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use super::doc::CLOSED;
+use super::doc::{set_error, CLOSED};
 use super::{bytes, guard, Handle, Status};
 use crate::encode::escape::{self, Escaped, MAX_EXPANSION, SLACK};
 use crate::encode::number;
@@ -195,10 +195,7 @@ fn with_input(doc: *mut Handle, f: impl FnOnce(&Document<'static>) -> Result<i32
             Some(d) => f(d),
             None => Err(CLOSED.to_string()),
         };
-        result.unwrap_or_else(|e| {
-            h.error.set(&e);
-            Status::Error as i32
-        })
+        result.unwrap_or_else(|e| set_error(doc, &e))
     })
 }
 

@@ -8,7 +8,7 @@
 
 use std::ffi::c_char;
 
-use super::doc::{open_doc, Message};
+use super::doc::{open_doc, set_error, with_error};
 use super::{bytes, guard, ErrorInfo, Handle, Status};
 use crate::error::ErrorKind;
 use crate::{Document, Error, Kind, Node, Path};
@@ -16,9 +16,8 @@ use crate::{Document, Error, Kind, Node, Path};
 type Doc = Document<'static>;
 
 /// Records `msg` as the handle's last error.
-fn fail(error: &mut Message, msg: impl ToString) -> i32 {
-    error.set(&msg.to_string());
-    Status::Error as i32
+fn fail(doc: *const Handle, msg: impl ToString) -> i32 {
+    set_error(doc, &msg.to_string())
 }
 
 /// Resolves the path, then runs `read` on the node found.
@@ -31,7 +30,7 @@ fn read_at(
     read: impl FnOnce(&mut Doc, Node, Kind) -> Result<(), Error>,
 ) -> i32 {
     guard(Status::Panic as i32, || {
-        let (d, error) = match open_doc(doc) {
+        let d = match open_doc(doc) {
             Ok(h) => h,
             Err(status) => return status,
         };
@@ -44,15 +43,15 @@ fn read_at(
         let node = match found {
             Ok(Some(n)) => n,
             Ok(None) => return Status::Missing as i32,
-            Err(e) => return fail(error, e),
+            Err(e) => return fail(doc, e),
         };
         let kind = match d.kind(node) {
             Ok(k) => k,
-            Err(e) => return fail(error, e),
+            Err(e) => return fail(doc, e),
         };
         match read(d, node, kind) {
             Ok(()) => kind as i32,
-            Err(e) => fail(error, e),
+            Err(e) => fail(doc, e),
         }
     })
 }
@@ -231,7 +230,7 @@ pub extern "C" fn qjson_get_raw(
 #[no_mangle]
 pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut u32) -> i32 {
     guard(Status::Panic as i32, || {
-        let (d, error) = match open_doc(doc) {
+        let d = match open_doc(doc) {
             Ok(h) => h,
             Err(status) => return status,
         };
@@ -241,7 +240,7 @@ pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut
         let value = if d.kind(parent).ok() == Some(Kind::Object) { child + 1 } else { child };
         match d.kind(value) {
             Ok(k) => k as i32,
-            Err(e) => fail(error, e),
+            Err(e) => fail(doc, e),
         }
     })
 }
@@ -253,7 +252,7 @@ pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut
 #[no_mangle]
 pub extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32, cap: usize) -> i64 {
     guard(-1, || {
-        let Ok((d, _)) = open_doc(doc) else { return -1 };
+        let Ok(d) = open_doc(doc) else { return -1 };
         let Some(pairs) = d.unique_members(obj) else { return 0 };
         if !out.is_null() {
             for (i, &(k, v)) in pairs.iter().take(cap).enumerate() {
@@ -269,7 +268,8 @@ pub extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32
 }
 
 /// Copies the message of the last failed read into `err`: the panic
-/// caught after a `Panic` status, else the document's last error.
+/// caught after a `Panic` status, else the error of the last failed read
+/// on this thread when it was on `doc` (so call it right after the read).
 #[no_mangle]
 pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
     guard((), || {
@@ -278,8 +278,8 @@ pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
         let panicked = super::LAST_PANIC.with(|p| p.borrow().is_some());
         if panicked {
             e.fill(&super::panic_message(), 0, 0, 0);
-        } else if let Some(h) = unsafe { doc.as_ref() } {
-            e.fill(h.error.as_str(), 0, 0, 0);
+        } else {
+            with_error(doc, |m| e.fill(m.unwrap_or(""), 0, 0, 0));
         }
     })
 }

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::ffi::c_char;
 
-use super::doc::open_doc;
+use super::doc::{open_doc, set_error};
 use super::{bytes, guard, Handle, Status};
 use crate::{Document, Error, Kind, Node};
 
@@ -56,17 +56,14 @@ fn read(d: &mut Document<'static>, node: Node, out: &mut Value) -> Result<Kind, 
 /// Runs `f` on the handle's document, turning errors into statuses.
 fn with_doc(doc: *mut Handle, f: impl FnOnce(&mut Document<'static>) -> Result<Option<Kind>, Error>) -> i32 {
     guard(Status::Panic as i32, || {
-        let (d, error) = match open_doc(doc) {
-            Ok(h) => h,
+        let d = match open_doc(doc) {
+            Ok(d) => d,
             Err(status) => return status,
         };
         match f(d) {
             Ok(Some(kind)) => kind as i32,
             Ok(None) => Status::Missing as i32,
-            Err(e) => {
-                error.set(&e.to_string());
-                Status::Error as i32
-            }
+            Err(e) => set_error(doc, &e.to_string()),
         }
     })
 }

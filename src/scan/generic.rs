@@ -112,10 +112,7 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], measure: b
         at += 64;
     }
     if at < n {
-        // The tail, padded with spaces (whitespace changes nothing).
-        let mut buf = [b' '; 64];
-        buf[..n - at].copy_from_slice(&input[at..]);
-        let block = B::load(buf.as_ptr());
+        let block = B::load_tail(input.as_ptr().add(at), n - at);
         step::<B, STRICT>(block, at, input, measure, &mut carry, &mut info, out);
     }
     if STRICT {

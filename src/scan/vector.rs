@@ -7,6 +7,17 @@ pub(crate) trait Block: Copy {
     /// `p` must be valid for 64 bytes of reads and the CPU must support the
     /// implementation's target features.
     unsafe fn load(p: *const u8) -> Self;
+    /// The `n` bytes at `p` (`n < 64`), padded with spaces (whitespace
+    /// changes nothing): the input's last, partial block.
+    ///
+    /// # Safety
+    /// As `load`, for `n` bytes.
+    #[inline(always)]
+    unsafe fn load_tail(p: *const u8, n: usize) -> Self {
+        let mut buf = [b' '; 64];
+        std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n);
+        Self::load(buf.as_ptr())
+    }
     unsafe fn eq(self, byte: u8) -> u64;
     /// `(ops, whitespace)` by the shared nibble tables (see `scan::OP_TABLE`).
     unsafe fn classify(self) -> (u64, u64);

@@ -106,6 +106,13 @@ impl Block for Avx512 {
     unsafe fn load(p: *const u8) -> Self {
         Avx512(_mm512_loadu_si512(p as *const _))
     }
+    /// A masked load: no copy through memory (a tiny document is mostly
+    /// its tail, and storing then reloading the block stalls).
+    #[inline(always)]
+    unsafe fn load_tail(p: *const u8, n: usize) -> Self {
+        let mask = (1u64 << n) - 1;
+        Avx512(_mm512_mask_loadu_epi8(_mm512_set1_epi8(b' ' as i8), mask, p as *const i8))
+    }
     #[inline(always)]
     unsafe fn eq(self, byte: u8) -> u64 {
         _mm512_cmpeq_epi8_mask(self.0, _mm512_set1_epi8(byte as i8))

@@ -9,6 +9,7 @@ local tnew = require("table.new")
 
 local state, ObjectMT = view.state, view.ObjectMT
 local object_pairs, array_len, array_get = view.object_pairs, view.array_len, view.array_get
+local DOC, NODE = view.DOC, view.NODE
 
 -- Plain tables equal to what lua-cjson's decode builds. Arrays carry
 -- `array_mt` when given, else empty arrays carry empty_array_mt (so that
@@ -59,11 +60,11 @@ function materialize(v, array_mt, seen)
     end
     return v
   end
-  if not st.dirty and st.d.big_int == nil then
+  if not st.dirty and st[DOC].big_int == nil then
     build_settings.null = view.null
     build_settings.array_mt = array_mt
     build_settings.empty_array_mt = encoder.empty_array_mt
-    return tables.from_node(st.d.ptr, st.node, build_settings)
+    return tables.from_node(st[DOC].ptr, st[NODE], build_settings)
   end
   if getmetatable(v) == ObjectMT then
     local t = {}

@@ -12,6 +12,7 @@ local getmetatable, setmetatable, rawget = getmetatable, setmetatable, rawget
 local STATE, DELETED, ObjectMT, ArrayMT = view.STATE, view.DELETED, view.ObjectMT, view.ArrayMT
 local fail, unique_pairs, object_pairs = view.fail, view.unique_pairs, view.object_pairs
 local array_len, array_get = view.array_len, view.array_get
+local DOC, NODE, LEN = view.DOC, view.NODE, view.LEN
 
 local MISSING = C.QJSON_STATUS_MISSING
 
@@ -21,7 +22,7 @@ local size_box = ffi.new("size_t[1]")
 
 -- Appends the original bytes of `node`.
 local function put_raw(buf, st, node)
-  local k = C.qjson_get_raw(st.d.ptr, node, nil, 0, nil, ptr_box, size_box)
+  local k = C.qjson_get_raw(st[DOC].ptr, node, nil, 0, nil, ptr_box, size_box)
   if k <= 0 then
     fail(st)
   end
@@ -31,7 +32,7 @@ end
 -- A view that changed, or holds one: its own bytes where untouched,
 -- encoded values where not.
 local function is_dirty(st, node)
-  local dirty = st.d.dirty
+  local dirty = st[DOC].dirty
   return dirty ~= nil and dirty[node]
 end
 
@@ -106,7 +107,7 @@ local pending_end = 0
 
 -- The input's first byte, for copying runs of it.
 local function input_base(st)
-  if C.qjson_input(st.d.ptr, ptr_box, nil) <= 0 then
+  if C.qjson_input(st[DOC].ptr, ptr_box, nil) <= 0 then
     fail(st)
   end
   return ptr_box[0]
@@ -162,7 +163,7 @@ end
 -- whose keys do not repeat). `lim`: the offset just past its closing
 -- bracket, or 0 when not known.
 local function put_members(buf, st, depth, put_value, put_key, lim, object)
-  local ptr, node = st.d.ptr, st.node
+  local ptr, node = st[DOC].ptr, st[NODE]
   local base = input_base(st)
   local edits, enode = st.edits, st.enode
   buf:put(object and "{" or "[")
@@ -227,8 +228,8 @@ end
 -- known without a search of its text (a view that is neither the root
 -- nor reached through its parent's writer): put_members then writes it.
 local function put_replaced(buf, st, vn, x, depth, put_value, lim)
-  local ptr = st.d.ptr
-  if C.qjson_member_span(ptr, st.node, vn - 1, lim, span) <= 0 then
+  local ptr = st[DOC].ptr
+  if C.qjson_member_span(ptr, st[NODE], vn - 1, lim, span) <= 0 then
     fail(st)
   end
   -- The object's text is [cs, ce) of the input, the value [vs, ve).
@@ -250,12 +251,12 @@ end
 -- An edited array: original elements (runs of them when they are still
 -- adjacent) and new values.
 local function put_array(buf, st, depth, put_value, lim)
-  local ptr, node = st.d.ptr, st.node
+  local ptr, node = st[DOC].ptr, st[NODE]
   local base = input_base(st)
   local orig, vals = st.orig, st.vals
   buf:put("[")
   local a, b = 0, 0
-  for i = 1, st.n do
+  for i = 1, st[LEN] do
     local o = orig[i]
     if o then
       if C.qjson_member_span(ptr, node, o, lim, span) <= 0 then
@@ -293,13 +294,13 @@ local function put(buf, v, depth, put_value, put_key)
     pending.view = nil
   end
   if not st.dirty then
-    local src = st.node == 0 and st.d.src
+    local src = st[NODE] == 0 and st[DOC].src
     if src then
       -- The whole text, with the whitespace around the root.
       buf:put(src)
       return
     end
-    put_raw(buf, st, st.node)
+    put_raw(buf, st, st[NODE])
     return
   end
   if getmetatable(v) == ObjectMT then
@@ -347,7 +348,7 @@ end
 -- string itself for an untouched document root.
 local function source(v)
   local st = rawget(v, STATE)
-  return not st.dirty and st.node == 0 and st.d.src or nil
+  return not st.dirty and st[NODE] == 0 and st[DOC].src or nil
 end
 
 encoder.views[ObjectMT] = { put = put, shallow = shallow, source = source }
