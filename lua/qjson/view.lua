@@ -5,8 +5,8 @@
 -- table whose only raw key is STATE (a table, so no JSON key can reach
 -- it); everything else lives in that state. The fields every view has are
 -- in its array part, at the positions named below (a positional
--- constructor allocates a third of what one with named fields does, and
--- a decode makes a view for every container it reads):
+-- constructor allocates about half of what one with named fields does,
+-- and a decode makes a view for every container it reads):
 --
 --   [DOC]    the document record (the Doc table: ptr, src, big_int, and
 --            `dirty`, node -> view for every view that changed or holds
