@@ -70,13 +70,21 @@ thread_local! {
     static LAST_ERROR: RefCell<(usize, String)> = const { RefCell::new((0, String::new())) };
 }
 
+/// Longest message kept, in bytes (as much as `qjson_error` holds), so the
+/// thread's buffer stays small whatever a message quotes.
+const MESSAGE_MAX: usize = 255;
+
 /// Records `msg` as the last error of handle `doc`; returns `Error`.
 pub(crate) fn set_error(doc: *const Handle, msg: &str) -> i32 {
+    let mut n = msg.len().min(MESSAGE_MAX);
+    while !msg.is_char_boundary(n) {
+        n -= 1;
+    }
     LAST_ERROR.with(|e| {
         let mut e = e.borrow_mut();
         e.0 = doc as usize;
         e.1.clear();
-        e.1.push_str(msg);
+        e.1.push_str(&msg[..n]);
     });
     Status::Error as i32
 }
