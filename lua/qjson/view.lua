@@ -666,7 +666,7 @@ function M.decoded(d, first)
   if kind == OBJECT or kind == ARRAY then
     return new_view(d, 0, kind, nil)
   end
-  local v = value_of({ d }, kind, nil)
+  local v = value_of({ [DOC] = d }, kind, nil)
   C.qjson_close(d.ptr)
   return v
 end
@@ -703,7 +703,7 @@ end
 
 -- For qjson.view.write and qjson.view.materialize.
 M.STATE, M.DELETED = STATE, DELETED
-M.DOC, M.NODE, M.PARENT, M.SELF, M.LEN = DOC, NODE, PARENT, SELF, LEN
+M.DOC, M.NODE, M.LEN = DOC, NODE, LEN
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get
 
 return M

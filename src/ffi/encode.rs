@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use super::doc::{set_error, CLOSED};
+use super::doc::{open_doc, set_error};
 use super::{bytes, guard, Handle, Status};
 use crate::encode::escape::{self, Escaped, MAX_EXPANSION, SLACK};
 use crate::encode::number;
@@ -188,14 +188,9 @@ fn before(input: &[u8], at: usize, sep: u8) -> Result<usize, String> {
 /// Runs `f` on the handle's document; its `Err` becomes the handle's last
 /// error and `Error`.
 fn with_input(doc: *mut Handle, f: impl FnOnce(&Document<'static>) -> Result<i32, String>) -> i32 {
-    guard(Status::Panic as i32, || {
-        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-        let Some(h) = (unsafe { doc.as_mut() }) else { return Status::Error as i32 };
-        let result = match &h.doc {
-            Some(d) => f(d),
-            None => Err(CLOSED.to_string()),
-        };
-        result.unwrap_or_else(|e| set_error(doc, &e))
+    guard(Status::Panic as i32, || match open_doc(doc) {
+        Ok(d) => f(d).unwrap_or_else(|e| set_error(doc, &e)),
+        Err(status) => status,
     })
 }
 

@@ -31,7 +31,7 @@ fn read_at(
 ) -> i32 {
     guard(Status::Panic as i32, || {
         let d = match open_doc(doc) {
-            Ok(h) => h,
+            Ok(d) => d,
             Err(status) => return status,
         };
         // SAFETY: `compiled` is null or a live path from `qjson_path_compile`.
@@ -231,7 +231,7 @@ pub extern "C" fn qjson_get_raw(
 pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut u32) -> i32 {
     guard(Status::Panic as i32, || {
         let d = match open_doc(doc) {
-            Ok(h) => h,
+            Ok(d) => d,
             Err(status) => return status,
         };
         let child = if prev == 0 { d.first_child(parent) } else { d.next_child(parent, prev) };
