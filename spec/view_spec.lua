@@ -95,9 +95,10 @@ describe("qjson.decode", function()
     assert.truthy(err:find("bad argument #1 to 'decode'", 1, true), err)
   end)
 
-  it("keeps no state under string keys", function()
+  it("keeps its own fields only under keys no JSON text can give a member", function()
     local keys = { "_doc", "_cur", "__index", "__newindex", "n", "d", "node", "ptr", "src", "parent", "self",
-      "dirty", "cache", "edits", "enode", "added", "orig", "vals", "uniq", "views", "big_int", "state" }
+      "dirty", "cache", "edits", "enode", "added", "orig", "vals", "uniq", "views", "big_int", "state", "doc", "len",
+      "ckey", "cview", "ckey2", "cview2", "dchild", "nenode", "replaced", "dirty_views" }
     local parts = {}
     for i, k in ipairs(keys) do
       parts[i] = ('"%s": %d'):format(k, i)
@@ -124,6 +125,24 @@ describe("qjson.decode", function()
     assert.are.equal("changed", back.n)
     assert.is_nil(back.edits)
     assert.are.equal(1, back._doc)
+    -- The raw keys of views, fresh and edited: strings with a byte that
+    -- UTF-8 never has, which qjson never accepts in a key.
+    local w = qjson.decode('{"o": {"a": 1}, "a": [1, {"b": 2}], "p": {"q": {}}}')
+    local o, a, q = w.o, w.a, w.p.q
+    a[1] = 5
+    o.z = 1
+    for _, view in ipairs({ v, v.arr, v.arr[1], w, o, a, a[2], w.p, q }) do
+      local n = 0
+      for k in next, view do
+        n = n + 1
+        assert.are.equal("string", type(k))
+        assert.truthy(k:find("\255", 1, true), k)
+      end
+      assert.truthy(n > 0)
+    end
+    assert.has_error(function()
+      qjson.decode('{"\255doc": 1}')
+    end, "qjson: invalid UTF-8 at line 1, column 3 (byte 2)")
   end)
 end)
 

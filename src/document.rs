@@ -295,9 +295,19 @@ impl Document<'_> {
 
     /// The kind of a value. In lazy mode a number or literal is checked
     /// here, on first sight.
+    #[inline]
     pub fn kind(&self, node: Node) -> Result<Kind, Error> {
+        let c = self.first_byte(node);
+        if self.opts.strict() && !self.opts.lenient_numbers() {
+            return Ok(Kind::of_byte(c));
+        }
+        self.kind_checked(node, c)
+    }
+
+    #[inline(never)]
+    fn kind_checked(&self, node: Node, first: u8) -> Result<Kind, Error> {
         let lenient = self.opts.lenient_numbers();
-        let kind = match self.first_byte(node) {
+        let kind = match first {
             // With lenient numbers, `nan` starts like `null`.
             b'n' if lenient && self.input().get(self.pos(node) + 1) != Some(&b'u') => Kind::Number,
             c => Kind::of_byte(c),
@@ -567,6 +577,13 @@ impl Document<'_> {
 
     pub fn u64(&self, node: Node) -> Result<Option<u64>, Error> {
         Ok(number::to_u64(self.number_text(node)?.0))
+    }
+
+    /// Whether the value at `node` starts with byte `c` (after `kind`,
+    /// which checks it: `t` for a true literal).
+    #[inline(always)]
+    pub(crate) fn first_byte_is(&self, node: Node, c: u8) -> bool {
+        self.first_byte(node) == c
     }
 
     pub fn bool(&self, node: Node) -> Result<bool, Error> {

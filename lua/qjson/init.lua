@@ -128,8 +128,7 @@ local function decode_with(ds, s, opts)
   if d == nil then
     return nil, err, is_arg
   end
-  d.big_int = big
-  return view.decoded(d)
+  return view.decoded(d.ptr, d.src, nil, big)
 end
 
 -- Installs decode, materialize and lua-cjson's decoder configuration
@@ -158,7 +157,7 @@ local function install_decoder(into)
         error("qjson: " .. failed(box), 0)
       end
       nesting = nesting - 1
-      return view.decoded({ ptr = ptr, src = s }, byte(s, 1))
+      return view.decoded(ptr, s, byte(s, 1))
     end
     local v, err, is_arg = decode_with(ds, s, opts)
     if v == nil and err ~= nil then

@@ -4,12 +4,12 @@ local tables = require("qjson.tables")
 local encoder = require("qjson.encode")
 local view = require("qjson.view")
 
-local type, next, getmetatable, setmetatable = type, next, getmetatable, setmetatable
+local type, next, getmetatable, setmetatable, rawget = type, next, getmetatable, setmetatable, rawget
 local tnew = require("table.new")
 
-local state, ObjectMT = view.state, view.ObjectMT
+local is_view, ObjectMT = view.is_view, view.ObjectMT
 local object_pairs, array_len, array_get = view.object_pairs, view.array_len, view.array_get
-local DOC, NODE = view.DOC, view.NODE
+local DOC, NODE, DIRTY, PTR, BIG_INT = view.DOC, view.NODE, view.DIRTY, view.PTR, view.BIG_INT
 
 -- Plain tables equal to what lua-cjson's decode builds. Arrays carry
 -- `array_mt` when given, else empty arrays carry empty_array_mt (so that
@@ -53,18 +53,17 @@ local function materialize_table(t, array_mt, seen)
 end
 
 function materialize(v, array_mt, seen)
-  local st = state(v)
-  if st == nil then
+  if not is_view(v) then
     if type(v) == "table" then
       return materialize_table(v, array_mt, seen or {})
     end
     return v
   end
-  if not st.dirty and st[DOC].big_int == nil then
+  if not rawget(v, DIRTY) and rawget(v[DOC], BIG_INT) == nil then
     build_settings.null = view.null
     build_settings.array_mt = array_mt
     build_settings.empty_array_mt = encoder.empty_array_mt
-    return tables.from_node(st[DOC].ptr, st[NODE], build_settings)
+    return tables.from_node(v[DOC][PTR], v[NODE], build_settings)
   end
   if getmetatable(v) == ObjectMT then
     local t = {}
@@ -73,7 +72,7 @@ function materialize(v, array_mt, seen)
     end
     return t
   end
-  local n = array_len(st)
+  local n = array_len(v)
   local t = tnew(n, 0)
   for i = 1, n do
     t[i] = materialize(array_get(v, i), array_mt, seen)

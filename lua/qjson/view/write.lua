@@ -9,10 +9,13 @@ local view = require("qjson.view")
 
 local getmetatable, setmetatable, rawget = getmetatable, setmetatable, rawget
 
-local STATE, DELETED, ObjectMT, ArrayMT = view.STATE, view.DELETED, view.ObjectMT, view.ArrayMT
+local DELETED, ObjectMT, ArrayMT = view.DELETED, view.ObjectMT, view.ArrayMT
 local fail, unique_pairs, object_pairs = view.fail, view.unique_pairs, view.object_pairs
 local array_len, array_get = view.array_len, view.array_get
-local DOC, NODE, LEN = view.DOC, view.NODE, view.LEN
+-- A view's fields (see qjson.view): a view is its own state, `st` here.
+local DOC, NODE, LEN, PTR, SRC, DIRTY_VIEWS = view.DOC, view.NODE, view.LEN, view.PTR, view.SRC, view.DIRTY_VIEWS
+local DIRTY, DCHILD, EDITS, ENODE, ADDED = view.DIRTY, view.DCHILD, view.EDITS, view.ENODE, view.ADDED
+local NENODE, REPLACED, ORIG, VALS = view.NENODE, view.REPLACED, view.ORIG, view.VALS
 
 local MISSING = C.QJSON_STATUS_MISSING
 
@@ -22,7 +25,7 @@ local size_box = ffi.new("size_t[1]")
 
 -- Appends the original bytes of `node`.
 local function put_raw(buf, st, node)
-  local k = C.qjson_get_raw(st[DOC].ptr, node, nil, 0, nil, ptr_box, size_box)
+  local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
   if k <= 0 then
     fail(st)
   end
@@ -32,7 +35,7 @@ end
 -- A view that changed, or holds one: its own bytes where untouched,
 -- encoded values where not.
 local function is_dirty(st, node)
-  local dirty = st[DOC].dirty
+  local dirty = rawget(st[DOC], DIRTY_VIEWS)
   return dirty ~= nil and dirty[node]
 end
 
@@ -52,7 +55,7 @@ end
 
 -- The members added to an object (keys its document lacks), in order.
 local function put_added(buf, st, first, depth, put_value, put_key)
-  local added, edits = st.added, st.edits
+  local added, edits = rawget(st, ADDED), rawget(st, EDITS)
   if added ~= nil then
     for i = 1, #added do
       local k = added[i]
@@ -68,7 +71,7 @@ end
 local function put_object(buf, st, u, depth, put_value, put_key)
   buf:put("{")
   local first = true
-  local edits, enode = st.edits, st.enode
+  local edits, enode = rawget(st, EDITS), rawget(st, ENODE)
   for i = 1, u.n do
     local kn, vn = u[2 * i - 1], u[2 * i]
     local k = enode and enode[vn]
@@ -107,7 +110,7 @@ local pending_end = 0
 
 -- The input's first byte, for copying runs of it.
 local function input_base(st)
-  if C.qjson_input(st[DOC].ptr, ptr_box, nil) <= 0 then
+  if C.qjson_input(st[DOC][PTR], ptr_box, nil) <= 0 then
     fail(st)
   end
   return ptr_box[0]
@@ -163,9 +166,9 @@ end
 -- whose keys do not repeat). `lim`: the offset just past its closing
 -- bracket, or 0 when not known.
 local function put_members(buf, st, depth, put_value, put_key, lim, object)
-  local ptr, node = st[DOC].ptr, st[NODE]
+  local ptr, node = st[DOC][PTR], st[NODE]
   local base = input_base(st)
-  local edits, enode = st.edits, st.enode
+  local edits, enode = rawget(st, EDITS), rawget(st, ENODE)
   buf:put(object and "{" or "[")
   local a, b, first, close_end = 0, 0, true, 0
   local c = 0
@@ -206,7 +209,7 @@ local function put_members(buf, st, depth, put_value, put_key, lim, object)
       a, b = put_original(buf, st, base, a, b, vn, vs, ve, depth, put_value)
     end
   end
-  local added = st.added
+  local added = rawget(st, ADDED)
   if added == nil and a ~= b and b + 1 == close_end then
     flush(buf, base, a, close_end) -- with the closing bracket
     return
@@ -228,7 +231,7 @@ end
 -- known without a search of its text (a view that is neither the root
 -- nor reached through its parent's writer): put_members then writes it.
 local function put_replaced(buf, st, vn, x, depth, put_value, lim)
-  local ptr = st[DOC].ptr
+  local ptr = st[DOC][PTR]
   if C.qjson_member_span(ptr, st[NODE], vn - 1, lim, span) <= 0 then
     fail(st)
   end
@@ -251,9 +254,9 @@ end
 -- An edited array: original elements (runs of them when they are still
 -- adjacent) and new values.
 local function put_array(buf, st, depth, put_value, lim)
-  local ptr, node = st[DOC].ptr, st[NODE]
+  local ptr, node = st[DOC][PTR], st[NODE]
   local base = input_base(st)
-  local orig, vals = st.orig, st.vals
+  local orig, vals = rawget(st, ORIG), rawget(st, VALS)
   buf:put("[")
   local a, b = 0, 0
   for i = 1, st[LEN] do
@@ -286,15 +289,14 @@ end
 
 -- The encoder's hook for views in its default (compact) output: an
 -- untouched view is its original bytes.
-local function put(buf, v, depth, put_value, put_key)
-  local st = rawget(v, STATE)
+local function put(buf, st, depth, put_value, put_key)
   local lim = 0
-  if pending.view == v then
+  if pending.view == st then
     lim = pending_end
     pending.view = nil
   end
-  if not st.dirty then
-    local src = st[NODE] == 0 and st[DOC].src
+  if not rawget(st, DIRTY) then
+    local src = st[NODE] == 0 and st[DOC][SRC]
     if src then
       -- The whole text, with the whitespace around the root.
       buf:put(src)
@@ -303,20 +305,21 @@ local function put(buf, v, depth, put_value, put_key)
     put_raw(buf, st, st[NODE])
     return
   end
-  if getmetatable(v) == ObjectMT then
+  if getmetatable(st) == ObjectMT then
     local u = unique_pairs(st)
     if u then
       return put_object(buf, st, u, depth, put_value, put_key)
     end
-    if st.nenode == 1 and st.added == nil and not st.dchild then
-      local x = st.edits[st.enode[st.replaced]]
-      if x ~= DELETED and put_replaced(buf, st, st.replaced, x, depth, put_value, lim) then
+    if rawget(st, NENODE) == 1 and rawget(st, ADDED) == nil and not rawget(st, DCHILD) then
+      local vn = rawget(st, REPLACED)
+      local x = rawget(st, EDITS)[rawget(st, ENODE)[vn]]
+      if x ~= DELETED and put_replaced(buf, st, vn, x, depth, put_value, lim) then
         return
       end
     end
     return put_members(buf, st, depth, put_value, put_key, lim, true)
   end
-  if st.orig ~= nil then
+  if rawget(st, ORIG) ~= nil then
     return put_array(buf, st, depth, put_value, lim)
   end
   return put_members(buf, st, depth, put_value, put_key, lim, false)
@@ -333,7 +336,7 @@ local function shallow(v)
     end
     return t
   end
-  local n = array_len(rawget(v, STATE))
+  local n = array_len(v)
   for i = 1, n do
     local x = array_get(v, i)
     if x == nil then
@@ -347,8 +350,7 @@ end
 -- The text encode returns for `v` without writing anything: the parsed
 -- string itself for an untouched document root.
 local function source(v)
-  local st = rawget(v, STATE)
-  return not st.dirty and st[NODE] == 0 and st[DOC].src or nil
+  return not rawget(v, DIRTY) and v[NODE] == 0 and v[DOC][SRC] or nil
 end
 
 encoder.views[ObjectMT] = { put = put, shallow = shallow, source = source }
