@@ -5,9 +5,12 @@
 -- itself: its fields sit under private keys, strings that are not UTF-8,
 -- so that no JSON text gives a member such a key (qjson rejects what is
 -- not UTF-8) and every JSON key misses the raw table and reaches the
--- metamethods. One table per view matters: a decode makes a view for
--- every container it reads, and a proxy with a separate state table cost
--- twice the allocation (101 ns against 58 ns per view, 2026-11-24).
+-- metamethods. (Lazy mode checks a key's UTF-8 only when iteration reads
+-- it: there a member named like a field, invalid JSON, reads as the
+-- field.) One table per view matters: a decode makes a view for every
+-- container it reads, and a proxy with a separate state table cost
+-- about twice as much to make (101 ns against 58 ns in a loop that only
+-- makes views, 2026-11-24).
 --
 -- The fields every view has are written in one constructor (new_view), so
 -- that creating a view copies a template instead of inserting keys. They
