@@ -140,6 +140,25 @@ describe("qjson.decode", function()
       end
       assert.truthy(n > 0)
     end
+    -- The constructors' keys are the module's constants (a root adds the
+    -- record's PTR and SRC).
+    local view = require("qjson.view")
+    local function raw_keys(t)
+      local raw = {}
+      for k in next, t do
+        raw[#raw + 1] = k
+      end
+      table.sort(raw)
+      return raw
+    end
+    local fields = { unpack(view.FIELDS) }
+    table.sort(fields)
+    assert.are.same(fields, raw_keys(qjson.decode('{"o": {}}').o))
+    assert.are.same(fields, raw_keys(qjson.parse('{"o": []}'):get("o")))
+    fields[#fields + 1], fields[#fields + 2] = view.PTR, view.SRC
+    table.sort(fields)
+    assert.are.same(fields, raw_keys(qjson.decode("{}")))
+    assert.are.same(fields, raw_keys(qjson.decode("[]")))
     assert.has_error(function()
       qjson.decode('{"\255doc": 1}')
     end, "qjson: invalid UTF-8 at line 1, column 3 (byte 2)")

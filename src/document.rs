@@ -579,13 +579,6 @@ impl Document<'_> {
         Ok(number::to_u64(self.number_text(node)?.0))
     }
 
-    /// Whether the value at `node` starts with byte `c` (after `kind`,
-    /// which checks it: `t` for a true literal).
-    #[inline(always)]
-    pub(crate) fn first_byte_is(&self, node: Node, c: u8) -> bool {
-        self.first_byte(node) == c
-    }
-
     pub fn bool(&self, node: Node) -> Result<bool, Error> {
         self.kind(node)?;
         Ok(self.first_byte(node) == b't')

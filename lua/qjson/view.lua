@@ -742,6 +742,9 @@ end
 -- For qjson.view.write and qjson.view.materialize.
 M.DELETED = DELETED
 M.DOC, M.NODE, M.LEN, M.PTR, M.SRC, M.BIG_INT, M.DIRTY_VIEWS = DOC, NODE, LEN, PTR, SRC, BIG_INT, DIRTY_VIEWS
+-- For spec/view_spec.lua: the keys new_view's and decoded's constructors
+-- spell out, which must be these.
+M.FIELDS = { DOC, NODE, PARENT, LEN, CKEY, CVIEW, CKEY2, CVIEW2 }
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED = DIRTY, DCHILD, EDITS, ENODE, ADDED
 M.NENODE, M.REPLACED, M.ORIG, M.VALS = NENODE, REPLACED, ORIG, VALS
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get

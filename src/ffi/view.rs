@@ -46,8 +46,7 @@ fn read(d: &mut Document<'static>, node: Node, out: &mut Value) -> Result<Kind, 
             out.num = v;
             out.flag = big as u32;
         }
-        // (`kind` checked the literal.)
-        Kind::Boolean => out.flag = d.first_byte_is(node, b't') as u32,
+        Kind::Boolean => out.flag = d.bool(node)? as u32,
         Kind::Array | Kind::Object => out.len = d.len(node).unwrap_or(0),
         Kind::Null => {}
     }
