@@ -140,8 +140,9 @@ describe("qjson.decode", function()
       end
       assert.truthy(n > 0)
     end
-    -- The constructors' keys are the module's constants (a root adds the
-    -- record's PTR and SRC).
+    -- The constructors' keys are the module's constants: an array's
+    -- FIELDS, an object's all but LEN; a root has no PARENT and adds the
+    -- record's PTR and SRC.
     local view = require("qjson.view")
     local function raw_keys(t)
       local raw = {}
@@ -151,14 +152,28 @@ describe("qjson.decode", function()
       table.sort(raw)
       return raw
     end
-    local fields = { unpack(view.FIELDS) }
-    table.sort(fields)
-    assert.are.same(fields, raw_keys(qjson.decode('{"o": {}}').o))
-    assert.are.same(fields, raw_keys(qjson.parse('{"o": []}'):get("o")))
-    fields[#fields + 1], fields[#fields + 2] = view.PTR, view.SRC
-    table.sort(fields)
-    assert.are.same(fields, raw_keys(qjson.decode("{}")))
-    assert.are.same(fields, raw_keys(qjson.decode("[]")))
+    local function fields(without, with)
+      local list = {}
+      for _, k in ipairs(view.FIELDS) do
+        if not without[k] then
+          list[#list + 1] = k
+        end
+      end
+      for _, k in ipairs(with or {}) do
+        list[#list + 1] = k
+      end
+      table.sort(list)
+      return list
+    end
+    local array_fields = fields({})
+    local object_fields = fields({ [view.LEN] = true })
+    assert.are.same(object_fields, raw_keys(qjson.decode('{"o": {}}').o))
+    assert.are.same(array_fields, raw_keys(qjson.decode('{"a": []}').a))
+    assert.are.same(object_fields, raw_keys(qjson.parse('{"o": {}}'):get("o")))
+    assert.are.same(array_fields, raw_keys(qjson.parse('{"o": []}'):get("o")))
+    local root = { view.PTR, view.SRC }
+    assert.are.same(fields({ [view.LEN] = true, [view.PARENT] = true }, root), raw_keys(qjson.decode("{}")))
+    assert.are.same(fields({ [view.PARENT] = true }, root), raw_keys(qjson.decode("[]")))
     assert.has_error(function()
       qjson.decode('{"\255doc": 1}')
     end, "qjson: invalid UTF-8 at line 1, column 3 (byte 2)")

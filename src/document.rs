@@ -6,7 +6,7 @@ use crate::options::Options;
 use crate::path::{self, PathError, Segment};
 use crate::scan;
 use crate::string;
-use crate::tape::{Kind, Node, HEADER, ROOT, SCALARS_ONLY};
+use crate::tape::{Kind, Node, HEADER, NEXT_FLAGS, ROOT, SCALARS_ONLY, UNIQUE_KEYS};
 use crate::validate::{self, Open};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -327,7 +327,7 @@ impl Document<'_> {
     #[inline(always)]
     pub fn skip(&self, node: Node) -> Node {
         if self.is_container(node) {
-            self.tape[node as usize + 1] & !SCALARS_ONLY
+            self.tape[node as usize + 1] & !NEXT_FLAGS
         } else {
             node + 1
         }
@@ -339,9 +339,9 @@ impl Document<'_> {
     fn members_end(&self, node: Node) -> Node {
         let next = self.tape[node as usize + 1];
         if next & SCALARS_ONLY != 0 {
-            next & !SCALARS_ONLY
+            next & !NEXT_FLAGS
         } else {
-            next - 1
+            (next & !NEXT_FLAGS) - 1
         }
     }
 
@@ -351,12 +351,13 @@ impl Document<'_> {
             return None;
         }
         let next = self.tape[node as usize + 1];
+        let after = next & !NEXT_FLAGS;
         if next & SCALARS_ONLY != 0 {
-            let slots = (next & !SCALARS_ONLY) - node - HEADER as u32;
+            let slots = after - node - HEADER as u32;
             let per_member = if self.first_byte(node) == b'{' { 2 } else { 1 };
             Some((slots / per_member) as usize)
         } else {
-            Some(self.tape[next as usize - 1] as usize)
+            Some(self.tape[after as usize - 1] as usize)
         }
     }
 
@@ -382,7 +383,15 @@ impl Document<'_> {
         (next > child && next < end).then_some(next)
     }
 
-    /// The value of `key` in object `obj`; the last one when the key repeats.
+    /// Whether stage 2 proved that no two keys of object `obj` are equal
+    /// (see `tape::UNIQUE_KEYS`).
+    #[inline(always)]
+    fn keys_proven_unique(&self, obj: Node) -> bool {
+        self.tape[obj as usize + 1] & UNIQUE_KEYS != 0
+    }
+
+    /// The value of `key` in object `obj`; the last one when the key repeats
+    /// (the first match, when the keys are proven unique).
     pub fn member(&self, obj: Node, key: &[u8]) -> Option<Node> {
         if self.first_byte(obj) != b'{' {
             return None;
@@ -392,6 +401,7 @@ impl Document<'_> {
         let mut found = None;
         let mut k = self.first_child(obj)?;
         let close = self.members_end(obj);
+        let unique = self.keys_proven_unique(obj);
         // Most keys differ from the wanted one in their first byte (for an
         // empty key, its closing quote); a key that starts with an escape
         // is compared in full.
@@ -400,12 +410,15 @@ impl Document<'_> {
             let body = tape[k as usize] as usize + 1;
             let c = input[body];
             if (c == first || c == b'\\') && string::key_eq(&input[body..], key) {
+                if unique {
+                    return Some(k + 1);
+                }
                 found = Some(k + 1);
             }
             // Step over the value: O(1) for a container too. (`skip(k + 1)`
             // on the local slice: ~10% faster per member than the call.)
             let value = tape[k as usize + 1];
-            k = if matches!(input[value as usize], b'{' | b'[') { tape[k as usize + 2] & !SCALARS_ONLY } else { k + 2 };
+            k = if matches!(input[value as usize], b'{' | b'[') { tape[k as usize + 2] & !NEXT_FLAGS } else { k + 2 };
             if k >= close {
                 return found;
             }
@@ -612,7 +625,7 @@ impl Document<'_> {
     pub fn unique_members(&self, obj: Node) -> Option<Vec<(Node, Node)>> {
         let n = self.len(obj)?;
         // An array's elements are not keys (and `k + 1` may be past its end).
-        if self.first_byte(obj) != b'{' || self.keys_surely_distinct(obj, n) {
+        if self.first_byte(obj) != b'{' || self.keys_proven_unique(obj) || self.keys_surely_distinct(obj, n) {
             return None;
         }
         let mut seen: HashMap<Cow<'_, [u8]>, usize> = HashMap::with_capacity(n);

@@ -8,6 +8,8 @@ pub enum ErrorKind {
     Empty,
     ByteOrderMark,
     TooLarge,
+    /// The tape would pass `tape::MAX_SLOTS`.
+    TooManyValues,
     UnexpectedEnd,
     UnexpectedChar(u8),
     ExpectedValue(u8),
@@ -39,6 +41,7 @@ impl fmt::Display for ErrorKind {
             Empty => f.write_str("empty input"),
             ByteOrderMark => f.write_str("byte-order mark is not allowed"),
             TooLarge => f.write_str("input larger than 4 GiB"),
+            TooManyValues => f.write_str("more than 2^30 keys, values and containers"),
             UnexpectedEnd => f.write_str("unexpected end of input"),
             UnexpectedChar(c) => write!(f, "unexpected character {}", show(c)),
             ExpectedValue(c) => write!(f, "expected a value, found {}", show(c)),

@@ -20,7 +20,7 @@
 
 use std::ffi::c_char;
 
-use crate::tape::SCALARS_ONLY;
+use crate::tape::{NEXT_FLAGS, SCALARS_ONLY};
 use crate::{number, string, Document, Error, Kind, Node};
 
 /// What an event holds.
@@ -248,7 +248,7 @@ impl Stream {
             match input[pos] {
                 c @ (b'{' | b'[') => {
                     let next = tape[i + 1];
-                    let after = (next & !SCALARS_ONLY) as usize;
+                    let after = (next & !NEXT_FLAGS) as usize;
                     let object = c == b'{';
                     let scalars_only = next & SCALARS_ONLY != 0;
                     if !scalars_only && !flat_members(tape, input, i + 2, after - 1, object) {

@@ -22,13 +22,6 @@ fn word_at(s: &[u8], i: usize) -> Option<u64> {
     s.get(i..i + 8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
 }
 
-/// Whether all eight bytes of `w` are ASCII digits (SWAR).
-#[inline(always)]
-fn eight_digits(w: u64) -> bool {
-    (w & 0xF0F0_F0F0_F0F0_F0F0) | ((w.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
-        == 0x3333_3333_3333_3333
-}
-
 /// The value of eight ASCII digits (the first in the lowest byte).
 #[inline(always)]
 fn eight_digits_value(w: u64) -> u64 {
@@ -38,17 +31,70 @@ fn eight_digits_value(w: u64) -> u64 {
     ((w & pairs).wrapping_mul(100 + (1_000_000 << 32)) + ((w >> 16) & pairs).wrapping_mul(1 + (10_000 << 32))) >> 32
 }
 
+/// How many of the eight bytes of `w` (the first in the lowest byte) are
+/// ASCII digits before the first that is not (SWAR: no loop over bytes).
+#[inline(always)]
+fn leading_digit_count(w: u64) -> usize {
+    // A digit becomes 0..=9; adding 0x76 sets bit 7 of any byte above 9
+    // (masked to 7 bits first, so that no byte carries into the next).
+    let x = w ^ 0x3030_3030_3030_3030;
+    let not_digit = (((x & 0x7F7F_7F7F_7F7F_7F7F) + 0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+    (not_digit.trailing_zeros() / 8) as usize
+}
+
+/// The leading digits of `w` (see [`leading_digit_count`]): their value
+/// and how many there are.
+#[inline(always)]
+fn leading_digits(w: u64) -> (u64, usize) {
+    let n = leading_digit_count(w);
+    if n == 0 {
+        return (0, 0);
+    }
+    // The digits moved to the top bytes, ASCII zeros below: the same
+    // value as eight digits.
+    let shift = 64 - 8 * n as u32;
+    let zeros = 0x3030_3030_3030_3030u64.checked_shr(64 - shift).unwrap_or(0);
+    (eight_digits_value(w.checked_shl(shift).unwrap_or(0) | zeros), n)
+}
+
+const POW10_U64: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
 /// Where the run of ASCII digits starting at `s[i]` ends: eight bytes at a
 /// time while they last.
 #[inline(always)]
 fn digits_end(s: &[u8], mut i: usize) -> usize {
-    while word_at(s, i).is_some_and(eight_digits) {
-        i += 8;
+    while let Some(w) = word_at(s, i) {
+        let n = leading_digit_count(w);
+        i += n;
+        if n < 8 {
+            return i;
+        }
     }
     while s.get(i).is_some_and(u8::is_ascii_digit) {
         i += 1;
     }
     i
+}
+
+/// Reads the run of ASCII digits at `s[i..]` into `mantissa` (wrapping:
+/// past 19 digits the count tells it is not exact). Returns where the run
+/// ends and how many digits it had.
+#[inline(always)]
+fn read_digits(s: &[u8], mut i: usize, mantissa: &mut u64) -> (usize, usize) {
+    let start = i;
+    while let Some(w) = word_at(s, i) {
+        let (v, n) = leading_digits(w);
+        *mantissa = mantissa.wrapping_mul(POW10_U64[n]).wrapping_add(v);
+        i += n;
+        if n < 8 {
+            return (i, i - start);
+        }
+    }
+    while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+        i += 1;
+    }
+    (i, i - start)
 }
 
 /// Scans a number starting at `s[0]`, strictly by the grammar
@@ -119,34 +165,18 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
     let mut mantissa: u64 = 0;
     let mut digits = 0;
     let mut exp10: i64 = 0;
-    while let Some(w) = word_at(s, i).filter(|&w| eight_digits(w)) {
-        mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(eight_digits_value(w));
-        digits += 8;
-        i += 8;
-    }
-    while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
-        mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
-        digits += 1;
-        i += 1;
-    }
+    let (end, n) = read_digits(s, i, &mut mantissa);
+    i = end;
+    digits += n;
     // JSON's shape, which a lenient number may lack: digits, no leading zero.
     let mut plain = digits > 0 && !(digits > 1 && s[negative as usize] == b'0');
     if s.get(i) == Some(&b'.') {
         i += 1;
-        let before = digits;
-        while let Some(w) = word_at(s, i).filter(|&w| eight_digits(w)) {
-            mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(eight_digits_value(w));
-            digits += 8;
-            exp10 -= 8;
-            i += 8;
-        }
-        while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
-            digits += 1;
-            exp10 -= 1;
-            i += 1;
-        }
-        plain &= digits > before;
+        let (end, n) = read_digits(s, i, &mut mantissa);
+        i = end;
+        digits += n;
+        exp10 -= n as i64;
+        plain &= n > 0;
     }
     if matches!(s.get(i), Some(b'e' | b'E')) {
         i += 1;
@@ -440,23 +470,28 @@ mod tests {
     #[test]
     fn eight_digits_at_once() {
         let w = |t: &[u8; 8]| u64::from_le_bytes(*t);
-        assert!(eight_digits(w(b"01234567")) && eight_digits(w(b"99999999")));
-        for bad in [
-            b"0123456/",
-            b"0123456:",
-            b"a1234567",
-            b"1234 567",
-            b"12345.67",
-            b"\xb91234567",
-            b"1234567\x00",
-            b"\x39\x39\x39\x39\x39\x39\x39\xb9",
-        ] {
-            assert!(!eight_digits(w(bad)), "{bad:?}");
+        assert_eq!(leading_digit_count(w(b"01234567")), 8);
+        assert_eq!(leading_digit_count(w(b"99999999")), 8);
+        // Every byte value after a run of each length: only digits count.
+        for n in 0..8 {
+            for c in 0..=255u8 {
+                let mut t = *b"55555555";
+                t[n] = c;
+                let expect = if c.is_ascii_digit() { 8 } else { n };
+                assert_eq!(leading_digit_count(w(&t)), expect, "{t:?}");
+            }
         }
+        assert_eq!(leading_digits(w(b"1234567,")), (1_234_567, 7));
+        assert_eq!(leading_digits(w(b"371}    ")), (371, 3));
+        assert_eq!(leading_digits(w(b"x1234567")), (0, 0));
+        assert_eq!(leading_digits(w(b"98765432")), (98_765_432, 8));
         assert_eq!(eight_digits_value(w(b"01234567")), 1_234_567);
         assert_eq!(eight_digits_value(w(b"99999999")), 99_999_999);
         assert_eq!(digits_end(b"123456789012345678x", 0), 18);
         assert_eq!(digits_end(b"12", 0), 2);
+        let mut m = 0;
+        assert_eq!(read_digits(b"1234567890123,", 0, &mut m), (13, 13));
+        assert_eq!(m, 1_234_567_890_123);
     }
 
     #[test]

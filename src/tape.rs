@@ -9,7 +9,8 @@
 //! The member count (for O(1) `len`) costs no slot when every member is a
 //! scalar: `next` then carries [`SCALARS_ONLY`] and the count follows from
 //! the slots between header and `next`. Otherwise the container ends with
-//! one more slot holding the count. Closing offsets are not stored; `raw`
+//! one more slot holding the count. An object whose keys are proven
+//! unique carries [`UNIQUE_KEYS`] there too. Closing offsets are not stored; `raw`
 //! finds them from the last member's end, in time proportional to the text
 //! it returns anyway. This keeps the tape near 4 bytes per structural
 //! character even for number-dense documents.
@@ -26,8 +27,17 @@ pub(crate) const HEADER: usize = 2;
 /// Flag in a header's `next` slot: every member is a scalar, no count slot.
 pub(crate) const SCALARS_ONLY: u32 = 1 << 31;
 
-/// Largest tape, so that a slot index never collides with the flag.
-pub(crate) const MAX_SLOTS: usize = SCALARS_ONLY as usize - 1;
+/// Flag in an object header's `next` slot: stage 2 proved that no two of
+/// its keys are equal (by their first bytes, see `validate::FirstBytes`),
+/// so a lookup may stop at the first match instead of going on to find
+/// the last.
+pub(crate) const UNIQUE_KEYS: u32 = 1 << 30;
+
+/// The flags a `next` slot may carry.
+pub(crate) const NEXT_FLAGS: u32 = SCALARS_ONLY | UNIQUE_KEYS;
+
+/// Largest tape, so that a slot index never collides with the flags.
+pub(crate) const MAX_SLOTS: usize = UNIQUE_KEYS as usize - 1;
 
 /// The kind of a value, as the C ABI reports it.
 #[repr(i32)]

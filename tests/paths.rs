@@ -228,6 +228,26 @@ fn keys_equal_after_unescaping_are_the_same_key() {
 }
 
 #[test]
+fn lookups_find_the_last_value_behind_any_first_byte() {
+    // Member lookups stop at the first match only in objects whose keys
+    // are proven unique (by first bytes); in each of these a key repeats
+    // in a way that proof must not miss.
+    for (text, key, want) in [
+        (r#"{"":1,"x":2,"" :3}"#, "", "3"),
+        (r#"{"\u0061":1,"b":2,"a":3}"#, "a", "3"),
+        (r#"{"a":1,"b":2,"\u0061":3}"#, "a", "3"),
+        (r#"{"ab":1,"ac":2,"ab":3}"#, "ab", "3"),
+        (r#"{"a":{"x":1},"b":0,"a":2}"#, "a", "2"),
+        (r#"{"a":[{"a":1}],"b":{"a":{}},"a":2}"#, "a", "2"),
+        (r#"{"id":1,"user":2,"scope":3}"#, "user", "2"),
+    ] {
+        let mut doc = Document::parse(text.as_bytes(), &Options::default()).unwrap();
+        let v = doc.member(ROOT, key.as_bytes()).unwrap();
+        assert_eq!(text_of(&mut doc, v), want, "{text}");
+    }
+}
+
+#[test]
 fn unique_members_is_none_without_repeats() {
     let doc = doc();
     assert_eq!(doc.unique_members(ROOT), None);

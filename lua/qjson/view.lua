@@ -12,10 +12,13 @@
 -- about twice as much to make (101 ns against 58 ns in a loop that only
 -- makes views, 2026-11-24).
 --
--- The fields every view has are written in one constructor (new_view), so
--- that creating a view copies a template instead of inserting keys. They
--- are never nil (false instead): assigning to a raw key whose value is nil
--- would reach __newindex.
+-- The fields a view always has are written in one constructor per kind
+-- (new_view, decoded), so that creating a view copies a template instead
+-- of inserting keys. They are never nil (false instead): assigning to a
+-- raw key whose value is nil would reach __newindex. Each kind carries
+-- only what it uses, because the count sets the table's size: eight keys
+-- take a hash part of 8 slots, nine or ten one of 16 (a decode's root
+-- object went from 448 to 256 bytes, 2026-11-24).
 --   DOC      the document record, a table with private keys too: PTR,
 --            the document's handle; SRC, the parsed string (nil for a
 --            file); BIG_INT, the decode's big_int option; DIRTY_VIEWS,
@@ -23,8 +26,10 @@
 --            changed (what encode must not copy as bytes); VIEWS, below.
 --            A decode's root view is its own record (a table fewer per
 --            decode); doc:get's views share one made for their Doc.
---   NODE     the container's node; PARENT: the parent view, or false;
---            LEN: an array's length once known, else false
+--   NODE     the container's node; PARENT: the parent view, or false
+--            (absent on a decode's root, which has none: read it with
+--            rawget); LEN: an array's length once known, else false
+--            (arrays only)
 --   CKEY, CVIEW, CKEY2, CVIEW2, and CACHE
 --            child views read so far, by key or index: a container read
 --            twice is the same view, and a view edited through a
@@ -69,8 +74,8 @@ local M = {}
 -- Set by qjson.init: the value a JSON null reads as.
 M.null = nil
 
--- A view's private keys (see the top of this file). new_view spells the
--- first eight again, as constants of its constructor.
+-- A view's private keys (see the top of this file). new_view and decoded
+-- spell the first eight again, as constants of their constructors.
 local DOC, NODE, PARENT, LEN, CKEY, CVIEW, CKEY2, CVIEW2 =
   "\255doc", "\255node", "\255parent", "\255len", "\255ckey", "\255cview", "\255ckey2", "\255cview2"
 local DIRTY, DCHILD, EDITS, ENODE, ADDED, NENODE, REPLACED, ORIG, VALS, CACHE, UNIQ =
@@ -113,10 +118,18 @@ M.is_view = is_view
 -- A new view of container `node` of document record `d`: `parent` is the
 -- parent view or false, `n` an array's length or false.
 local function new_view(d, node, kind, parent, n)
-  local v = setmetatable({
-    ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent, ["\255len"] = n,
-    ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
-  }, kind == OBJECT and ObjectMT or ArrayMT)
+  local v
+  if kind == OBJECT then
+    v = setmetatable({
+      ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent,
+      ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+    }, ObjectMT)
+  else
+    v = setmetatable({
+      ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent, ["\255len"] = n,
+      ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+    }, ArrayMT)
+  end
   local registry = rawget(d, VIEWS)
   if registry ~= nil then
     registry[node] = v
@@ -139,7 +152,7 @@ local function touch(st)
       rawset(st[DOC], DIRTY_VIEWS, dirty)
     end
     dirty[st[NODE]] = st
-    st = st[PARENT]
+    st = rawget(st, PARENT)
     from_child = true
   end
   if st and from_child then
@@ -187,8 +200,8 @@ local function child_view(pst, node, kind, key)
     v = new_view(pst[DOC], node, kind, pst, kind == ARRAY and tonumber(len))
   else
     -- Opened by doc:get before: adopted by its parent.
-    if not v[PARENT] and v ~= pst then
-      v[PARENT] = pst
+    if not rawget(v, PARENT) and v ~= pst then
+      rawset(v, PARENT, pst)
       if rawget(v, DIRTY) then
         rawset(v, DIRTY, false)
         touch(v)
@@ -204,7 +217,7 @@ local function child_view(pst, node, kind, key)
       local cache = rawget(pst, CACHE)
       if cache == nil then
         -- Sized for the children an array has, or a few members.
-        local n = pst[LEN]
+        local n = rawget(pst, LEN)
         cache = n and tnew(n, 0) or tnew(0, 4)
         rawset(pst, CACHE, cache)
       end
@@ -692,12 +705,21 @@ function M.decoded(ptr, src, first, big_int)
     kind = C.qjson_read(ptr, 0, val_box)
   end
   if kind == OBJECT or kind == ARRAY then
-    -- The fields of new_view's, and the record's PTR and SRC.
-    local v = setmetatable({
-      ["\255doc"] = false, ["\255node"] = 0, ["\255parent"] = false, ["\255len"] = false,
-      ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
-      ["\255ptr"] = ptr, ["\255src"] = src,
-    }, kind == OBJECT and ObjectMT or ArrayMT)
+    -- The fields of new_view's but PARENT, and the record's PTR and SRC.
+    local v
+    if kind == OBJECT then
+      v = setmetatable({
+        ["\255doc"] = false, ["\255node"] = 0,
+        ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+        ["\255ptr"] = ptr, ["\255src"] = src,
+      }, ObjectMT)
+    else
+      v = setmetatable({
+        ["\255doc"] = false, ["\255node"] = 0, ["\255len"] = false,
+        ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+        ["\255ptr"] = ptr, ["\255src"] = src,
+      }, ArrayMT)
+    end
     v[DOC] = v
     if big_int ~= nil then
       rawset(v, BIG_INT, big_int)
@@ -742,9 +764,10 @@ end
 -- For qjson.view.write and qjson.view.materialize.
 M.DELETED = DELETED
 M.DOC, M.NODE, M.LEN, M.PTR, M.SRC, M.BIG_INT, M.DIRTY_VIEWS = DOC, NODE, LEN, PTR, SRC, BIG_INT, DIRTY_VIEWS
--- For spec/view_spec.lua: the keys new_view's and decoded's constructors
--- spell out, which must be these.
+-- For spec/view_spec.lua: the keys new_view's array constructor spells
+-- out, which must be these (objects leave out LEN, roots PARENT).
 M.FIELDS = { DOC, NODE, PARENT, LEN, CKEY, CVIEW, CKEY2, CVIEW2 }
+M.PARENT = PARENT
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED = DIRTY, DCHILD, EDITS, ENODE, ADDED
 M.NENODE, M.REPLACED, M.ORIG, M.VALS = NENODE, REPLACED, ORIG, VALS
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get

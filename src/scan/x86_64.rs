@@ -153,7 +153,7 @@ impl Block for Avx512 {
     }
 }
 
-#[target_feature(enable = "avx2,pclmulqdq")]
+#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
 pub(super) unsafe fn scan_avx2(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
     if strict {
         generic::scan::<Avx2, true>(input, measure, out)
@@ -162,7 +162,7 @@ pub(super) unsafe fn scan_avx2(input: &[u8], strict: bool, measure: bool, out: &
     }
 }
 
-#[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
+#[target_feature(enable = "avx512f,avx512bw,pclmulqdq,popcnt,bmi1,bmi2")]
 pub(super) unsafe fn scan_avx512(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
     if strict {
         generic::scan::<Avx512, true>(input, measure, out)
