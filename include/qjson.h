@@ -116,12 +116,13 @@ typedef struct {
 } qjson_error;
 
 // A value as a view reads it. Scalars are read in full; for a container
-// `node` and `len` are set (a view is opened on it).
+// `node`, `len` and `flag` are set (a view is opened on it).
 typedef struct {
   // The value's node.
   uint32_t node;
   // A boolean: 1 for true. A number: 1 when it is an integer beyond
-  // ±(2^53 − 1), which `num` may not hold exactly.
+  // ±(2^53 − 1), which `num` may not hold exactly. An array or object:
+  // 1 when none of its members is an array or object.
   uint32_t flag;
   // A number's nearest double.
   double num;

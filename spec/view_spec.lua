@@ -127,11 +127,16 @@ describe("qjson.decode", function()
     assert.are.equal(1, back._doc)
     -- The raw keys of views, fresh and edited: strings with a byte that
     -- UTF-8 never has, which qjson never accepts in a key.
-    local w = qjson.decode('{"o": {"a": 1}, "a": [1, {"b": 2}], "p": {"q": {}}}')
-    local o, a, q = w.o, w.a, w.p.q
+    local w = qjson.decode('{"o": {"a": 1}, "a": [1, {"b": 2}], "p": {"q": {}}, "l": [1, 2]}')
+    local o, a, q, l = w.o, w.a, w.p.q, w.l
     a[1] = 5
     o.z = 1
-    for _, view in ipairs({ v, v.arr, v.arr[1], w, o, a, a[2], w.p, q }) do
+    o.a = nil
+    l[3] = 3
+    l[1] = nil
+    q.x = { 1 }
+    assert.are.equal('{"o":{"z":1},"a":[5,{"b": 2}],"p":{"q":{"x":[1]}},"l":[null,2,3]}', qjson.encode(w))
+    for _, view in ipairs({ v, v.arr, v.arr[1], w, o, a, a[2], w.p, q, l }) do
       local n = 0
       for k in next, view do
         n = n + 1
@@ -142,7 +147,7 @@ describe("qjson.decode", function()
     end
     -- The constructors' keys are the module's constants: an array's
     -- FIELDS, an object's all but LEN; a root has no PARENT and adds the
-    -- record's PTR and SRC.
+    -- record's PTR and SRC; a leaf (no container in it) has no cache slots.
     local view = require("qjson.view")
     local function raw_keys(t)
       local raw = {}
@@ -165,15 +170,23 @@ describe("qjson.decode", function()
       table.sort(list)
       return list
     end
-    local array_fields = fields({})
-    local object_fields = fields({ [view.LEN] = true })
-    assert.are.same(object_fields, raw_keys(qjson.decode('{"o": {}}').o))
-    assert.are.same(array_fields, raw_keys(qjson.decode('{"a": []}').a))
-    assert.are.same(object_fields, raw_keys(qjson.parse('{"o": {}}'):get("o")))
-    assert.are.same(array_fields, raw_keys(qjson.parse('{"o": []}'):get("o")))
+    local no_len, no_parent = { [view.LEN] = true }, { [view.PARENT] = true }
+    local slots = { [view.CKEY] = true, [view.CVIEW] = true, [view.CKEY2] = true, [view.CVIEW2] = true }
+    local leaf, leaf_object = {}, { [view.LEN] = true }
+    for k in pairs(slots) do
+      leaf[k], leaf_object[k] = true, true
+    end
+    assert.are.same(fields(no_len), raw_keys(qjson.decode('{"o": {"p": []}}').o))
+    assert.are.same(fields({}), raw_keys(qjson.decode('{"a": [{}]}').a))
+    assert.are.same(fields(leaf_object), raw_keys(qjson.decode('{"o": {"x": 1}}').o))
+    assert.are.same(fields(leaf_object), raw_keys(qjson.decode('{"o": {}}').o))
+    assert.are.same(fields(leaf), raw_keys(qjson.decode('{"a": [1, "x"]}').a))
+    -- doc:get's views do not know what they hold.
+    assert.are.same(fields(no_len), raw_keys(qjson.parse('{"o": {}}'):get("o")))
+    assert.are.same(fields({}), raw_keys(qjson.parse('{"o": []}'):get("o")))
     local root = { view.PTR, view.SRC }
     assert.are.same(fields({ [view.LEN] = true, [view.PARENT] = true }, root), raw_keys(qjson.decode("{}")))
-    assert.are.same(fields({ [view.PARENT] = true }, root), raw_keys(qjson.decode("[]")))
+    assert.are.same(fields(no_parent, root), raw_keys(qjson.decode("[]")))
     assert.has_error(function()
       qjson.decode('{"\255doc": 1}')
     end, "qjson: invalid UTF-8 at line 1, column 3 (byte 2)")

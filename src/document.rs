@@ -345,6 +345,11 @@ impl Document<'_> {
         }
     }
 
+    /// Whether no member of container `node` is itself a container.
+    pub fn scalars_only(&self, node: Node) -> bool {
+        self.is_container(node) && self.tape[node as usize + 1] & SCALARS_ONLY != 0
+    }
+
     /// Member or element count of a container.
     pub fn len(&self, node: Node) -> Option<usize> {
         if !self.is_container(node) {

@@ -17,8 +17,9 @@
 -- of inserting keys. They are never nil (false instead): assigning to a
 -- raw key whose value is nil would reach __newindex. Each kind carries
 -- only what it uses, because the count sets the table's size: eight keys
--- take a hash part of 8 slots, nine or ten one of 16 (a decode's root
--- object went from 448 to 256 bytes, 2026-11-24).
+-- take a hash part of 8 slots, nine or ten one of 16, three or four one
+-- of 4 (2026-11-24: a decode's root object went from 448 to 256 bytes;
+-- a leaf, below, from 256 to 160).
 --   DOC      the document record, a table with private keys too: PTR,
 --            the document's handle; SRC, the parsed string (nil for a
 --            file); BIG_INT, the decode's big_int option; DIRTY_VIEWS,
@@ -31,7 +32,9 @@
 --            rawget); LEN: an array's length once known, else false
 --            (arrays only)
 --   CKEY, CVIEW, CKEY2, CVIEW2, and CACHE
---            child views read so far, by key or index: a container read
+--            child views read so far, by key or index (absent on a leaf,
+--            a view of a container with no container in it, which can
+--            have no child view: read them with rawget): a container read
 --            twice is the same view, and a view edited through a
 --            temporary reference (`v.a.b = 1`) keeps its edit. The first
 --            two are held in the slots (key, view; false until then), the
@@ -116,10 +119,18 @@ end
 M.is_view = is_view
 
 -- A new view of container `node` of document record `d`: `parent` is the
--- parent view or false, `n` an array's length or false.
-local function new_view(d, node, kind, parent, n)
+-- parent view or false, `n` an array's length or false; `leaf` when no
+-- member of the container is a container.
+local function new_view(d, node, kind, parent, n, leaf)
   local v
-  if kind == OBJECT then
+  if leaf then
+    if kind == OBJECT then
+      v = setmetatable({ ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent }, ObjectMT)
+    else
+      v = setmetatable({ ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent, ["\255len"] = n },
+        ArrayMT)
+    end
+  elseif kind == OBJECT then
     v = setmetatable({
       ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent,
       ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
@@ -162,9 +173,9 @@ end
 
 -- The child view cached at `k` (non-nil) in view `st`, or nil.
 local function cached(st, k)
-  if st[CKEY] == k then
+  if rawget(st, CKEY) == k then
     return st[CVIEW]
-  elseif st[CKEY2] == k then
+  elseif rawget(st, CKEY2) == k then
     return st[CVIEW2]
   end
   local cache = rawget(st, CACHE)
@@ -176,9 +187,9 @@ end
 
 -- Forgets the child view cached at `k`.
 local function uncache(st, k)
-  if st[CKEY] == k then
+  if rawget(st, CKEY) == k then
     st[CKEY], st[CVIEW] = false, false
-  elseif st[CKEY2] == k then
+  elseif rawget(st, CKEY2) == k then
     st[CKEY2], st[CVIEW2] = false, false
   end
   local cache = rawget(st, CACHE)
@@ -191,13 +202,14 @@ end
 -- (which the caller found empty); `key` nil for an edited array, whose
 -- VALS hold what was read (indexes move there, so they cannot key a cache).
 local function child_view(pst, node, kind, key)
-  -- The element count the read left in val_box, taken before anything
-  -- allocates (a finalizer run meanwhile may read into the box).
-  local len = val_box.len
+  -- The element count and leaf flag the read left in val_box, taken
+  -- before anything allocates (a finalizer run meanwhile may read into
+  -- the box).
+  local len, leaf = val_box.len, val_box.flag ~= 0
   local registry = rawget(pst[DOC], VIEWS)
   local v = registry and registry[node]
   if v == nil then
-    v = new_view(pst[DOC], node, kind, pst, kind == ARRAY and tonumber(len))
+    v = new_view(pst[DOC], node, kind, pst, kind == ARRAY and tonumber(len), leaf)
   else
     -- Opened by doc:get before: adopted by its parent.
     if not rawget(v, PARENT) and v ~= pst then
@@ -208,6 +220,7 @@ local function child_view(pst, node, kind, key)
       end
     end
   end
+  -- (`pst` holds a container, so it is no leaf: it has the slots.)
   if key ~= nil then
     if not pst[CKEY] then
       pst[CKEY], pst[CVIEW] = key, v
@@ -588,7 +601,9 @@ local function edit_array(st)
   rawset(st, VALS, vals)
   rawset(st, CACHE, nil)
   st[LEN] = n
-  st[CKEY], st[CVIEW], st[CKEY2], st[CVIEW2] = false, false, false, false
+  if rawget(st, CKEY) ~= nil then
+    st[CKEY], st[CVIEW], st[CKEY2], st[CVIEW2] = false, false, false, false
+  end
 end
 
 local function array_set(st, i, x)
@@ -765,9 +780,10 @@ end
 M.DELETED = DELETED
 M.DOC, M.NODE, M.LEN, M.PTR, M.SRC, M.BIG_INT, M.DIRTY_VIEWS = DOC, NODE, LEN, PTR, SRC, BIG_INT, DIRTY_VIEWS
 -- For spec/view_spec.lua: the keys new_view's array constructor spells
--- out, which must be these (objects leave out LEN, roots PARENT).
+-- out, which must be these (objects leave out LEN, roots PARENT, leaves
+-- the cache slots).
 M.FIELDS = { DOC, NODE, PARENT, LEN, CKEY, CVIEW, CKEY2, CVIEW2 }
-M.PARENT = PARENT
+M.PARENT, M.CKEY, M.CVIEW, M.CKEY2, M.CVIEW2 = PARENT, CKEY, CVIEW, CKEY2, CVIEW2
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED = DIRTY, DCHILD, EDITS, ENODE, ADDED
 M.NENODE, M.REPLACED, M.ORIG, M.VALS = NENODE, REPLACED, ORIG, VALS
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get

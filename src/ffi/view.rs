@@ -9,13 +9,14 @@ use super::{bytes, guard, Handle, Status};
 use crate::{Document, Error, Kind, Node};
 
 /// A value as a view reads it. Scalars are read in full; for a container
-/// `node` and `len` are set (a view is opened on it).
+/// `node`, `len` and `flag` are set (a view is opened on it).
 #[repr(C)]
 pub struct Value {
     /// The value's node.
     pub node: u32,
     /// A boolean: 1 for true. A number: 1 when it is an integer beyond
-    /// ±(2^53 − 1), which `num` may not hold exactly.
+    /// ±(2^53 − 1), which `num` may not hold exactly. An array or object:
+    /// 1 when none of its members is an array or object.
     pub flag: u32,
     /// A number's nearest double.
     pub num: f64,
@@ -47,7 +48,10 @@ fn read(d: &mut Document<'static>, node: Node, out: &mut Value) -> Result<Kind, 
             out.flag = big as u32;
         }
         Kind::Boolean => out.flag = d.bool(node)? as u32,
-        Kind::Array | Kind::Object => out.len = d.len(node).unwrap_or(0),
+        Kind::Array | Kind::Object => {
+            out.len = d.len(node).unwrap_or(0);
+            out.flag = d.scalars_only(node) as u32;
+        }
         Kind::Null => {}
     }
     Ok(kind)
