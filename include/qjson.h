@@ -17,13 +17,15 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_STRING = 4,
   // `n` elements follow.
   QJSON_EVENT_TAG_ARRAY = 5,
-  // `n` key, value pairs follow.
+  // `n` key, value pairs follow. `v.num` is the object's shape id (0
+  // for none): objects with one shape id have the same keys (see
+  // `KeyCache::shape`).
   QJSON_EVENT_TAG_OBJECT = 6,
   // `n` elements follow, none of them an array or object but an empty
   // one (a `ScalarArray` or `ScalarObject` event with `n` 0).
   QJSON_EVENT_TAG_SCALAR_ARRAY = 7,
   // `n` key, value pairs follow, no value an array or object but an
-  // empty one.
+  // empty one. `v.num` as for `Object`.
   QJSON_EVENT_TAG_SCALAR_OBJECT = 8,
   // An object key from the key cache: `n` is its id (from 1) and
   // `v.ptr` its bytes, NUL-terminated, valid until the cache renews.

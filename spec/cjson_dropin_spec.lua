@@ -187,6 +187,41 @@ describe("qjson.cjson decode", function()
     assert.are.equal(-math.huge, 1 / qcjson.decode("-0"))
   end)
 
+  it("builds objects of a shape seen before (copies of a template) as lua-cjson", function()
+    -- Objects with the same keys get one shape; from the second, the
+    -- builder keeps a template of the keys, and from the third copies it.
+    -- Values of every kind, nulls, repeats, nesting of a shape in itself,
+    -- and results changed by the caller between decodes.
+    local docs = {
+      '[{"a":1,"b":"x"},{"a":null,"b":[1]},{"a":{"a":{"a":2}},"b":{}},{"a":true,"b":false,"a":3}]',
+      '{"a":{"a":1,"b":2},"b":{"a":{"a":1,"b":2},"b":null}}',
+      '[{"b":1,"a":2},{"a":1},{"a":1,"b":2,"c":3},{"a":null,"b":null}]',
+    }
+    for _ = 1, 3 do
+      for _, s in ipairs(docs) do
+        local got = qcjson.decode(s)
+        assert_same(got, cjson.decode(s), s)
+        -- What the caller does to a result must not reach later ones.
+        if type(got[1]) == "table" then
+          got[1].a, got[1].z = nil, "added"
+        end
+        if got.a then
+          got.a.b, got.a.y = nil, 1
+        end
+      end
+    end
+    -- The shapes of a real document, decoded again and again.
+    local f = io.open(CORPUS .. "/twitter.json", "rb")
+    if f then
+      local s = f:read("*a")
+      f:close()
+      local want = cjson.decode(s)
+      for _ = 1, 3 do
+        assert_same(qcjson.decode(s), want, "twitter.json")
+      end
+    end
+  end)
+
   it("takes a number as a string, as lua_tolstring does", function()
     assert.are.equal(123, qcjson.decode(123))
     assert.are.equal(cjson.decode(1.5e300), qcjson.decode(1.5e300))

@@ -17,6 +17,9 @@
 //! string it made for each id and looks it up instead of making it again.
 //! Objects of one shape repeat their keys in the same order, so the cache
 //! first tries the key that followed the object's previous key last time.
+//! An object whose keys all have ids gets a shape id too (its event's
+//! `v.num`): the builder makes an object of a shape it has built before by
+//! copying a table with those keys instead of inserting them one by one.
 
 use std::ffi::c_char;
 
@@ -36,13 +39,15 @@ pub enum EventTag {
     String = 4,
     /// `n` elements follow.
     Array = 5,
-    /// `n` key, value pairs follow.
+    /// `n` key, value pairs follow. `v.num` is the object's shape id (0
+    /// for none): objects with one shape id have the same keys (see
+    /// `KeyCache::shape`).
     Object = 6,
     /// `n` elements follow, none of them an array or object but an empty
     /// one (a `ScalarArray` or `ScalarObject` event with `n` 0).
     ScalarArray = 7,
     /// `n` key, value pairs follow, no value an array or object but an
-    /// empty one.
+    /// empty one. `v.num` as for `Object`.
     ScalarObject = 8,
     /// An object key from the key cache: `n` is its id (from 1) and
     /// `v.ptr` its bytes, NUL-terminated, valid until the cache renews.
@@ -103,6 +108,9 @@ pub struct Stream {
     unescaped: Vec<u8>,
     /// Open containers of the walk.
     stack: Vec<Open>,
+    /// The key ids of the open objects' members so far (0 for a key not
+    /// in the cache), the innermost object's last: what gives its shape.
+    key_ids: Vec<u32>,
 }
 
 /// An open container: in the strict walk, the slot where its members end
@@ -117,6 +125,10 @@ struct Open {
     /// The id of the object's last key from the cache (0 before the
     /// first): what predicts the next one (see `KeyCache::next`).
     last_key: u32,
+    /// In the strict walk, for an object: its event, and where its key ids
+    /// start in `key_ids`.
+    event: u32,
+    ids_from: u32,
 }
 
 /// Buffers grown past this many events (or bytes of strings) are released
@@ -163,6 +175,17 @@ impl Stream {
         self.strings.clear();
         self.offsets.clear();
         self.stack.clear();
+        self.key_ids.clear();
+    }
+
+    /// Sets the shape of the object whose event is `event` and whose key
+    /// ids start at `key_ids[from]`, and forgets those ids.
+    #[inline(always)]
+    fn set_shape(&mut self, keys: &mut Option<&mut KeyCache>, event: usize, from: usize) {
+        if let Some(cache) = keys {
+            self.events[event].v.num = cache.shape(&self.key_ids[from..]) as f64;
+        }
+        self.key_ids.truncate(from);
     }
 
     /// The event of a string whose body starts at `start` (valid: checked
@@ -240,6 +263,7 @@ impl Stream {
                     if let Some(top) = self.stack.last_mut() {
                         top.last_key = last;
                     }
+                    self.key_ids.push(last);
                     self.events.push(e);
                     i += 1;
                 }
@@ -254,6 +278,7 @@ impl Stream {
                     if !scalars_only && !flat_members(tape, input, i + 2, after - 1, object) {
                         // Members follow, some of them containers.
                         let tag = if object { EventTag::Object } else { EventTag::Array };
+                        let event = self.events.len() as u32;
                         self.events.push(Event::new(tag, tape[after - 1], 0.0));
                         let members_end = after as Node - 1;
                         self.stack.push(Open {
@@ -262,6 +287,8 @@ impl Stream {
                             object,
                             at_value: false,
                             last_key: 0,
+                            event,
+                            ids_from: self.key_ids.len() as u32,
                         });
                         i += 2;
                         continue;
@@ -272,12 +299,14 @@ impl Stream {
                         // Scalars and empty containers, each of those as
                         // one event (an empty scalars-only container).
                         let members_end = after - 1;
+                        let (event, from) = (self.events.len(), self.key_ids.len());
                         self.events.push(Event::new(tag, tape[members_end], 0.0));
                         let mut j = i + 2;
                         let mut last = 0;
                         while j < members_end {
                             if object {
                                 let k = self.key(input, tape[j] as usize + 1, &mut keys, &mut last);
+                                self.key_ids.push(last);
                                 self.events.push(k);
                                 j += 1;
                             }
@@ -290,17 +319,23 @@ impl Stream {
                             self.events.push(v);
                             j += slots;
                         }
+                        if object {
+                            self.set_shape(&mut keys, event, from);
+                        }
                         i = after;
                     } else if object {
                         let members = &tape[i + 2..after];
+                        let (event, from) = (self.events.len(), self.key_ids.len());
                         self.events.push(Event::new(tag, (members.len() / 2) as u32, 0.0));
                         let mut last = 0;
                         for pair in members.chunks_exact(2) {
                             let k = self.key(input, pair[0] as usize + 1, &mut keys, &mut last);
+                            self.key_ids.push(last);
                             self.events.push(k);
                             let v = self.scalar(input, pair[1] as usize, lenient);
                             self.events.push(v);
                         }
+                        self.set_shape(&mut keys, event, from);
                         i = after;
                     } else {
                         self.events.push(Event::new(tag, (after - i - 2) as u32, 0.0));
@@ -326,7 +361,11 @@ impl Stream {
                     break;
                 }
                 i = top.b as usize;
+                let Open { object, event, ids_from, .. } = *top;
                 self.stack.pop();
+                if object {
+                    self.set_shape(&mut keys, event as usize, ids_from as usize);
+                }
             }
         }
     }
@@ -379,7 +418,15 @@ impl Stream {
                 let n = doc.len(node).unwrap_or(0) as u32;
                 let object = kind == Kind::Object;
                 if let Some(child) = doc.first_child(node) {
-                    self.stack.push(Open { a: node, b: child, object, at_value: false, last_key: 0 });
+                    self.stack.push(Open {
+                        a: node,
+                        b: child,
+                        object,
+                        at_value: false,
+                        last_key: 0,
+                        event: 0,
+                        ids_from: 0,
+                    });
                 }
                 Event::new(if object { EventTag::Object } else { EventTag::Array }, n, 0.0)
             }
@@ -410,6 +457,82 @@ pub struct KeyCache {
     /// Lookups that found the cache full since it last renewed.
     misses: u32,
     generation: u32,
+    shapes: Shapes,
+}
+
+/// Object shapes seen since the key cache last renewed: each sequence of
+/// key ids an object had, with an id (from 1). Shape ids name key ids, so
+/// they renew with them.
+struct Shapes {
+    /// Open addressing, `2 * MAX_SHAPES` slots: a shape's hash and id; id
+    /// 0 marks a free slot.
+    slots: Box<[(u64, u32)]>,
+    /// The key ids of every shape, back to back.
+    ids: Vec<u32>,
+    /// `spans[id]`: where shape `id`'s key ids are in `ids` (index 0
+    /// unused).
+    spans: Vec<(u32, u32)>,
+}
+
+/// Shapes held at most, and the most keys a shape may have.
+const MAX_SHAPES: usize = 4096;
+const MAX_SHAPE_KEYS: usize = 256;
+/// Key ids held at most, for all shapes.
+const MAX_SHAPE_IDS: usize = 1 << 16;
+
+impl Default for Shapes {
+    fn default() -> Self {
+        Shapes { slots: vec![(0, 0); 2 * MAX_SHAPES].into_boxed_slice(), ids: Vec::new(), spans: vec![(0, 0)] }
+    }
+}
+
+impl Shapes {
+    fn clear(&mut self) {
+        self.slots.fill((0, 0));
+        self.ids.clear();
+        self.spans.truncate(1);
+    }
+
+    /// The id of the shape with key ids `keys`, adding it when new; 0 when
+    /// a key has no id (0), or there are none or too many, or no room.
+    fn id(&mut self, keys: &[u32]) -> u32 {
+        if keys.is_empty() || keys.len() > MAX_SHAPE_KEYS {
+            return 0;
+        }
+        let mut h = keys.len() as u64;
+        let mut any_unknown = false;
+        for &k in keys {
+            any_unknown |= k == 0;
+            h = (h ^ k as u64).wrapping_mul(MULTIPLIER);
+        }
+        if any_unknown {
+            return 0;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = (h >> 40) as usize & mask;
+        loop {
+            let (hash, id) = self.slots[at];
+            if id == 0 {
+                break;
+            }
+            if hash == h {
+                let (from, to) = self.spans[id as usize];
+                if &self.ids[from as usize..to as usize] == keys {
+                    return id;
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        if self.spans.len() > MAX_SHAPES || self.ids.len() + keys.len() > MAX_SHAPE_IDS {
+            return 0;
+        }
+        let id = self.spans.len() as u32;
+        let from = self.ids.len() as u32;
+        self.ids.extend_from_slice(keys);
+        self.spans.push((from, self.ids.len() as u32));
+        self.slots[at] = (h, id);
+        id
+    }
 }
 
 /// A key as two words that cover all its bytes (see `words`), its length,
@@ -447,6 +570,7 @@ impl Default for KeyCache {
             after: vec![0; MAX_KEYS + 1].into_boxed_slice(),
             misses: 0,
             generation: 0,
+            shapes: Shapes::default(),
         }
     }
 }
@@ -534,6 +658,7 @@ impl KeyCache {
             self.bytes.clear();
             self.count = 0;
             self.misses = 0;
+            self.shapes.clear();
             self.generation = self.generation.wrapping_add(1);
         }
     }
@@ -584,6 +709,14 @@ impl KeyCache {
 
     pub fn generation(&self) -> u32 {
         self.generation
+    }
+
+    /// The shape id of an object whose keys have ids `keys`, in order (0
+    /// for a key without one): objects with the same id have the same
+    /// keys. 0 when there is none to give.
+    #[inline]
+    pub fn shape(&mut self, keys: &[u32]) -> u32 {
+        self.shapes.id(keys)
     }
 }
 

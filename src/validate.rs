@@ -15,8 +15,10 @@ enum State {
 }
 
 /// An open container: its header slot, whether it is an object, whether
-/// any member is itself a container, and its member count so far. For an
-/// object, the first bytes of its keys (see `FirstBytes`).
+/// any member is itself a container, and its member count so far; for an
+/// object, while one of its members is an open container, the first
+/// bytes of its keys so far (see `FirstBytes`; `link` keeps the innermost
+/// object's own in a local).
 #[derive(Clone, Copy)]
 pub(crate) struct Open {
     slot: u32,

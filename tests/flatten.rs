@@ -109,6 +109,52 @@ fn as_doubles(v: &Value) -> Value {
     }
 }
 
+/// Every object of a stream: its shape id (0 for none) and its keys in
+/// order, appended to `out`; moves `*at` past the value.
+fn shapes_at(events: &[Event], at: &mut usize, out: &mut Vec<(u32, Vec<Vec<u8>>)>) {
+    let e = events[*at];
+    *at += 1;
+    match e.tag {
+        EventTag::Array | EventTag::ScalarArray => (0..e.n).for_each(|_| shapes_at(events, at, out)),
+        EventTag::Object | EventTag::ScalarObject => {
+            // SAFETY: an object event holds its shape id in `num`.
+            let shape = unsafe { e.v.num };
+            assert!(shape >= 0.0 && shape == shape.trunc(), "shape id {shape}");
+            let slot = out.len();
+            out.push((shape as u32, Vec::new()));
+            for _ in 0..e.n {
+                out[slot].1.push(text(&events[*at]));
+                *at += 1;
+                shapes_at(events, at, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Checks the shape ids of the strict stream of `bytes` against the keys:
+/// objects of one shape have the same keys in the same order, and objects
+/// with the same keys, all with ids, one shape. Shapes carry over from
+/// document to document through `keys` (the same `seen` for both).
+fn check_shapes(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache, seen: &mut Vec<(u32, Vec<Vec<u8>>)>) {
+    let mut doc = Document::parse(bytes, &Options::default()).expect("qjson accepts");
+    let events = stream.flatten(&mut doc, ROOT, Some(keys)).expect("flattens");
+    let (mut objects, mut at) = (Vec::new(), 0);
+    shapes_at(events, &mut at, &mut objects);
+    for (shape, names) in objects {
+        let all_keys_have_ids = !names.is_empty() && names.iter().all(|k| k.len() <= 64 && !k.contains(&0));
+        for (other, other_names) in seen.iter() {
+            if shape != 0 && *other == shape {
+                assert_eq!(&names, other_names, "shape {shape}: {}", common::show(bytes));
+            }
+            if all_keys_have_ids && *other != 0 && shape != 0 && names == *other_names {
+                assert_eq!(shape, *other, "{names:?}: {}", common::show(bytes));
+            }
+        }
+        seen.push((shape, names));
+    }
+}
+
 /// Flattens `bytes` every way (strict and lazy, with and without the key
 /// cache) and compares each stream with serde_json's value.
 fn check(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache) {
@@ -267,6 +313,63 @@ fn empty_containers_among_scalars() {
 /// A key is first checked against the one that followed the object's
 /// previous key last time: keys that start like it, end like it, or hold
 /// an escape where it ends must not pass for it.
+#[test]
+fn objects_of_one_shape_have_the_same_keys() {
+    setup();
+    let (mut stream, mut keys, mut seen) = (Stream::default(), KeyCache::default(), Vec::new());
+    let long = "k".repeat(70);
+    let docs = [
+        r#"[{"a":1,"b":2},{"a":3,"b":{"a":4,"b":[]}},{"b":1,"a":2},{"a":1,"b":2,"a":3},{"a":{"a":{"a":1}}}]"#
+            .to_string(),
+        // Not cached: an escaped key, a long one; empty objects.
+        format!(r#"[{{"a":1,"b":2}},{{"a":1,"{long}":2}},{{}},{{"a":1,"b":2}}]"#),
+        r#"{"x":{"y":1,"z":2},"w":{"y":1,"z":2},"v":[{"y":1},{"z":2},{"y":null}]}"#.to_string(),
+    ];
+    for doc in &docs {
+        check_shapes(doc.as_bytes(), &mut stream, &mut keys, &mut seen);
+    }
+    // Shapes were given, and reused across documents.
+    let given: Vec<u32> = seen.iter().map(|(s, _)| *s).filter(|&s| s != 0).collect();
+    assert!(given.len() > 10 && given.iter().any(|s| given.iter().filter(|&t| t == s).count() > 3), "{seen:?}");
+    for name in ["twitter.json", "citm_catalog.json"] {
+        let Some(bytes) = common::data_file(&format!("corpus/{name}")) else { return };
+        let mut seen = Vec::new();
+        check_shapes(&bytes, &mut stream, &mut keys, &mut seen);
+    }
+}
+
+#[test]
+fn shape_ids() {
+    let mut keys = KeyCache::default();
+    let (a, b) = (keys.shape(&[1, 2, 3]), keys.shape(&[1, 2]));
+    assert!(a != 0 && b != 0 && a != b);
+    assert_eq!(keys.shape(&[1, 2, 3]), a);
+    assert_eq!(keys.shape(&[3, 2, 1]) == a, false, "order counts");
+    assert_eq!(keys.shape(&[1, 0, 3]), 0, "a key without an id");
+    assert_eq!(keys.shape(&[]), 0);
+    assert_eq!(keys.shape(&[7; 300]), 0, "too many keys");
+    // Full: new shapes get none, known ones keep theirs.
+    let mut n = 1;
+    while keys.shape(&[100, n]) != 0 {
+        n += 1;
+    }
+    assert!(n > 1000, "{n} shapes");
+    assert_eq!(keys.shape(&[100, n + 1]), 0);
+    assert_eq!(keys.shape(&[1, 2, 3]), a);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(256)))]
+
+    #[test]
+    fn random_objects_of_one_shape_have_the_same_keys(docs in prop::collection::vec(common::arb_value(), 1..4)) {
+        let (mut stream, mut keys, mut seen) = (Stream::default(), KeyCache::default(), Vec::new());
+        for v in docs {
+            check_shapes(serde_json::to_string(&v).unwrap().as_bytes(), &mut stream, &mut keys, &mut seen);
+        }
+    }
+}
+
 #[test]
 fn keys_predicted_from_the_previous_key() {
     setup();

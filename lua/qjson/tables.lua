@@ -4,9 +4,19 @@
 --
 -- The builder keeps its own stack instead of recursing, so LuaJIT
 -- compiles it as one loop; tables are created with their exact sizes.
+-- An object of a shape built before (the native side gives objects with
+-- the same keys the same shape id) is a copy of a table with those keys
+-- (OpenResty's table.clone, which LuaJIT compiles): storing into a key
+-- the table has is about half the cost of inserting a new one (an 8-key
+-- object: 92 against 189 ns, 2026-11-24). Without table.clone (LuaJIT
+-- other than OpenResty's), every object has its keys inserted.
 local ffi = require("ffi")
 local C = require("qjson.lib")
 local new_tab = require("table.new")
+local has_clone, clone = pcall(require, "table.clone")
+if not has_clone then
+  clone = nil
+end
 
 local setmetatable, error, tostring, type, pcall = setmetatable, error, tostring, type, pcall
 local ffi_string = ffi.string
@@ -26,8 +36,9 @@ local opts_box = ffi.new("qjson_options")
 -- still building its tables (from a finalizer the collector runs during
 -- the build) takes the next slot, so it cannot overwrite them.
 local active = 0
--- stacks[slot + 1]: the builder's stack for that slot, four entries per
--- level (container, members left, 1 for an object, last array index).
+-- stacks[slot + 1]: the builder's stack for that slot, five entries per
+-- level (container, members left, 1 for an object, last array index,
+-- shape to make a template of).
 local stacks = {}
 
 -- infos[slot + 1], errs[slot + 1]: the stream info and error boxes of the
@@ -49,8 +60,20 @@ local function boxes(slot)
 end
 
 -- keys[id]: the string of each key in the native key cache (KEY events),
--- made once; forgotten when the cache renews (a new generation).
-local keys, key_generation = {}, 0
+-- made once; templates[shape]: a table with the keys of objects of that
+-- shape, every value false (see the top), made when the shape is seen a
+-- second time (true after the first); both forgotten when the cache
+-- renews (a new generation).
+local keys, templates, key_generation = {}, {}, 0
+
+-- A template from `t`, an object just built: its keys, values false.
+local function template_of(t)
+  local tmpl = clone(t)
+  for k in next, tmpl do
+    tmpl[k] = false
+  end
+  return tmpl
+end
 
 -- The Lua value of a scalar event `e` with tag `tag`, or of an empty
 -- container (a member of a scalars-only container may be one).
@@ -97,10 +120,11 @@ end
 local function build(ev, count, null, array_mt, empty_mt, stack)
   -- The container being filled, its members left, 1 when it is an object
   -- (a number: true and false would be two types to the compiler), the
-  -- last index set in an array. The root goes to stack[0], as the one element
-  -- of an array (so that `cur` is always a table, which keeps the
+  -- last index set in an array, and the shape to make a template of once
+  -- it is complete (0 for none). The root goes to stack[0], as the one
+  -- element of an array (so that `cur` is always a table, which keeps the
   -- compiled loop stable).
-  local cur, left, in_obj, idx = stack, 1, 0, -1
+  local cur, left, in_obj, idx, cshape = stack, 1, 0, -1, 0
   local top = 0 -- entries used in `stack`
   local i = 0
   while i < count do
@@ -114,6 +138,7 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
     i = i + 1
     local v
     local open -- members of a container to read from the events after it
+    local pending = 0 -- the shape of an object opened here, to make a template of
     if tag == NUMBER or tag == STRING or tag <= TRUE then
       v = scalar(e, tag, null)
     elseif tag == SCALAR_ARRAY or tag == ARRAY then
@@ -135,7 +160,22 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
       end
     else
       local n = e.n
-      v = new_tab(0, n)
+      local shape = clone and e.v.num or 0
+      local tmpl = shape ~= 0 and templates[shape] or nil
+      if tmpl == nil then
+        -- A shape seen once (keys used as ids, say) is not worth a
+        -- template: only noted.
+        v = new_tab(0, n)
+        if shape ~= 0 then
+          templates[shape] = true
+        end
+        shape = 0
+      elseif tmpl == true then
+        v = new_tab(0, n) -- (the template is made of it once built)
+      else
+        v = clone(tmpl)
+        shape = 0
+      end
       if tag == OBJECT then
         open = n
       else
@@ -144,7 +184,12 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
           v[key_of(ev[i])] = scalar(f, f.tag, null, array_mt, empty_mt) -- in order: the last repeat wins
           i = i + 2
         end
+        if shape ~= 0 then
+          templates[shape] = template_of(v)
+          shape = 0
+        end
       end
+      pending = shape
     end
 
     if in_obj == 1 then
@@ -156,15 +201,18 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
     left = left - 1
 
     if open and open > 0 then
-      stack[top + 1], stack[top + 2], stack[top + 3], stack[top + 4] = cur, left, in_obj, idx
-      top = top + 4
-      cur, left, in_obj, idx = v, open, tag == OBJECT and 1 or 0, 0
+      stack[top + 1], stack[top + 2], stack[top + 3], stack[top + 4], stack[top + 5] = cur, left, in_obj, idx, cshape
+      top = top + 5
+      cur, left, in_obj, idx, cshape = v, open, tag == OBJECT and 1 or 0, 0, pending
     else
       -- Close every container this value completed.
       while left == 0 and top > 0 do
-        cur, left, in_obj, idx = stack[top - 3], stack[top - 2], stack[top - 1], stack[top]
-        stack[top - 3] = nil -- hold no reference once built
-        top = top - 4
+        if cshape ~= 0 then
+          templates[cshape] = template_of(cur)
+        end
+        cur, left, in_obj, idx, cshape = stack[top - 4], stack[top - 3], stack[top - 2], stack[top - 1], stack[top]
+        stack[top - 4] = nil -- hold no reference once built
+        top = top - 5
       end
     end
   end
@@ -201,7 +249,7 @@ local function run(ev, slot, settings)
     error("qjson: " .. message, 0)
   end
   if generation ~= key_generation then
-    keys, key_generation = {}, generation
+    keys, templates, key_generation = {}, {}, generation
   end
   local stack = stacks[slot + 1]
   if not stack then
