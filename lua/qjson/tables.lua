@@ -176,8 +176,10 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
         v = clone(tmpl)
         shape = 0
       end
+      -- (`shape` is now the one to make a template of, else 0.)
       if tag == OBJECT then
         open = n
+        pending = shape
       else
         for _ = 1, n do
           local f = ev[i + 1]
@@ -186,10 +188,8 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
         end
         if shape ~= 0 then
           templates[shape] = template_of(v)
-          shape = 0
         end
       end
-      pending = shape
     end
 
     if in_obj == 1 then
