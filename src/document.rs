@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+pub mod file;
 mod lookup;
 use lookup::Lookup;
 
