@@ -43,7 +43,7 @@ end
 local results = {}
 local function report(name, secs, base)
   results[#results + 1] = { name, secs }
-  print(format("%-34s %9.4f s%s", name, secs, base and format("  (%.1fx forward)", secs / base) or ""))
+  print(format("%-34s %9.4f s%s", name, secs, base and format("  (%.1fx the baseline)", secs / base) or ""))
 end
 
 local body = messages(n)
