@@ -21,11 +21,11 @@ use crate::tape::Node;
 /// ones are walked (that walk is at most this long).
 pub(crate) const ARRAY_MIN: usize = 32;
 
-/// Objects with more members than this get a key table once they have
-/// been looked up [`OBJECT_LOOKUPS`] times; smaller ones are always
-/// scanned (a lookup learns an object is wide by scanning this many). Hashing a key costs as much as stepping over some tens of
-/// members, so a table pays only when an object is wide and read often
-/// (docs/security.md has the measurements).
+/// Objects with more members than this get a key table once lookups have
+/// scanned past this many members [`OBJECT_LOOKUPS`] times; smaller ones
+/// are always scanned. Hashing a key costs as much as stepping over some
+/// tens of members, so a table pays only when an object is wide and read
+/// often (docs/security.md has the measurements).
 pub(crate) const OBJECT_MIN: usize = 64;
 pub(crate) const OBJECT_LOOKUPS: u32 = 8;
 
@@ -79,6 +79,7 @@ impl Lookup {
     /// Counts `bytes` more against the cap; false (nothing counted) when
     /// over it.
     fn admit(&mut self, bytes: usize) -> bool {
+        // A map entry and the allocation's own bookkeeping, roughly.
         const ENTRY: usize = 32;
         let bytes = bytes + ENTRY;
         if self.bytes + bytes > self.cap {
