@@ -264,9 +264,14 @@ int32_t qjson_parse_in(const char *input,
                        qjson_error *err);
 
 // Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
-// parses it; the document owns the bytes.
+// parses it; the document owns the bytes. Only a regular file of at most
+// `max_size` bytes is read (values above the input limit, 4 GiB − 1
+// bytes, mean that limit): its size is checked before reading, and a file
+// that grows past the limit while read is refused. A FIFO, a device or a
+// directory is refused without blocking.
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
+                            uint64_t max_size,
                             const qjson_options *opts,
                             qjson_error *err);
 
@@ -372,7 +377,8 @@ int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t
 // on this thread when it was on `doc` (so call it right after the read).
 void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 
-// Bytes of native memory the document's index holds (for measurements).
+// Bytes of native memory the document's index holds (for measurements):
+// its tape, and the indexes built since for random access.
 size_t qjson_index_bytes(const qjson_doc *doc);
 
 // Reads a child of container `parent`: the member `key` of an object

@@ -109,4 +109,64 @@ describe("parse_file", function()
     assert.is_true(ok, doc)
     assert.are.equal(42, doc:get_num("[0]"))
   end)
+
+  -- Issue 18, item 7: only regular files, their size checked before reading.
+  describe("refuses what is not a bounded regular file", function()
+    it("a FIFO without a writer, at once instead of blocking", function()
+      local name = os.tmpname()
+      os.remove(name)
+      os.execute("mkfifo '" .. name .. "'")
+      names[#names + 1] = name
+      local err = error_of(qjson.parse_file, name)
+      assert.are.equal("qjson: cannot read file '" .. name .. "': not a regular file (a FIFO)", err)
+    end)
+
+    it("/dev/zero, without reading it", function()
+      assert.are.equal("qjson: cannot read file '/dev/zero': not a regular file (a character device)",
+        error_of(qjson.parse_file, "/dev/zero"))
+    end)
+
+    it("a directory", function()
+      assert.are.equal("qjson: cannot read file '/tmp': not a regular file (a directory)",
+        error_of(qjson.parse_file, "/tmp"))
+    end)
+
+    it("a file over 4 GiB, by its size (a sparse file: nothing is read)", function()
+      local name = temp("")
+      local f = assert(io.open(name, "wb"))
+      assert(f:seek("set", 5 * 2 ^ 30))
+      f:write("]")
+      f:close()
+      local err = error_of(qjson.parse_file, name)
+      assert.are.equal("qjson: cannot read file '" .. name .. "': file too large: 5368709121 bytes "
+        .. "(the most a document holds is 4294967295)", err)
+    end)
+
+    it("a file over max_size", function()
+      local name = temp("[1, 2, 3]")
+      assert.are.equal(3, qjson.parse_file(name, { max_size = 9 }):len())
+      assert.are.equal("qjson: cannot read file '" .. name .. "': file too large: 9 bytes (max_size is 8)",
+        error_of(qjson.parse_file, name, { max_size = 8 }))
+      assert.are.equal(3, qjson.parse_file(name, { max_size = 2 ^ 60, mode = "lazy" }):len())
+    end)
+
+    it("a file that grows past max_size while read (procfs reports size 0)", function()
+      local f = io.open("/proc/self/status", "rb")
+      if not f then
+        return pending("no /proc here")
+      end
+      f:close()
+      assert.are.equal("qjson: cannot read file '/proc/self/status': file grew past the size limit of 10 bytes "
+        .. "while read", error_of(qjson.parse_file, "/proc/self/status", { max_size = 10 }))
+    end)
+
+    it("a bad max_size, as an argument error", function()
+      for _, bad in ipairs({ -1, 1.5, "10", 0 / 0, true }) do
+        local err = error_of(qjson.parse_file, temp("[]"), { max_size = bad })
+        assert.are.equal("bad argument #2 to 'parse_file' (bad option 'max_size' (non-negative integer expected, "
+          .. "got " .. tostring(bad) .. "))", err)
+      end
+      assert.truthy(error_of(qjson.parse_file, temp("[]"), { max_size = 1, nope = 1 }):find("unknown option 'nope'"))
+    end)
+  end)
 end)

@@ -12,6 +12,10 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+pub mod file;
+mod lookup;
+use lookup::Lookup;
+
 enum Source<'a> {
     Borrowed(&'a [u8]),
     Owned(Vec<u8>),
@@ -78,6 +82,11 @@ pub struct Document<'a> {
     /// The last element reached by index: `(array, index, element)`, so a
     /// loop over `a[i]` walks each array once instead of once per `i`.
     last_index: Cell<(Node, usize, Node)>,
+    /// Indexes for random access into large containers, built on demand
+    /// (see `lookup`). Never for a placed document: its memory is freed
+    /// by the caller without telling us.
+    lookup: RefCell<Option<Box<Lookup>>>,
+    indexable: bool,
 }
 
 /// Stage 1's index, stage 2's tape and container stack, reused across
@@ -98,6 +107,10 @@ struct Buffers {
 thread_local! {
     static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
+
+/// Objects spanning more tape slots than this may have more than
+/// `lookup::OBJECT_MIN` members.
+const WIDE_SPAN: usize = 2 * lookup::OBJECT_MIN + HEADER;
 
 /// Scratch buffers larger than this are released after the parse.
 const KEEP_SCRATCH_ENTRIES: usize = 1 << 22;
@@ -224,6 +237,7 @@ impl<'a> Document<'a> {
             unsafe { std::slice::from_raw_parts_mut(rest.as_mut_ptr().cast::<u8>(), rest.len() * 4) };
         let mut doc = Document::new(Source::Borrowed(input), Tape::borrowed(tape), *opts)?;
         doc.scratch = Scratch::Fixed(&mut rest[..room]);
+        doc.indexable = false;
         Ok(Some(doc))
     }
 
@@ -234,6 +248,8 @@ impl<'a> Document<'a> {
             opts,
             scratch: Scratch::Heap(Vec::new()),
             last_index: Cell::new((u32::MAX, 0, 0)),
+            lookup: RefCell::new(None),
+            indexable: true,
         };
         if opts.reject_duplicates() {
             doc.check_duplicates()?;
@@ -396,11 +412,28 @@ impl Document<'_> {
     }
 
     /// The value of `key` in object `obj`; the last one when the key repeats
-    /// (the first match, when the keys are proven unique).
+    /// (the first match, when the keys are proven unique). Keys are
+    /// compared in order; past `OBJECT_MIN` of them, a wide object's key
+    /// table answers instead once it has one (see `lookup`).
+    #[inline]
     pub fn member(&self, obj: Node, key: &[u8]) -> Option<Node> {
         if self.first_byte(obj) != b'{' {
             return None;
         }
+        // A member takes at least two slots: only an object spanning many
+        // slots may be wide, and only its scan counts members.
+        if self.indexable && self.span(obj) > WIDE_SPAN {
+            if let Some(found) = self.member_from_table(obj, key) {
+                return found;
+            }
+            self.scan_members::<true>(obj, key)
+        } else {
+            self.scan_members::<false>(obj, key)
+        }
+    }
+
+    #[inline(always)]
+    fn scan_members<const COUNTED: bool>(&self, obj: Node, key: &[u8]) -> Option<Node> {
         let input = self.input();
         let tape = &self.tape[..];
         let mut found = None;
@@ -411,6 +444,7 @@ impl Document<'_> {
         // empty key, its closing quote); a key that starts with an escape
         // is compared in full.
         let first = key.first().copied().unwrap_or(b'"');
+        let mut seen = 0;
         loop {
             let body = tape[k as usize] as usize + 1;
             let c = input[body];
@@ -427,22 +461,107 @@ impl Document<'_> {
             if k >= close {
                 return found;
             }
+            if COUNTED {
+                seen += 1;
+                if seen == lookup::OBJECT_MIN {
+                    if let Some(found) = self.member_indexed(obj, key) {
+                        return found;
+                    }
+                }
+            }
         }
     }
 
-    /// Element `index` of array `arr`.
+    /// Slots from a container's header to the slot after it.
+    #[inline(always)]
+    fn span(&self, node: Node) -> usize {
+        (self.tape[node as usize + 1] & !NEXT_FLAGS).wrapping_sub(node) as usize
+    }
+
+    /// From the object's key table when it has one.
+    fn member_from_table(&self, obj: Node, key: &[u8]) -> Option<Option<Node>> {
+        let lookup = self.lookup.borrow();
+        lookup.as_ref()?.find(self.input(), &self.tape, obj, key)
+    }
+
+    /// From the wide object's key table, built once it has been looked up
+    /// often enough; `None` to go on scanning.
+    #[inline(never)]
+    fn member_indexed(&self, obj: Node, key: &[u8]) -> Option<Option<Node>> {
+        let n = self.len(obj)?;
+        // (A larger count than the tape could hold is no object's.)
+        if n > self.tape.len() / 2 {
+            return None;
+        }
+        let mut lookup = self.lookup.borrow_mut();
+        let lookup = lookup.get_or_insert_with(|| Box::new(Lookup::new(self.tape.bytes())));
+        let keys = std::iter::successors(self.first_child(obj), move |&k| self.next_child(obj, k));
+        let wide = lookup::Wide { node: obj, len: n, unique: self.keys_proven_unique(obj), keys };
+        lookup.member(self.input(), &self.tape, wide, key)
+    }
+
+    /// Element `index` of array `arr`. A step forward from the last
+    /// element reached is walked (a forward loop costs one step per
+    /// element); any other access to a large array goes through its
+    /// element index, built on the first such access.
     pub fn element(&self, arr: Node, index: usize) -> Option<Node> {
-        if self.first_byte(arr) != b'[' || index >= self.len(arr)? {
+        if self.first_byte(arr) != b'[' {
+            return None;
+        }
+        let len = self.len(arr)?;
+        if index >= len {
             return None;
         }
         let (a, i, e) = self.last_index.get();
-        let (mut at, mut node) = if a == arr && i <= index { (i, e) } else { (0, arr + HEADER as u32) };
+        let cached = a == arr && i <= index;
+        let node = if cached && index - i <= lookup::ARRAY_MIN {
+            self.walk(i, e, index)
+        } else if !cached && index <= lookup::ARRAY_MIN {
+            self.walk(0, arr + HEADER as u32, index)
+        } else if let Some(node) = self.element_indexed(arr, index, len) {
+            node
+        } else if cached {
+            self.walk(i, e, index)
+        } else {
+            self.walk(0, arr + HEADER as u32, index)
+        };
+        self.last_index.set((arr, index, node));
+        Some(node)
+    }
+
+    /// Steps from element `at` (node `node`) to element `index`.
+    #[inline(always)]
+    fn walk(&self, mut at: usize, mut node: Node, index: usize) -> Node {
         while at < index {
             node = self.skip(node).max(node + 1);
             at += 1;
         }
-        self.last_index.set((arr, index, node));
-        Some(node)
+        node
+    }
+
+    /// From the large array's element index; `None` to walk instead.
+    #[inline(never)]
+    fn element_indexed(&self, arr: Node, index: usize, len: usize) -> Option<Node> {
+        // An element takes at least one slot: a larger count is no array's.
+        if !self.indexable || len <= lookup::ARRAY_MIN || len > self.tape.len() {
+            return None;
+        }
+        let mut lookup = self.lookup.borrow_mut();
+        let lookup = lookup.get_or_insert_with(|| Box::new(Lookup::new(self.tape.bytes())));
+        lookup.element(arr, index, len, || {
+            let mut node = arr + HEADER as u32;
+            let mut nodes = Vec::with_capacity(len);
+            for _ in 0..len {
+                nodes.push(node);
+                node = self.skip(node).max(node + 1);
+            }
+            nodes.into_boxed_slice()
+        })
+    }
+
+    /// Bytes held by the indexes built for random access (see `lookup`).
+    pub fn lookup_bytes(&self) -> usize {
+        self.lookup.borrow().as_ref().map_or(0, |l| l.bytes())
     }
 
     fn step(&self, node: Node, seg: &Segment<'_>) -> Option<Node> {

@@ -72,9 +72,9 @@ fn null_pointers() {
     assert!(qjson_parse(null(), 10, null(), &mut err).is_null());
     assert_eq!(message(&err), "empty input at line 1, column 1 (byte 0)");
     assert_eq!((err.offset, err.line, err.column), (0, 1, 1));
-    assert!(qjson_parse_file(null(), 0, null(), &mut err).is_null());
+    assert!(qjson_parse_file(null(), 0, u64::MAX, null(), &mut err).is_null());
     assert!(message(&err).starts_with("cannot read file ''"), "{}", message(&err));
-    assert!(qjson_parse_file(null(), 0, null(), null_mut()).is_null());
+    assert!(qjson_parse_file(null(), 0, u64::MAX, null(), null_mut()).is_null());
     qjson_free(null_mut());
     qjson_path_free(null_mut());
     qjson_last_error(null(), null_mut());
@@ -252,7 +252,7 @@ fn parse_errors_and_options_through_the_abi() {
     // Messages are cut to the buffer on a character boundary.
     let long = "é".repeat(300);
     let mut err = error_info();
-    assert!(qjson_parse_file(long.as_ptr().cast(), long.len(), null(), &mut err).is_null());
+    assert!(qjson_parse_file(long.as_ptr().cast(), long.len(), u64::MAX, null(), &mut err).is_null());
     let m = message(&err);
     assert!(m.starts_with("cannot read file 'éé") && m.len() <= 255, "{m}");
 }

@@ -110,6 +110,7 @@ int32_t qjson_parse_in(const char *input,
                        qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
+                            uint64_t max_size,
                             const qjson_options *opts,
                             qjson_error *err);
 void qjson_free(qjson_doc *doc);

@@ -83,16 +83,42 @@ function qjson._parse(s, opts, mt, name)
   return setmetatable({ ptr = ptr, node = 0, src = s }, mt or DocMT)
 end
 
+-- `max_size` (parse_file only) and the parse options without it, or nil
+-- and a message. Without it, the native side's own limit applies (-1
+-- reads as the largest uint64_t, which stands for that limit).
+local function file_options(opts)
+  if type(opts) ~= "table" or opts.max_size == nil then
+    return -1, opts
+  end
+  local m = opts.max_size
+  if type(m) ~= "number" or m < 0 or m ~= m or m % 1 ~= 0 then
+    return nil, "bad option 'max_size' (non-negative integer expected, got " .. tostring(m) .. ")"
+  end
+  -- (Past 2^53 a double is no exact size; any such limit is the native one.)
+  m = m < 2 ^ 53 and m or -1
+  local rest = {}
+  for k, v in pairs(opts) do
+    if k ~= "max_size" then
+      rest[k] = v
+    end
+  end
+  return m, rest
+end
+
 function qjson._parse_file(path, opts, mt)
   if type(path) ~= "string" then
     return nil, "bad argument #1 to 'parse_file' (string expected, got " .. type(path) .. ")", true
   end
-  local o, oerr = options.pack(opts)
+  local max_size, rest = file_options(opts)
+  if not max_size then
+    return nil, "bad argument #2 to 'parse_file' (" .. rest .. ")", true
+  end
+  local o, oerr = options.pack(rest)
   if oerr then
     return nil, "bad argument #2 to 'parse_file' (" .. oerr .. ")", true
   end
   local box = enter()
-  local ptr = C.qjson_parse_file(path, #path, o, box)
+  local ptr = C.qjson_parse_file(path, #path, max_size, o, box)
   if ptr == nil then
     return nil, "qjson: " .. failed(box)
   end

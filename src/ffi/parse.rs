@@ -4,6 +4,7 @@ use std::ffi::c_char;
 use std::os::unix::ffi::OsStrExt;
 
 use super::{bytes, guard, panic_message, ErrorInfo, Handle};
+use crate::document::file::read_file;
 use crate::{Document, Options, Path};
 
 fn report(err: *mut ErrorInfo, f: impl FnOnce(&mut ErrorInfo)) {
@@ -129,11 +130,16 @@ pub extern "C" fn qjson_parse_in(
 }
 
 /// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
-/// parses it; the document owns the bytes.
+/// parses it; the document owns the bytes. Only a regular file of at most
+/// `max_size` bytes is read (values above the input limit, 4 GiB − 1
+/// bytes, mean that limit): its size is checked before reading, and a file
+/// that grows past the limit while read is refused. A FIFO, a device or a
+/// directory is refused without blocking.
 #[no_mangle]
 pub extern "C" fn qjson_parse_file(
     path: *const c_char,
     path_len: usize,
+    max_size: u64,
     opts: *const Options,
     err: *mut ErrorInfo,
 ) -> *mut Handle {
@@ -143,7 +149,7 @@ pub extern "C" fn qjson_parse_file(
         // File names are bytes on Unix, not necessarily UTF-8.
         let file = std::path::Path::new(std::ffi::OsStr::from_bytes(raw));
         let name = String::from_utf8_lossy(raw);
-        match std::fs::read(file) {
+        match read_file(file, max_size) {
             Ok(data) => Some(Document::parse_owned(data, &options(opts))),
             Err(e) => {
                 report(err, |r| r.fill(&format!("cannot read file '{name}': {e}"), 0, 0, 0));

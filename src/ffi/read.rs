@@ -284,9 +284,10 @@ pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
     })
 }
 
-/// Bytes of native memory the document's index holds (for measurements).
+/// Bytes of native memory the document's index holds (for measurements):
+/// its tape, and the indexes built since for random access.
 #[no_mangle]
 pub extern "C" fn qjson_index_bytes(doc: *const Handle) -> usize {
     // SAFETY: a valid handle or null.
-    guard(0, || unsafe { doc.as_ref() }.and_then(|h| h.doc.as_ref()).map_or(0, |d| d.tape_bytes()))
+    guard(0, || unsafe { doc.as_ref() }.and_then(|h| h.doc.as_ref()).map_or(0, |d| d.tape_bytes() + d.lookup_bytes()))
 }
