@@ -33,6 +33,29 @@ enum qjson_event_tag {
 };
 typedef uint32_t qjson_event_tag;
 
+// What an item holds.
+enum qjson_item_tag {
+  // Nothing at this path.
+  QJSON_ITEM_TAG_MISSING = 0,
+  QJSON_ITEM_TAG_NULL = 1,
+  QJSON_ITEM_TAG_FALSE = 2,
+  QJSON_ITEM_TAG_TRUE = 3,
+  // `v.num` is the number's nearest double.
+  QJSON_ITEM_TAG_NUMBER = 4,
+  // `v.ptr` and `len` are the unescaped bytes: in the input, or in the
+  // caller's byte area when the string has escapes.
+  QJSON_ITEM_TAG_STRING = 5,
+  // `v.ptr` and `len` are the value's JSON text (a `raw` path).
+  QJSON_ITEM_TAG_RAW = 6,
+  // `v.node` is the array's node in the document.
+  QJSON_ITEM_TAG_ARRAY = 7,
+  // `v.node` is the object's node in the document.
+  QJSON_ITEM_TAG_OBJECT = 8,
+  // `len` items follow, one per element of the array a `[*]` met.
+  QJSON_ITEM_TAG_LIST = 9,
+};
+typedef uint32_t qjson_item_tag;
+
 // The kind of a value, as the C ABI reports it.
 enum qjson_kind {
   QJSON_KIND_NULL = 1,
@@ -70,6 +93,9 @@ typedef struct qjson_doc qjson_doc;
 
 // A path checked and split once, for reuse (`qjson.path` in Lua).
 typedef struct qjson_path qjson_path;
+
+// A compiled list of selector paths.
+typedef struct qjson_selector qjson_selector;
 
 // An event's payload: `num` for a number, `ptr` for a string.
 typedef union {
@@ -116,6 +142,34 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+
+// An item's payload.
+typedef union {
+  double num;
+  const char *ptr;
+  uint32_t node;
+} qjson_item_value;
+
+// One value read by a selector.
+typedef struct {
+  qjson_item_tag tag;
+  uint32_t len;
+  qjson_item_value v;
+} qjson_item;
+
+// Where `qjson_select` writes. `count` and `used` say how many items and
+// bytes the call needed: more than `cap` / `bytes_cap` when it returned
+// 0 (retry with that much room).
+typedef struct {
+  qjson_item *items;
+  uint32_t cap;
+  uint32_t count;
+  // Unescaped strings (those with escapes) are copied here.
+  uint8_t *bytes;
+  uint32_t bytes_cap;
+  uint32_t used;
+  qjson_error err;
+} qjson_select_out;
 
 // A value as a view reads it. Scalars are read in full; for a container
 // `node`, `len` and `flag` are set (a view is opened on it).
@@ -374,6 +428,42 @@ void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 
 // Bytes of native memory the document's index holds (for measurements).
 size_t qjson_index_bytes(const qjson_doc *doc);
+
+// A new, empty selector (`qjson_selector_add` fills it); never null.
+qjson_selector *qjson_selector_new(void);
+
+// Adds a path to `sel`: `spec` is `path` or `path:type`, or with a
+// non-null `ty` the path alone and `ty` the type's name. Returns 1, or 0
+// with `err` filled in.
+int32_t qjson_selector_add(qjson_selector *sel,
+                           const char *spec,
+                           size_t spec_len,
+                           const char *ty,
+                           size_t ty_len,
+                           qjson_error *err);
+
+// Frees a selector (null is ignored).
+void qjson_selector_free(qjson_selector *sel);
+
+// Reads every path of `sel` from node `node` of `doc`, or when `doc` is
+// null from the JSON text `input` (`len` bytes, parsed with `opts`; no
+// document is kept). Returns 1 with `out.count` items written, 0 when
+// `out` was too small (`count` and `used` say what is needed; nothing
+// else was written that the caller may use), -1 with `out.err` filled in
+// (invalid JSON with its position, or a type mismatch), -2 after a
+// caught panic (`out.err` says so).
+//
+// Strings point into the input (which the caller keeps alive while it
+// reads them) or into `out.bytes`; container items carry their node in
+// the document (for a text, in the document a parse of the same text
+// with the same options would build).
+int32_t qjson_select(const qjson_selector *sel,
+                     qjson_doc *doc,
+                     uint32_t node,
+                     const char *input,
+                     size_t len,
+                     const qjson_options *opts,
+                     qjson_select_out *out);
 
 // Reads a child of container `parent`: the member `key` of an object
 // (the last one when the key repeats) when `key` is non-null, else

@@ -15,6 +15,7 @@ pub mod number;
 pub mod options;
 pub mod path;
 pub mod scan;
+pub mod select;
 mod string;
 pub mod tape;
 mod validate;

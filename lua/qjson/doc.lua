@@ -372,9 +372,10 @@ local placed_doc = ffi.typeof("struct qjson_doc")
 -- Parses `s` with packed options `o` (or nil): the document's handle, or
 -- nil with the message in error box `box`. A placed document's handle is
 -- its memory, so whatever holds the handle (documents, cursors, views)
--- keeps the memory alive.
-function M.open(s, o, box)
-  local n = #s
+-- keeps the memory alive. With `n`, `s` may also be a pointer to `n`
+-- bytes (a value inside a larger string, which the caller keeps alive).
+function M.open(s, o, box, n)
+  n = n or #s
   local size = C.qjson_parse_size(s, n, o, box)
   if size == 0 then
     return nil
