@@ -430,6 +430,39 @@ impl Document<'_> {
         }
     }
 
+    /// Like [`Document::member`], starting at member key slot `from` of
+    /// `obj` (or its end) and wrapping around: a caller that reads keys in
+    /// the order they appear passes the slot after its last match, and
+    /// each lookup then compares one key. Only for keys proven unique
+    /// (else the last duplicate must win: it falls back to `member`).
+    pub(crate) fn member_from(&self, obj: Node, key: &[u8], from: Node) -> Option<Node> {
+        if self.first_byte(obj) != b'{' || !self.keys_proven_unique(obj) {
+            return self.member(obj, key);
+        }
+        let first_key = self.first_child(obj)?;
+        let close = self.members_end(obj);
+        let start = if from >= first_key && from < close { from } else { first_key };
+        let input = self.input();
+        let tape = &self.tape[..];
+        let first = key.first().copied().unwrap_or(b'"');
+        let mut k = start;
+        loop {
+            let body = tape[k as usize] as usize + 1;
+            let c = input[body];
+            if (c == first || c == b'\\') && string::key_eq(&input[body..], key) {
+                return Some(k + 1);
+            }
+            let value = tape[k as usize + 1];
+            k = if matches!(input[value as usize], b'{' | b'[') { tape[k as usize + 2] & !NEXT_FLAGS } else { k + 2 };
+            if k >= close {
+                k = first_key;
+            }
+            if k == start {
+                return None;
+            }
+        }
+    }
+
     /// Element `index` of array `arr`.
     pub fn element(&self, arr: Node, index: usize) -> Option<Node> {
         if self.first_byte(arr) != b'[' || index >= self.len(arr)? {

@@ -4,6 +4,7 @@
 
 use super::{Entry, Selector, Want};
 use crate::error::ErrorKind;
+use crate::path::{Path, Segment};
 use crate::{Document, Error, Kind, Node};
 
 /// What an item holds.
@@ -120,16 +121,67 @@ fn mismatch(entry: &Entry, want: &str, got: &str) -> Failure {
 impl Selector {
     /// Reads every path from `base` into `out`.
     pub fn read(&self, d: &mut Document<'_>, base: Node, out: &mut Output<'_>) -> Result<(), Failure> {
+        let mut hints = Hints { at: [(Node::MAX, 0); HINTS], next: 0 };
         for entry in &self.entries {
-            walk(d, base, entry, 0, out)?;
+            walk(d, base, entry, 0, out, &mut hints)?;
         }
         Ok(())
     }
 }
 
+/// Objects a read looked keys up in, each with the member after its last
+/// match: paths usually name keys in the order the text has them, so the
+/// next lookup in that object starts there (see `Document::member_from`).
+const HINTS: usize = 4;
+struct Hints {
+    at: [(Node, Node); HINTS],
+    next: usize,
+}
+
+impl Hints {
+    fn get(&self, obj: Node) -> Node {
+        self.at.iter().find(|h| h.0 == obj).map_or(0, |h| h.1)
+    }
+
+    fn set(&mut self, obj: Node, after: Node) {
+        match self.at.iter_mut().find(|h| h.0 == obj) {
+            Some(h) => h.1 = after,
+            None => {
+                self.at[self.next % HINTS] = (obj, after);
+                self.next += 1;
+            }
+        }
+    }
+}
+
+/// Resolves a wildcard-free path from `base`.
+fn resolve(d: &Document<'_>, base: Node, path: &Path, hints: &mut Hints) -> Option<Node> {
+    let mut node = base;
+    for seg in path.segments() {
+        node = match seg {
+            Segment::Key(k) => {
+                let v = d.member_from(node, k, hints.get(node))?;
+                hints.set(node, d.skip(v));
+                v
+            }
+            Segment::Index(i) => d.element(node, *i)?,
+            // (Selectors compile dotted paths only.)
+            Segment::Token(..) => return d.find_compiled(node, path),
+        };
+    }
+    Some(node)
+}
+
 /// Resolves `entry.pieces[piece]` from `node` and writes what it finds.
-fn walk(d: &mut Document<'_>, node: Node, entry: &Entry, piece: usize, out: &mut Output<'_>) -> Result<(), Failure> {
-    let Some(found) = d.find_compiled(node, &entry.pieces[piece]) else {
+fn walk(
+    d: &mut Document<'_>,
+    node: Node,
+    entry: &Entry,
+    piece: usize,
+    out: &mut Output<'_>,
+    hints: &mut Hints,
+) -> Result<(), Failure> {
+    let Some(found) = resolve(d, node, &entry.pieces[piece], hints) else {
         out.simple(ItemTag::Missing);
         return Ok(());
     };
@@ -144,7 +196,7 @@ fn walk(d: &mut Document<'_>, node: Node, entry: &Entry, piece: usize, out: &mut
             out.push(Item { tag: ItemTag::List, len: len as u32, v: ItemValue { node: found } });
             let mut child = d.first_child(found);
             while let Some(c) = child {
-                walk(d, c, entry, piece + 1, out)?;
+                walk(d, c, entry, piece + 1, out, hints)?;
                 child = d.next_child(found, c);
             }
         }
