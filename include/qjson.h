@@ -78,6 +78,19 @@ enum qjson_status {
 };
 typedef int32_t qjson_status;
 
+// The formats a splitter reads.
+enum qjson_stream_format {
+  // One value per line (`\n`, optionally `\r\n`); blank lines skipped.
+  QJSON_STREAM_FORMAT_NDJSON = 0,
+  // Values one after another, separated by optional whitespace.
+  QJSON_STREAM_FORMAT_CONCAT = 1,
+  // Server-sent events: each event's `data:` lines, joined with `\n`,
+  // are one value; `data: [DONE]` ends the stream; comments and other
+  // fields are skipped.
+  QJSON_STREAM_FORMAT_SSE = 2,
+};
+typedef uint32_t qjson_stream_format;
+
 // A parsed document. `doc` is `None` once closed: the document's memory
 // is released at once, while the handle itself stays valid (reads report
 // `CLOSED`) until freed.
@@ -96,6 +109,9 @@ typedef struct qjson_path qjson_path;
 
 // A compiled list of selector paths.
 typedef struct qjson_selector qjson_selector;
+
+// Finds the values of a stream.
+typedef struct qjson_stream qjson_stream;
 
 // An event's payload: `num` for a number, `ptr` for a string.
 typedef union {
@@ -170,6 +186,29 @@ typedef struct {
   uint32_t used;
   qjson_error err;
 } qjson_select_out;
+
+// Where a value is: `len` bytes at `start` of the data (the buffer the
+// call split) or, for `joined` 1, of the joined area (an SSE event with
+// several `data:` lines). `at` is its position in the whole stream.
+typedef struct {
+  uint64_t start;
+  uint64_t at;
+  uint32_t len;
+  uint32_t joined;
+} qjson_span;
+
+// What a split found. `spans` (`count` of them) stay valid until the
+// splitter's next call; a span's bytes are at `data + start`, or at
+// `joined + start` when its `joined` is 1. `done` is 1 once an SSE
+// stream sent `[DONE]`.
+typedef struct {
+  const qjson_span *spans;
+  uint32_t count;
+  uint32_t done;
+  const char *data;
+  const char *joined;
+  qjson_error err;
+} qjson_stream_out;
 
 // A value as a view reads it. Scalars are read in full; for a container
 // `node`, `len` and `flag` are set (a view is opened on it).
@@ -464,6 +503,29 @@ int32_t qjson_select(const qjson_selector *sel,
                      size_t len,
                      const qjson_options *opts,
                      qjson_select_out *out);
+
+// A splitter for `format` (a `qjson_stream_format`) that holds at most
+// `max_size` bytes of an unfinished value; null for an unknown format.
+qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
+
+// Frees a splitter (null is ignored).
+void qjson_stream_free(qjson_stream *st);
+
+// Splits a whole stream of `len` bytes at `input` (spans refer to
+// `input`, which the caller keeps). Returns 1, or -1 with `out.err`
+// filled in: the spans found before the error are still in `out`.
+// -2 after a caught panic.
+int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
+
+// Feeds the next `len` bytes of a stream (copied: the caller may free
+// them); `end` non-zero says the stream ends there. Spans refer to the
+// splitter's own buffer (`out.data`) until its next call. Returns as
+// `qjson_stream_split`; after an error every later call fails with it.
+int32_t qjson_stream_feed(qjson_stream *st,
+                          const char *chunk,
+                          size_t len,
+                          int32_t end,
+                          qjson_stream_out *out);
 
 // Reads a child of container `parent`: the member `key` of an object
 // (the last one when the key repeats) when `key` is non-null, else

@@ -16,6 +16,7 @@ pub mod options;
 pub mod path;
 pub mod scan;
 pub mod select;
+pub mod stream;
 mod string;
 pub mod tape;
 mod validate;

@@ -42,9 +42,16 @@ enum qjson_status {
   QJSON_STATUS_PANIC = -2,
 };
 typedef int32_t qjson_status;
+enum qjson_stream_format {
+  QJSON_STREAM_FORMAT_NDJSON = 0,
+  QJSON_STREAM_FORMAT_CONCAT = 1,
+  QJSON_STREAM_FORMAT_SSE = 2,
+};
+typedef uint32_t qjson_stream_format;
 typedef struct qjson_doc qjson_doc;
 typedef struct qjson_path qjson_path;
 typedef struct qjson_selector qjson_selector;
+typedef struct qjson_stream qjson_stream;
 typedef union {
   double num;
   const char *ptr;
@@ -90,6 +97,20 @@ typedef struct {
   uint32_t used;
   qjson_error err;
 } qjson_select_out;
+typedef struct {
+  uint64_t start;
+  uint64_t at;
+  uint32_t len;
+  uint32_t joined;
+} qjson_span;
+typedef struct {
+  const qjson_span *spans;
+  uint32_t count;
+  uint32_t done;
+  const char *data;
+  const char *joined;
+  qjson_error err;
+} qjson_stream_out;
 typedef struct {
   uint32_t node;
   uint32_t flag;
@@ -219,6 +240,14 @@ int32_t qjson_select(const qjson_selector *sel,
                      size_t len,
                      const qjson_options *opts,
                      qjson_select_out *out);
+qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
+void qjson_stream_free(qjson_stream *st);
+int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
+int32_t qjson_stream_feed(qjson_stream *st,
+                          const char *chunk,
+                          size_t len,
+                          int32_t end,
+                          qjson_stream_out *out);
 int32_t qjson_child(qjson_doc *doc,
                     uint32_t parent,
                     const char *key,

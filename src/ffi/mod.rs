@@ -16,6 +16,7 @@ mod load;
 pub mod parse;
 pub mod read;
 pub mod select;
+pub mod stream;
 mod view;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
