@@ -224,6 +224,8 @@ qjson.path = raising(qjson._path)
 -- Batched reads (qjson.select): one native call reads many paths.
 qjson._select = selector.new
 qjson.select = raising(selector.new)
+-- Streams of values (NDJSON, concatenated JSON, server-sent events).
+qjson.stream = require("qjson.stream")
 
 -- Views and plain tables alike, on every LuaJIT build (see qjson.view).
 qjson.pairs = view.pairs

@@ -143,11 +143,12 @@ impl Splitter {
     /// value are kept, up to `max` (an error beyond). After an error every
     /// later call fails with it.
     pub fn feed(&mut self, chunk: &[u8], end: bool) -> Result<(), StreamError> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
-        }
         self.spans.clear();
         self.joined.clear();
+        if let Some(e) = &self.failed {
+            self.buf = Vec::new();
+            return Err(e.clone());
+        }
         // Drop what the previous call finished with.
         let keep_from = self.state.start.min(self.state.data.first().map_or(u64::MAX, |d| d.0));
         let keep_from = keep_from.max(self.base);
@@ -161,9 +162,10 @@ impl Splitter {
         let buf = std::mem::take(&mut self.buf);
         let r = self.run(&buf, self.base, end);
         self.buf = buf;
+        // (After an error the buffer is kept for the spans found before
+        // it, and released by the next call.)
         if let Err(e) = &r {
             self.failed = Some(e.clone());
-            self.buf = Vec::new();
         }
         r
     }
