@@ -356,6 +356,19 @@ int32_t qjson_parse_in(const char *input,
                        size_t size,
                        qjson_error *err);
 
+// A parse in one call for small documents: parses `len` bytes at `input`
+// (same contract as `qjson_parse`) and places the document in `mem`
+// (`size` bytes, 8-byte aligned) when it fits, as `qjson_parse_in` does.
+// Returns minus the bytes it used when placed; else the bytes it needs
+// (the parse is kept: follow with `qjson_parse_in` on memory that large,
+// or `qjson_parse_measured`), or 0 with `err` filled in.
+int64_t qjson_parse_into(const char *input,
+                         size_t len,
+                         const qjson_options *opts,
+                         void *mem,
+                         size_t size,
+                         qjson_error *err);
+
 // Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
 // parses it; the document owns the bytes.
 qjson_doc *qjson_parse_file(const char *path,

@@ -183,6 +183,15 @@ impl<'a> Document<'a> {
         })
     }
 
+    /// The bytes [`Document::measure`] returned for `input`, when it was the
+    /// last parse on this thread.
+    pub fn measured_size(input: &[u8], opts: &Options) -> Option<usize> {
+        BUFFERS.with(|s| {
+            let s = s.borrow();
+            (s.measured == measured_key(input, opts)).then(|| s.tape.len() * 4 + s.escape_room.next_multiple_of(4))
+        })
+    }
+
     /// Like [`Document::parse`], for a document too large to place: takes
     /// the tape [`Document::measure`] built, or builds a fresh one when
     /// another parse ran since.
@@ -206,7 +215,9 @@ impl<'a> Document<'a> {
     pub fn place(input: &'a [u8], opts: &Options, mem: &'a mut [u32]) -> Result<Option<Document<'a>>, Error> {
         let key = measured_key(input, opts);
         if BUFFERS.with(|s| s.borrow().measured != key) {
-            with_tape(input, opts, true, |_| ())?;
+            // (Measured, so that a caller whose memory is too small can
+            // still place or box this parse: `Document::measured_size`.)
+            Document::measure(input, opts)?;
         }
         let fits = BUFFERS.with(|s| {
             let s = s.borrow();

@@ -162,6 +162,12 @@ int32_t qjson_parse_in(const char *input,
                        void *mem,
                        size_t size,
                        qjson_error *err);
+int64_t qjson_parse_into(const char *input,
+                         size_t len,
+                         const qjson_options *opts,
+                         void *mem,
+                         size_t size,
+                         qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
                             const qjson_options *opts,
