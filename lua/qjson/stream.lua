@@ -87,6 +87,36 @@ local function splitter(f, max)
   return ffi_gc(C.qjson_stream_new(f, max), C.qjson_stream_free)
 end
 
+-- Splitters for whole buffers, by format and max_size, reused: each()
+-- takes one for its iteration and puts it back when the iteration ends
+-- (an iteration left early leaves its splitter to the collector). The
+-- native memory a splitter holds is invisible to the collector, so one
+-- per call would pile up between collections.
+local idle = {}
+
+local function take_splitter(f, max)
+  local key = f * 4294967296 + max
+  local list = idle[key]
+  local n = list and #list or 0
+  if n > 0 then
+    local st = list[n]
+    list[n] = nil
+    return st, key
+  end
+  return splitter(f, max), key
+end
+
+local function put_splitter(st, key)
+  local list = idle[key]
+  if list == nil then
+    list = {}
+    idle[key] = list
+  end
+  if #list < 4 then
+    list[#list + 1] = st
+  end
+end
+
 -- "qjson: <message> in the value at byte <at> of the stream".
 local function located(msg, at)
   return msg .. " in the value at byte " .. tostring(at) .. " of the stream"
@@ -149,6 +179,10 @@ end
 local function each_step(it, i)
   i = i + 1
   if i > it.n then
+    if it.st then
+      put_splitter(it.st, it.key)
+      it.st, it.out = nil, nil
+    end
     local err = it.err
     if err then
       it.err = nil
@@ -175,11 +209,11 @@ function M.each(buf, format, how, opts)
     error("bad argument #1 to 'each' (string expected, got " .. type(buf) .. ")", 2)
   end
   local f, h, sel, max, o = settings("each", format, how, opts)
-  local st = splitter(f, max)
+  local st, key = take_splitter(f, max)
   local out = out_type()
   local rc = C.qjson_stream_split(st, buf, #buf, out)
   local it = {
-    st = st, out = out, n = out.count, src = buf, base = ffi.cast(char_ptr, buf),
+    st = st, key = key, out = out, n = out.count, src = buf, base = ffi.cast(char_ptr, buf),
     how = h, sel = sel, vals = sel and {} or nil, opts = o, box = h == "doc" and ffi_new("qjson_error") or nil,
   }
   if rc ~= 1 then
