@@ -41,7 +41,8 @@ local M = {}
 M.libs = {}
 
 -- The libraries run.lua compares, in table order, and the floor.
-M.default = { "qjson", "qjson.select", "qjson.decode", "qjson.cjson", "lua-cjson", "dkjson", "resty.simdjson", "memchr" }
+M.default = { "qjson", "qjson.select", "qjson.decode", "qjson.cjson", "lua-cjson", "dkjson", "resty.simdjson",
+  "memchr" }
 -- Other ways to write the qjson reader with the document API, timed too
 -- (not in --quick) to show what the API style costs.
 M.variants = { "qjson-cursor", "qjson-ipairs" }

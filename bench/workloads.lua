@@ -340,7 +340,8 @@ function M.sse()
     .. '"choices":[{"index":0,"delta":'
   local b = buffer.new()
   for i = 1, 1000 do
-    local delta, finish = nil, "null"
+    local delta
+    local finish = "null"
     if i == 1 then
       delta = '{"role":"assistant","content":"","refusal":null}'
     elseif i == 1000 then

@@ -108,7 +108,7 @@ describe("qjson.stream", function()
     }) do
       local f = stream.feeder(case[1], "raw", { max_size = max })
       local before = collectgarbage("count")
-      local got, err = {}, nil
+      local got = {}
       local ok = pcall(function()
         for _, t in f:feed(case[2]) do
           got[#got + 1] = t
@@ -120,6 +120,7 @@ describe("qjson.stream", function()
         end
       end)
       assert.is_false(ok)
+      local err
       ok, err = pcall(function()
         for _ in f:feed("{}\n\n", true) do
           error("no value expected after the error")

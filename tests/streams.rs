@@ -122,7 +122,10 @@ fn hostile_streams_fail_in_bounded_memory() {
     ];
     for (format, head, fill, at) in cases {
         let (err, held) = hostile(*format, head, *fill, 100 << 20, max);
-        assert!(err.starts_with("value larger than max_size (1048576 bytes)") || err.starts_with("event larger"), "{err}");
+        assert!(
+            err.starts_with("value larger than max_size (1048576 bytes)") || err.starts_with("event larger"),
+            "{err}"
+        );
         assert!(err.ends_with(at), "{format:?}: {err}");
         assert!(held <= max + 64 + 64 * 1024 + head.len(), "{format:?} held {held}");
     }

@@ -14,7 +14,7 @@ local options = require("qjson.options")
 
 local type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget =
   type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget
-local unpack = unpack or table.unpack
+local unpack = unpack
 local sort, concat = table.sort, table.concat
 local ffi_string, ffi_new, ffi_gc, ffi_copy = ffi.string, ffi.new, ffi.gc, ffi.copy
 local tonumber = tonumber

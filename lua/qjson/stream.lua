@@ -16,7 +16,7 @@ local selector = require("qjson.select")
 
 local type, error, tostring, tonumber, setmetatable, getmetatable, pairs =
   type, error, tostring, tonumber, setmetatable, getmetatable, pairs
-local unpack = unpack or table.unpack
+local unpack = unpack
 local ffi_string, ffi_new, ffi_gc, ffi_copy, ffi_sizeof = ffi.string, ffi.new, ffi.gc, ffi.copy, ffi.sizeof
 local read_span = selector.read_span
 local SelectorMT = selector.SelectorMT

@@ -106,8 +106,11 @@ pub extern "C" fn qjson_select(
         // SAFETY: null or a live selector.
         let Some(s) = (unsafe { sel.as_ref() }) else { return Some(Err(Failure::Type("no selector".into()))) };
         // SAFETY: the caller passes `cap` items and `bytes_cap` bytes.
-        let items: &mut [Item] =
-            if o.items.is_null() { &mut [] } else { unsafe { std::slice::from_raw_parts_mut(o.items, o.cap as usize) } };
+        let items: &mut [Item] = if o.items.is_null() {
+            &mut []
+        } else {
+            unsafe { std::slice::from_raw_parts_mut(o.items, o.cap as usize) }
+        };
         let area: &mut [u8] = if o.bytes.is_null() {
             &mut []
         } else {

@@ -129,17 +129,13 @@ impl Selector {
                 None => (rest, None),
             };
             // After a wildcard comes the end, '[' or '.key'.
-            let piece = if !pieces.is_empty() && piece.first() == Some(&b'.') && piece.len() > 1 {
-                &piece[1..]
-            } else {
-                piece
-            };
+            let piece =
+                if !pieces.is_empty() && piece.first() == Some(&b'.') && piece.len() > 1 { &piece[1..] } else { piece };
             if !pieces.is_empty() && !piece.is_empty() && rest.first() != Some(&b'.') && rest.first() != Some(&b'[') {
                 return Err(err(format!("'{text}': expected '.' or '[' after '[*]' at byte {at}")));
             }
-            let compiled = Path::compile(piece).map_err(|e: PathError| {
-                err(format!("'{text}': invalid path: {} at byte {}", e.what, at + e.offset))
-            })?;
+            let compiled = Path::compile(piece)
+                .map_err(|e: PathError| err(format!("'{text}': invalid path: {} at byte {}", e.what, at + e.offset)))?;
             pieces.push(compiled);
             match more {
                 Some(k) => {

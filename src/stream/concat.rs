@@ -37,7 +37,10 @@ fn scan(sp: &mut Splitter, st: &mut super::State, data: &[u8], base: u64, end: b
                     st.in_value = false;
                     st.scan = base + i as u64;
                     st.start = st.scan;
-                    return Err(StreamError { message: format!("unexpected '{}' between values", c as char), at: base + i as u64 });
+                    return Err(StreamError {
+                        message: format!("unexpected '{}' between values", c as char),
+                        at: base + i as u64,
+                    });
                 }
                 _ => st.scalar = true,
             }
