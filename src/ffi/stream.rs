@@ -67,8 +67,12 @@ pub extern "C" fn qjson_stream_split(st: *mut Splitter, input: *const c_char, le
     // SAFETY: the caller passes a valid output or null.
     let Some(o) = (unsafe { out.as_mut() }) else { return -1 };
     o.count = 0;
+    if st.is_null() {
+        o.err.fill("no stream splitter", 0, 0, 0);
+        return -1;
+    }
     let r = guard(None, || {
-        // SAFETY: null or a live splitter.
+        // SAFETY: a live splitter (checked non-null above).
         let s = unsafe { st.as_mut() }?;
         // SAFETY: the caller passes `len` readable bytes.
         let r = s.split_all(unsafe { bytes(input as *const u8, len) });
@@ -96,8 +100,12 @@ pub extern "C" fn qjson_stream_feed(
     // SAFETY: the caller passes a valid output or null.
     let Some(o) = (unsafe { out.as_mut() }) else { return -1 };
     o.count = 0;
+    if st.is_null() {
+        o.err.fill("no stream splitter", 0, 0, 0);
+        return -1;
+    }
     let r = guard(None, || {
-        // SAFETY: null or a live splitter.
+        // SAFETY: a live splitter (checked non-null above).
         let s = unsafe { st.as_mut() }?;
         // SAFETY: the caller passes `len` readable bytes.
         let r = s.feed(unsafe { bytes(chunk as *const u8, len) }, end != 0);

@@ -92,6 +92,8 @@ pub struct Splitter {
     /// `[DONE]` seen (SSE): the rest of the stream is ignored.
     pub(crate) done: bool,
     failed: Option<StreamError>,
+    /// The last call was `split_all`: a `feed` starts a new stream.
+    whole: bool,
 }
 
 impl Splitter {
@@ -106,6 +108,7 @@ impl Splitter {
             joined: Vec::new(),
             done: false,
             failed: None,
+            whole: false,
         }
     }
 
@@ -132,6 +135,7 @@ impl Splitter {
         self.state = State::default();
         self.done = false;
         self.failed = None;
+        self.whole = true;
         self.spans.clear();
         self.joined.clear();
         self.run(data, 0, true)
@@ -145,6 +149,10 @@ impl Splitter {
     pub fn feed(&mut self, chunk: &[u8], end: bool) -> Result<(), StreamError> {
         self.spans.clear();
         self.joined.clear();
+        if self.whole {
+            // After a whole buffer, a new stream.
+            *self = Splitter::new(self.format, self.max);
+        }
         if let Some(e) = &self.failed {
             self.buf = Vec::new();
             return Err(e.clone());
