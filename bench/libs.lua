@@ -19,6 +19,9 @@
 --             events, one buffer): `choices[0].delta.content` (missing in
 --             some events) and `choices[0].finish_reason` (null but last).
 --   ndjson    every line of an NDJSON log: `ts`, `level`, `http.status`.
+--   sse_feed  the sse job on the stream cut into 4 KB chunks, each chunk
+--             handled as a body_filter does: complete events read, the
+--             unfinished tail kept for the next chunk.
 --   roundtrip, modify_top, add_field, modify_nested
 --             decode a chat request, change nothing / set `temperature` /
 --             add `new_field` / set `messages[1].role`, encode.
@@ -88,6 +91,19 @@ local function sse_sum(sum, content, finish)
 end
 local function ndjson_sum(sum, ts, level, status)
   return sum + #ts + #level + status
+end
+-- A stream's 4 KB chunks (cut once per stream, outside the timed job).
+local chunk_cache = {}
+local function chunks_of(s)
+  local c = chunk_cache[s]
+  if not c then
+    c = {}
+    for i = 1, #s, 4096 do
+      c[#c + 1] = s:sub(i, i + 4095)
+    end
+    chunk_cache = { [s] = c }
+  end
+  return c
 end
 local function tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires)
   return id + #user + scope_len + (active and 1 or 0) + limit + used + ratio + #region + #note + expires
@@ -430,6 +446,21 @@ local function qjson_select_readers()
     end
     return sum, s
   end
+  local feeder = qjson.stream.feeder
+  function r.sse_feed(s, out)
+    local sum = 0
+    local chunks = chunks_of(s)
+    local f = feeder("sse", SSE)
+    for k = 1, #chunks do
+      for _, content, finish in f:feed(chunks[k], k == #chunks) do
+        sum = sse_sum(sum, content, finish)
+        if out then
+          push(out, content or false, finish)
+        end
+      end
+    end
+    return sum, s
+  end
   local LOG = select({ "ts", "level", "http.status" })
   function r.ndjson(s, out)
     local sum = 0
@@ -603,6 +634,30 @@ local function table_readers(decode, len)
     end
     return sum, s
   end
+  -- As a body_filter: the previous tail and the chunk, complete events
+  -- decoded, the rest kept.
+  function r.sse_feed(s, out)
+    local sum = 0
+    local chunks = chunks_of(s)
+    local tail = ""
+    for k = 1, #chunks do
+      local buf = tail .. chunks[k]
+      local last = 1
+      for data, after in gmatch(buf, "data: ?([^\r\n]*)\r?\n\r?\n()") do
+        if data ~= "[DONE]" then
+          local choice = decode(data).choices[1]
+          local content, finish = choice.delta.content, choice.finish_reason
+          sum = sse_sum(sum, content, finish)
+          if out then
+            push(out, content or false, finish)
+          end
+        end
+        last = after
+      end
+      tail = buf:sub(last)
+    end
+    return sum, s
+  end
   function r.ndjson(s, out)
     local sum = 0
     for line in gmatch(s, "[^\n]+") do
@@ -730,7 +785,7 @@ M.libs["qjson-ipairs"] = qjson_lib("ipairs", "qjson.parse + doc:ipairs cursors, 
 
 M.libs["qjson.select"] = {
   note = "qjson.select (batched reads: one native call per document), qjson.stream for streams",
-  kinds = kinds("tiny", "sse", "ndjson"),
+  kinds = kinds("tiny", "sse", "ndjson", "sse_feed"),
   load = qjson_select_readers,
   version = qjson_version,
 }
@@ -781,7 +836,7 @@ M.libs["qjson.cjson"] = {
 
 M.libs["lua-cjson"] = {
   note = "cjson.decode + table reads; cjson.encode",
-  kinds = kinds(READ_KINDS, EDIT_KINDS, STREAM_KINDS, "encode"),
+  kinds = kinds(READ_KINDS, EDIT_KINDS, STREAM_KINDS, "sse_feed", "encode"),
   encode_check = "bytes", -- the reference
   load = function()
     local cjson = require("cjson")

@@ -235,6 +235,8 @@ local function workload_title(w)
     return format("%s: %s, %s bytes, decoded and every field read", w.name, w.label, size)
   elseif w.kind == "sse" then
     return format("%s: %s, %s bytes; every delta's content and finish reason", w.name, w.label, size)
+  elseif w.kind == "sse_feed" then
+    return format("%s: %s, %s bytes; every delta's content and finish reason", w.name, w.label, size)
   elseif w.kind == "ndjson" then
     return format("%s: %s, %s bytes; ts, level and http.status of each", w.name, w.label, size)
   elseif w.kind == "mix" then

@@ -22,6 +22,8 @@
 --                        finish reason read.
 --   ndjson-logs          1,000 NDJSON log lines of ~500 bytes; three
 --                        fields of each read.
+--   sse-chunks           sse-chat's stream fed in 4 KB chunks, as nginx's
+--                        body_filter sees it: the unfinished tail kept.
 --   roundtrip-*, modtop-*, addfield-*, modnested-*
 --                        a chat request decoded then re-encoded: unmodified,
 --                        after setting a top-level field, adding one, or
@@ -69,6 +71,8 @@ M.list = {
   { name = "decode-tiny", kind = "tiny", label = "~200-byte object" },
   { name = "sse-chat", kind = "sse", label = "1,000 SSE events of a streamed chat completion" },
   { name = "ndjson-logs", kind = "ndjson", label = "1,000 NDJSON log lines" },
+  { name = "sse-chunks", kind = "sse_feed", source = "sse-chat",
+    label = "1,000 SSE events fed in 4 KB chunks (body_filter)" },
 }
 -- Decode + re-encode jobs on the chat ladder.
 M.EDIT_JOBS = {
