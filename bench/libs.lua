@@ -15,6 +15,13 @@
 --   canada    `type`; per feature `properties.name`, `geometry.type`, and
 --             per ring of the polygon its point count and first point.
 --   tiny      every field of the ~200-byte object (below).
+--   sse       every event of a streamed chat completion (server-sent
+--             events, one buffer): `choices[0].delta.content` (missing in
+--             some events) and `choices[0].finish_reason` (null but last).
+--   ndjson    every line of an NDJSON log: `ts`, `level`, `http.status`.
+--   sse_feed  the sse job on the stream cut into 4 KB chunks, each chunk
+--             handled as a body_filter does: complete events read, the
+--             unfinished tail kept for the next chunk.
 --   roundtrip, modify_top, add_field, modify_nested
 --             decode a chat request, change nothing / set `temperature` /
 --             add `new_field` / set `messages[1].role`, encode.
@@ -37,7 +44,8 @@ local M = {}
 M.libs = {}
 
 -- The libraries run.lua compares, in table order, and the floor.
-M.default = { "qjson", "qjson.decode", "qjson.cjson", "lua-cjson", "dkjson", "resty.simdjson", "memchr" }
+M.default = { "qjson", "qjson.select", "qjson.decode", "qjson.cjson", "lua-cjson", "dkjson", "resty.simdjson",
+  "memchr" }
 -- Other ways to write the qjson reader with the document API, timed too
 -- (not in --quick) to show what the API style costs.
 M.variants = { "qjson-cursor", "qjson-ipairs" }
@@ -46,7 +54,9 @@ M.BASELINE = "lua-cjson"
 
 local READ_KINDS = { chat = true, issues = true, mix = true, twitter = true, citm = true, canada = true, tiny = true }
 local EDIT_KINDS = { roundtrip = true, modify_top = true, add_field = true, modify_nested = true }
-M.READ_KINDS, M.EDIT_KINDS = READ_KINDS, EDIT_KINDS
+-- Streams of small values (not every library's readers have them).
+local STREAM_KINDS = { sse = true, ndjson = true }
+M.READ_KINDS, M.EDIT_KINDS, M.STREAM_KINDS = READ_KINDS, EDIT_KINDS, STREAM_KINDS
 
 local function kinds(...)
   local t = {}
@@ -75,6 +85,25 @@ local function twitter_sum(sum, id, text, name, followers, retweets)
 end
 local function citm_sum(sum, id, event_id, start, venue, seats, prices, name)
   return sum + id + event_id + start % 1e6 + #venue + seats + prices + #name
+end
+local function sse_sum(sum, content, finish)
+  return sum + 1 + (content and #content or 0) + (type(finish) == "string" and #finish or 0)
+end
+local function ndjson_sum(sum, ts, level, status)
+  return sum + #ts + #level + status
+end
+-- A stream's 4 KB chunks (cut once per stream, outside the timed job).
+local chunk_cache = {}
+local function chunks_of(s)
+  local c = chunk_cache[s]
+  if not c then
+    c = {}
+    for i = 1, #s, 4096 do
+      c[#c + 1] = s:sub(i, i + 4095)
+    end
+    chunk_cache = { [s] = c }
+  end
+  return c
 end
 local function tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires)
   return id + #user + scope_len + (active and 1 or 0) + limit + used + ratio + #region + #note + expires
@@ -354,6 +383,95 @@ local function qjson_document_readers()
     end
     return tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires), d
   end
+
+  -- Streams: qjson.stream finds every value in one call; each is parsed
+  -- into a document and read by compiled paths.
+  local each = qjson.stream.each
+  local CONTENT, FINISH = path("choices[0].delta.content"), path("choices[0].finish_reason")
+  function r.sse(s, out)
+    local sum = 0
+    for _, d in each(s, "sse") do
+      local content, finish = d:get_str(CONTENT), d:get(FINISH)
+      sum = sse_sum(sum, content, finish)
+      if out then
+        push(out, content or false, finish)
+      end
+    end
+    return sum, s
+  end
+  local TS, LEVEL, STATUS = path("ts"), path("level"), path("http.status")
+  function r.ndjson(s, out)
+    local sum = 0
+    for _, d in each(s, "ndjson") do
+      local ts, level, status = d:get_str(TS), d:get_str(LEVEL), d:get_num(STATUS)
+      sum = ndjson_sum(sum, ts, level, status)
+      if out then
+        push(out, ts, level, status)
+      end
+    end
+    return sum, s
+  end
+  return r
+end
+
+-- Batched reads: a qjson.select selector per job, compiled once; one
+-- native call per document (the stream jobs: per value, after one call
+-- that splits the buffer).
+local function qjson_select_readers()
+  local qjson = require("qjson")
+  local select, each = qjson.select, qjson.stream.each
+  local r = {}
+  local TINY = select({ "id", "user", "scope[*]", "active", "quota.limit", "quota.used", "quota.ratio", "region",
+    "note", "expires" })
+  function r.tiny(s, out)
+    local id, user, scope, active, limit, used, ratio, region, note, expires = TINY(s)
+    local scope_len = 0
+    for i = 1, #scope do
+      scope_len = scope_len + #scope[i]
+    end
+    if out then
+      push(out, id, user, unpack(scope))
+      push(out, active, limit, used, ratio, region, note, expires)
+    end
+    return tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires), s
+  end
+  local SSE = select({ "choices[0].delta.content", "choices[0].finish_reason" })
+  function r.sse(s, out)
+    local sum = 0
+    for _, content, finish in each(s, "sse", SSE) do
+      sum = sse_sum(sum, content, finish)
+      if out then
+        push(out, content or false, finish)
+      end
+    end
+    return sum, s
+  end
+  local feeder = qjson.stream.feeder
+  function r.sse_feed(s, out)
+    local sum = 0
+    local chunks = chunks_of(s)
+    local f = feeder("sse", SSE)
+    for k = 1, #chunks do
+      for _, content, finish in f:feed(chunks[k], k == #chunks) do
+        sum = sse_sum(sum, content, finish)
+        if out then
+          push(out, content or false, finish)
+        end
+      end
+    end
+    return sum, s
+  end
+  local LOG = select({ "ts", "level", "http.status" })
+  function r.ndjson(s, out)
+    local sum = 0
+    for _, ts, level, status in each(s, "ndjson", LOG) do
+      sum = ndjson_sum(sum, ts, level, status)
+      if out then
+        push(out, ts, level, status)
+      end
+    end
+    return sum, s
+  end
   return r
 end
 
@@ -499,6 +617,59 @@ local function table_readers(decode, len)
     end
     return tiny_sum(id, user, scope_len, active, limit, used, ratio, region, note, expires), t
   end
+  -- Streams split the way an OpenResty handler does: gmatch over the
+  -- buffer, each value decoded.
+  local gmatch = string.gmatch
+  function r.sse(s, out)
+    local sum = 0
+    for data in gmatch(s, "data: ?([^\r\n]*)") do
+      if data ~= "[DONE]" then
+        local choice = decode(data).choices[1]
+        local content, finish = choice.delta.content, choice.finish_reason
+        sum = sse_sum(sum, content, finish)
+        if out then
+          push(out, content or false, finish)
+        end
+      end
+    end
+    return sum, s
+  end
+  -- As a body_filter: the previous tail and the chunk, complete events
+  -- decoded, the rest kept.
+  function r.sse_feed(s, out)
+    local sum = 0
+    local chunks = chunks_of(s)
+    local tail = ""
+    for k = 1, #chunks do
+      local buf = tail .. chunks[k]
+      local last = 1
+      for data, after in gmatch(buf, "data: ?([^\r\n]*)\r?\n\r?\n()") do
+        if data ~= "[DONE]" then
+          local choice = decode(data).choices[1]
+          local content, finish = choice.delta.content, choice.finish_reason
+          sum = sse_sum(sum, content, finish)
+          if out then
+            push(out, content or false, finish)
+          end
+        end
+        last = after
+      end
+      tail = buf:sub(last)
+    end
+    return sum, s
+  end
+  function r.ndjson(s, out)
+    local sum = 0
+    for line in gmatch(s, "[^\n]+") do
+      local t = decode(line)
+      local ts, level, status = t.ts, t.level, t.http.status
+      sum = ndjson_sum(sum, ts, level, status)
+      if out then
+        push(out, ts, level, status)
+      end
+    end
+    return sum, s
+  end
   return r
 end
 
@@ -591,7 +762,7 @@ local function qjson_lib(variant, note)
   return {
     note = note,
     -- The API variants only for the chat ladder and the issues list.
-    kinds = main and kinds(READ_KINDS, "encode") or kinds("chat", "issues"),
+    kinds = main and kinds(READ_KINDS, STREAM_KINDS, "encode") or kinds("chat", "issues"),
     encode_check = "bytes",
     load = function()
       local r = qjson_readers(variant)
@@ -612,9 +783,16 @@ M.libs["qjson"] = qjson_lib("paths", "qjson.parse + document reads on compiled p
 M.libs["qjson-cursor"] = qjson_lib("cursor", "qjson.parse + doc:len/doc:open cursors, compiled paths")
 M.libs["qjson-ipairs"] = qjson_lib("ipairs", "qjson.parse + doc:ipairs cursors, compiled paths")
 
+M.libs["qjson.select"] = {
+  note = "qjson.select (batched reads: one native call per document), qjson.stream for streams",
+  kinds = kinds("tiny", "sse", "ndjson", "sse_feed"),
+  load = qjson_select_readers,
+  version = qjson_version,
+}
+
 M.libs["qjson.decode"] = {
   note = "qjson.decode (lazy views) + table-style reads, qjson.len; qjson.encode of the view",
-  kinds = kinds(READ_KINDS, EDIT_KINDS),
+  kinds = kinds(READ_KINDS, EDIT_KINDS, STREAM_KINDS),
   -- Unmodified, the view must encode to the input byte for byte.
   passthrough = true,
   available = function()
@@ -639,7 +817,7 @@ M.libs["qjson.decode"] = {
 
 M.libs["qjson.cjson"] = {
   note = "require('qjson.cjson').decode (plain tables) + table reads",
-  kinds = kinds("twitter", "citm", "canada", "tiny"),
+  kinds = kinds("twitter", "citm", "canada", "tiny", STREAM_KINDS),
   available = function()
     local ok, err = pcall(require, "qjson.cjson")
     if not ok then
@@ -658,7 +836,7 @@ M.libs["qjson.cjson"] = {
 
 M.libs["lua-cjson"] = {
   note = "cjson.decode + table reads; cjson.encode",
-  kinds = kinds(READ_KINDS, EDIT_KINDS, "encode"),
+  kinds = kinds(READ_KINDS, EDIT_KINDS, STREAM_KINDS, "sse_feed", "encode"),
   encode_check = "bytes", -- the reference
   load = function()
     local cjson = require("cjson")

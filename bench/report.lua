@@ -233,6 +233,12 @@ local function workload_title(w)
       w.label, size, w.output_size and fmt_ops(w.output_size) or "?")
   elseif w.kind == "tiny" then
     return format("%s: %s, %s bytes, decoded and every field read", w.name, w.label, size)
+  elseif w.kind == "sse" then
+    return format("%s: %s, %s bytes; every delta's content and finish reason", w.name, w.label, size)
+  elseif w.kind == "sse_feed" then
+    return format("%s: %s, %s bytes; every delta's content and finish reason", w.name, w.label, size)
+  elseif w.kind == "ndjson" then
+    return format("%s: %s, %s bytes; ts, level and http.status of each", w.name, w.label, size)
   elseif w.kind == "mix" then
     return format("%s: chat requests of %s in turn, %s bytes per cycle (one op = the four)", w.name, w.label, size)
   elseif CORPUS_JOBS[w.kind] then

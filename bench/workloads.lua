@@ -17,6 +17,13 @@
 --                        few fields read from every record.
 --   decode-tiny          a ~200-byte API-gateway-like object, decoded and
 --                        every field read.
+--   sse-chat             a streamed chat completion: 1,000 server-sent
+--                        events of 150-400 bytes; every delta's content and
+--                        finish reason read.
+--   ndjson-logs          1,000 NDJSON log lines of ~500 bytes; three
+--                        fields of each read.
+--   sse-chunks           sse-chat's stream fed in 4 KB chunks, as nginx's
+--                        body_filter sees it: the unfinished tail kept.
 --   roundtrip-*, modtop-*, addfield-*, modnested-*
 --                        a chat request decoded then re-encoded: unmodified,
 --                        after setting a top-level field, adding one, or
@@ -62,6 +69,10 @@ M.list = {
   { name = "read-citm", kind = "citm", file = "citm_catalog.json", label = "citm_catalog" },
   { name = "read-canada", kind = "canada", file = "canada.json", label = "canada" },
   { name = "decode-tiny", kind = "tiny", label = "~200-byte object" },
+  { name = "sse-chat", kind = "sse", label = "1,000 SSE events of a streamed chat completion" },
+  { name = "ndjson-logs", kind = "ndjson", label = "1,000 NDJSON log lines" },
+  { name = "sse-chunks", kind = "sse_feed", source = "sse-chat",
+    label = "1,000 SSE events fed in 4 KB chunks (body_filter)" },
 }
 -- Decode + re-encode jobs on the chat ladder.
 M.EDIT_JOBS = {
@@ -320,6 +331,69 @@ M.TINY = '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"activ
   .. '"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\\u00e9 \\"ok\\"",'
   .. '"expires":1767225600}'
 
+-- A streamed chat completion as OpenAI sends it: a role chunk, 998
+-- content chunks (a few words each, sometimes an escape or non-ASCII), a
+-- finish chunk, then `data: [DONE]`. Each event is 150-400 bytes.
+local WORDS = { "the", "gateway", "streams", "tokens", "quickly", "and", "every", "chunk", "is", "small",
+  "caf\\u00e9", "na\\u00efve", "\\\\path", "\\\"quoted\\\"", "line\\n", "r\\u00e9sum\\u00e9", "\\u2014", "JSON",
+  "\\u4f60\\u597d", "parse", "value", "server-sent", "event", "latency", "budget" }
+function M.sse()
+  local rng = prng(0x55e0001)
+  local head = 'data: {"id":"chatcmpl-AbCdEfGhIjKlMnOpQrStUvWxYz012","object":"chat.completion.chunk",'
+    .. '"created":1732500000,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_9f2b8e4a1c",'
+    .. '"choices":[{"index":0,"delta":'
+  local b = buffer.new()
+  for i = 1, 1000 do
+    local delta
+    local finish = "null"
+    if i == 1 then
+      delta = '{"role":"assistant","content":"","refusal":null}'
+    elseif i == 1000 then
+      delta, finish = "{}", '"stop"'
+    else
+      local words = {}
+      local target = rng.int(1, 130)
+      local len = 0
+      while len < target do
+        local w = rng.pick(WORDS)
+        words[#words + 1] = w
+        len = len + #w + 1
+      end
+      delta = '{"content":"' .. table.concat(words, " ") .. ' "}'
+    end
+    b:put(head, delta, ',"logprobs":null,"finish_reason":', finish, "}]}\n\n")
+  end
+  b:put("data: [DONE]\n\n")
+  return b:tostring()
+end
+
+-- Structured access logs of a gateway, one JSON object per line, ~500
+-- bytes each.
+local LEVELS = { "info", "info", "info", "warn", "error", "debug" }
+local PATHS = { "/v1/chat/completions", "/v1/embeddings", "/v1/models", "/api/users/42/orders?page=2",
+  "/healthz", "/v1/images/generations" }
+function M.ndjson()
+  local rng = prng(0x10657)
+  local b = buffer.new()
+  for i = 1, 1000 do
+    local status = rng.pick({ 200, 200, 200, 201, 204, 400, 401, 404, 429, 500, 502 })
+    local line = format('{"ts":"2026-11-24T12:%02d:%02d.%03dZ","level":"%s","service":"edge-gateway",'
+      .. '"host":"gw-%d.eu-west-1","trace_id":"%08x%08x%08x%08x","span_id":"%08x%08x",'
+      .. '"http":{"method":"%s","path":"%s","status":%d,"latency_ms":%d.%d,"bytes_in":%d,"bytes_out":%d,'
+      .. '"user_agent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0"},'
+      .. '"client":{"ip":"10.%d.%d.%d","country":"%s"},"upstream":"llm-pool-%d","retries":%d,'
+      .. '"msg":"request %s in %d ms \\u2014 route \\"%s\\""}',
+      i % 60, rng.int(0, 59), rng.int(0, 999), rng.pick(LEVELS), rng.int(1, 9), rng.u32(), rng.u32(),
+      rng.u32(), rng.u32(), rng.u32(), rng.u32(), rng.pick({ "GET", "POST", "POST", "DELETE" }),
+      rng.pick(PATHS), status, rng.int(1, 2500), rng.int(0, 9), rng.int(0, 200000), rng.int(0, 900000),
+      rng.int(0, 255), rng.int(0, 255), rng.int(0, 255), rng.pick({ "DE", "FR", "US", "JP", "BR" }),
+      rng.int(1, 4), rng.int(0, 2), status < 400 and "completed" or "failed", rng.int(1, 2500),
+      rng.pick({ "chat", "embeddings", "default" }))
+    b:put(line, "\n")
+  end
+  return b:tostring()
+end
+
 -- The workload's bytes; nil (with the reason) for a corpus document that
 -- is not there. A mix has no bytes of its own (see M.load).
 function M.generate(name)
@@ -335,7 +409,11 @@ function M.generate(name)
     end
     return s
   end
-  if not w.target then
+  if w.kind == "sse" then
+    return M.sse()
+  elseif w.kind == "ndjson" then
+    return M.ndjson()
+  elseif not w.target then
     return M.TINY
   end
   local s

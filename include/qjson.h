@@ -33,6 +33,29 @@ enum qjson_event_tag {
 };
 typedef uint32_t qjson_event_tag;
 
+// What an item holds.
+enum qjson_item_tag {
+  // Nothing at this path.
+  QJSON_ITEM_TAG_MISSING = 0,
+  QJSON_ITEM_TAG_NULL = 1,
+  QJSON_ITEM_TAG_FALSE = 2,
+  QJSON_ITEM_TAG_TRUE = 3,
+  // `v.num` is the number's nearest double.
+  QJSON_ITEM_TAG_NUMBER = 4,
+  // `v.ptr` and `len` are the unescaped bytes: in the input, or in the
+  // caller's byte area when the string has escapes.
+  QJSON_ITEM_TAG_STRING = 5,
+  // `v.ptr` and `len` are the value's JSON text (a `raw` path).
+  QJSON_ITEM_TAG_RAW = 6,
+  // `v.node` is the array's node in the document.
+  QJSON_ITEM_TAG_ARRAY = 7,
+  // `v.node` is the object's node in the document.
+  QJSON_ITEM_TAG_OBJECT = 8,
+  // `len` items follow, one per element of the array a `[*]` met.
+  QJSON_ITEM_TAG_LIST = 9,
+};
+typedef uint32_t qjson_item_tag;
+
 // The kind of a value, as the C ABI reports it.
 enum qjson_kind {
   QJSON_KIND_NULL = 1,
@@ -55,6 +78,19 @@ enum qjson_status {
 };
 typedef int32_t qjson_status;
 
+// The formats a splitter reads.
+enum qjson_stream_format {
+  // One value per line (`\n`, optionally `\r\n`); blank lines skipped.
+  QJSON_STREAM_FORMAT_NDJSON = 0,
+  // Values one after another, separated by optional whitespace.
+  QJSON_STREAM_FORMAT_CONCAT = 1,
+  // Server-sent events: each event's `data:` lines, joined with `\n`,
+  // are one value; `data: [DONE]` ends the stream; comments and other
+  // fields are skipped.
+  QJSON_STREAM_FORMAT_SSE = 2,
+};
+typedef uint32_t qjson_stream_format;
+
 // A parsed document. `doc` is `None` once closed: the document's memory
 // is released at once, while the handle itself stays valid (reads report
 // `CLOSED`) until freed.
@@ -70,6 +106,12 @@ typedef struct qjson_doc qjson_doc;
 
 // A path checked and split once, for reuse (`qjson.path` in Lua).
 typedef struct qjson_path qjson_path;
+
+// A compiled list of selector paths.
+typedef struct qjson_selector qjson_selector;
+
+// Finds the values of a stream.
+typedef struct qjson_stream qjson_stream;
 
 // An event's payload: `num` for a number, `ptr` for a string.
 typedef union {
@@ -116,6 +158,57 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+
+// An item's payload.
+typedef union {
+  double num;
+  const char *ptr;
+  uint32_t node;
+} qjson_item_value;
+
+// One value read by a selector.
+typedef struct {
+  qjson_item_tag tag;
+  uint32_t len;
+  qjson_item_value v;
+} qjson_item;
+
+// Where `qjson_select` writes. `count` and `used` say how many items and
+// bytes the call needed: more than `cap` / `bytes_cap` when it returned
+// 0 (retry with that much room).
+typedef struct {
+  qjson_item *items;
+  uint32_t cap;
+  uint32_t count;
+  // Unescaped strings (those with escapes) are copied here.
+  uint8_t *bytes;
+  uint32_t bytes_cap;
+  uint32_t used;
+  qjson_error err;
+} qjson_select_out;
+
+// Where a value is: `len` bytes at `start` of the data (the buffer the
+// call split) or, for `joined` 1, of the joined area (an SSE event with
+// several `data:` lines). `at` is its position in the whole stream.
+typedef struct {
+  uint64_t start;
+  uint64_t at;
+  uint32_t len;
+  uint32_t joined;
+} qjson_span;
+
+// What a split found. `spans` (`count` of them) stay valid until the
+// splitter's next call; a span's bytes are at `data + start`, or at
+// `joined + start` when its `joined` is 1. `done` is 1 once an SSE
+// stream sent `[DONE]`.
+typedef struct {
+  const qjson_span *spans;
+  uint32_t count;
+  uint32_t done;
+  const char *data;
+  const char *joined;
+  qjson_error err;
+} qjson_stream_out;
 
 // A value as a view reads it. Scalars are read in full; for a container
 // `node`, `len` and `flag` are set (a view is opened on it).
@@ -263,6 +356,19 @@ int32_t qjson_parse_in(const char *input,
                        size_t size,
                        qjson_error *err);
 
+// A parse in one call for small documents: parses `len` bytes at `input`
+// (same contract as `qjson_parse`) and places the document in `mem`
+// (`size` bytes, 8-byte aligned) when it fits, as `qjson_parse_in` does.
+// Returns minus the bytes it used when placed; else the bytes it needs
+// (the parse is kept: follow with `qjson_parse_in` on memory that large,
+// or `qjson_parse_measured`), or 0 with `err` filled in.
+int64_t qjson_parse_into(const char *input,
+                         size_t len,
+                         const qjson_options *opts,
+                         void *mem,
+                         size_t size,
+                         qjson_error *err);
+
 // Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
 // parses it; the document owns the bytes. Only a regular file of at most
 // `max_size` bytes is read (values above the input limit, 4 GiB − 1
@@ -380,6 +486,65 @@ void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 // Bytes of native memory the document's index holds (for measurements):
 // its tape, and the indexes built since for random access.
 size_t qjson_index_bytes(const qjson_doc *doc);
+
+// A new, empty selector (`qjson_selector_add` fills it); never null.
+qjson_selector *qjson_selector_new(void);
+
+// Adds a path to `sel`: `spec` is `path` or `path:type`, or with a
+// non-null `ty` the path alone and `ty` the type's name. Returns 1, or 0
+// with `err` filled in.
+int32_t qjson_selector_add(qjson_selector *sel,
+                           const char *spec,
+                           size_t spec_len,
+                           const char *ty,
+                           size_t ty_len,
+                           qjson_error *err);
+
+// Frees a selector (null is ignored).
+void qjson_selector_free(qjson_selector *sel);
+
+// Reads every path of `sel` from node `node` of `doc`, or when `doc` is
+// null from the JSON text `input` (`len` bytes, parsed with `opts`; no
+// document is kept). Returns 1 with `out.count` items written, 0 when
+// `out` was too small (`count` and `used` say what is needed; nothing
+// else was written that the caller may use), -1 with `out.err` filled in
+// (invalid JSON with its position, or a type mismatch), -2 after a
+// caught panic (`out.err` says so).
+//
+// Strings point into the input (which the caller keeps alive while it
+// reads them) or into `out.bytes`; container items carry their node in
+// the document (for a text, in the document a parse of the same text
+// with the same options would build).
+int32_t qjson_select(const qjson_selector *sel,
+                     qjson_doc *doc,
+                     uint32_t node,
+                     const char *input,
+                     size_t len,
+                     const qjson_options *opts,
+                     qjson_select_out *out);
+
+// A splitter for `format` (a `qjson_stream_format`) that holds at most
+// `max_size` bytes of an unfinished value; null for an unknown format.
+qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
+
+// Frees a splitter (null is ignored).
+void qjson_stream_free(qjson_stream *st);
+
+// Splits a whole stream of `len` bytes at `input` (spans refer to
+// `input`, which the caller keeps). Returns 1, or -1 with `out.err`
+// filled in: the spans found before the error are still in `out`.
+// -2 after a caught panic.
+int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
+
+// Feeds the next `len` bytes of a stream (copied: the caller may free
+// them); `end` non-zero says the stream ends there. Spans refer to the
+// splitter's own buffer (`out.data`) until its next call. Returns as
+// `qjson_stream_split`; after an error every later call fails with it.
+int32_t qjson_stream_feed(qjson_stream *st,
+                          const char *chunk,
+                          size_t len,
+                          int32_t end,
+                          qjson_stream_out *out);
 
 // Reads a child of container `parent`: the member `key` of an object
 // (the last one when the key repeats) when `key` is non-null, else

@@ -196,6 +196,15 @@ impl<'a> Document<'a> {
         })
     }
 
+    /// The bytes [`Document::measure`] returned for `input`, when it was the
+    /// last parse on this thread.
+    pub fn measured_size(input: &[u8], opts: &Options) -> Option<usize> {
+        BUFFERS.with(|s| {
+            let s = s.borrow();
+            (s.measured == measured_key(input, opts)).then(|| s.tape.len() * 4 + s.escape_room.next_multiple_of(4))
+        })
+    }
+
     /// Like [`Document::parse`], for a document too large to place: takes
     /// the tape [`Document::measure`] built, or builds a fresh one when
     /// another parse ran since.
@@ -219,7 +228,9 @@ impl<'a> Document<'a> {
     pub fn place(input: &'a [u8], opts: &Options, mem: &'a mut [u32]) -> Result<Option<Document<'a>>, Error> {
         let key = measured_key(input, opts);
         if BUFFERS.with(|s| s.borrow().measured != key) {
-            with_tape(input, opts, true, |_| ())?;
+            // (Measured, so that a caller whose memory is too small can
+            // still place or box this parse: `Document::measured_size`.)
+            Document::measure(input, opts)?;
         }
         let fits = BUFFERS.with(|s| {
             let s = s.borrow();
@@ -498,6 +509,39 @@ impl Document<'_> {
         let keys = std::iter::successors(self.first_child(obj), move |&k| self.next_child(obj, k));
         let wide = lookup::Wide { node: obj, len: n, unique: self.keys_proven_unique(obj), keys };
         lookup.member(self.input(), &self.tape, wide, key)
+    }
+
+    /// Like [`Document::member`], starting at member key slot `from` of
+    /// `obj` (or its end) and wrapping around: a caller that reads keys in
+    /// the order they appear passes the slot after its last match, and
+    /// each lookup then compares one key. Only for keys proven unique
+    /// (else the last duplicate must win: it falls back to `member`).
+    pub(crate) fn member_from(&self, obj: Node, key: &[u8], from: Node) -> Option<Node> {
+        if self.first_byte(obj) != b'{' || !self.keys_proven_unique(obj) {
+            return self.member(obj, key);
+        }
+        let first_key = self.first_child(obj)?;
+        let close = self.members_end(obj);
+        let start = if from >= first_key && from < close { from } else { first_key };
+        let input = self.input();
+        let tape = &self.tape[..];
+        let first = key.first().copied().unwrap_or(b'"');
+        let mut k = start;
+        loop {
+            let body = tape[k as usize] as usize + 1;
+            let c = input[body];
+            if (c == first || c == b'\\') && string::key_eq(&input[body..], key) {
+                return Some(k + 1);
+            }
+            let value = tape[k as usize + 1];
+            k = if matches!(input[value as usize], b'{' | b'[') { tape[k as usize + 2] & !NEXT_FLAGS } else { k + 2 };
+            if k >= close {
+                k = first_key;
+            }
+            if k == start {
+                return None;
+            }
+        }
     }
 
     /// Element `index` of array `arr`. A step forward from the last

@@ -15,6 +15,8 @@ pub mod number;
 pub mod options;
 pub mod path;
 pub mod scan;
+pub mod select;
+pub mod stream;
 mod string;
 pub mod tape;
 mod validate;

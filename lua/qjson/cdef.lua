@@ -14,6 +14,19 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_KEY = 9,
 };
 typedef uint32_t qjson_event_tag;
+enum qjson_item_tag {
+  QJSON_ITEM_TAG_MISSING = 0,
+  QJSON_ITEM_TAG_NULL = 1,
+  QJSON_ITEM_TAG_FALSE = 2,
+  QJSON_ITEM_TAG_TRUE = 3,
+  QJSON_ITEM_TAG_NUMBER = 4,
+  QJSON_ITEM_TAG_STRING = 5,
+  QJSON_ITEM_TAG_RAW = 6,
+  QJSON_ITEM_TAG_ARRAY = 7,
+  QJSON_ITEM_TAG_OBJECT = 8,
+  QJSON_ITEM_TAG_LIST = 9,
+};
+typedef uint32_t qjson_item_tag;
 enum qjson_kind {
   QJSON_KIND_NULL = 1,
   QJSON_KIND_BOOLEAN = 2,
@@ -29,8 +42,16 @@ enum qjson_status {
   QJSON_STATUS_PANIC = -2,
 };
 typedef int32_t qjson_status;
+enum qjson_stream_format {
+  QJSON_STREAM_FORMAT_NDJSON = 0,
+  QJSON_STREAM_FORMAT_CONCAT = 1,
+  QJSON_STREAM_FORMAT_SSE = 2,
+};
+typedef uint32_t qjson_stream_format;
 typedef struct qjson_doc qjson_doc;
 typedef struct qjson_path qjson_path;
+typedef struct qjson_selector qjson_selector;
+typedef struct qjson_stream qjson_stream;
 typedef union {
   double num;
   const char *ptr;
@@ -57,6 +78,39 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+typedef union {
+  double num;
+  const char *ptr;
+  uint32_t node;
+} qjson_item_value;
+typedef struct {
+  qjson_item_tag tag;
+  uint32_t len;
+  qjson_item_value v;
+} qjson_item;
+typedef struct {
+  qjson_item *items;
+  uint32_t cap;
+  uint32_t count;
+  uint8_t *bytes;
+  uint32_t bytes_cap;
+  uint32_t used;
+  qjson_error err;
+} qjson_select_out;
+typedef struct {
+  uint64_t start;
+  uint64_t at;
+  uint32_t len;
+  uint32_t joined;
+} qjson_span;
+typedef struct {
+  const qjson_span *spans;
+  uint32_t count;
+  uint32_t done;
+  const char *data;
+  const char *joined;
+  qjson_error err;
+} qjson_stream_out;
 typedef struct {
   uint32_t node;
   uint32_t flag;
@@ -108,6 +162,12 @@ int32_t qjson_parse_in(const char *input,
                        void *mem,
                        size_t size,
                        qjson_error *err);
+int64_t qjson_parse_into(const char *input,
+                         size_t len,
+                         const qjson_options *opts,
+                         void *mem,
+                         size_t size,
+                         qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
                             uint64_t max_size,
@@ -172,6 +232,29 @@ int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out
 int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
 void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 size_t qjson_index_bytes(const qjson_doc *doc);
+qjson_selector *qjson_selector_new(void);
+int32_t qjson_selector_add(qjson_selector *sel,
+                           const char *spec,
+                           size_t spec_len,
+                           const char *ty,
+                           size_t ty_len,
+                           qjson_error *err);
+void qjson_selector_free(qjson_selector *sel);
+int32_t qjson_select(const qjson_selector *sel,
+                     qjson_doc *doc,
+                     uint32_t node,
+                     const char *input,
+                     size_t len,
+                     const qjson_options *opts,
+                     qjson_select_out *out);
+qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
+void qjson_stream_free(qjson_stream *st);
+int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
+int32_t qjson_stream_feed(qjson_stream *st,
+                          const char *chunk,
+                          size_t len,
+                          int32_t end,
+                          qjson_stream_out *out);
 int32_t qjson_child(qjson_doc *doc,
                     uint32_t parent,
                     const char *key,

@@ -10,7 +10,7 @@ local view = require("qjson.view")
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
 local ffi_string, ffi_istype = ffi.string, ffi.istype
-local rshift = require("bit").rshift
+local rshift, band = require("bit").rshift, require("bit").band
 
 local MISSING, ERROR, PANIC = 0, -1, -2
 local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
@@ -372,16 +372,37 @@ local placed_doc = ffi.typeof("struct qjson_doc")
 -- Parses `s` with packed options `o` (or nil): the document's handle, or
 -- nil with the message in error box `box`. A placed document's handle is
 -- its memory, so whatever holds the handle (documents, cursors, views)
--- keeps the memory alive.
-function M.open(s, o, box)
-  local n = #s
-  local size = C.qjson_parse_size(s, n, o, box)
-  if size == 0 then
+-- keeps the memory alive. With `n`, `s` may also be a pointer to `n`
+-- bytes (a value inside a larger string, which the caller keeps alive).
+-- The memory the next parse tries first (one native call parses and
+-- places when the document fits): sized after the last placed document,
+-- so a run of similar documents parses in one call. A parse takes it
+-- before calling (a finalizer parsing meanwhile allocates its own).
+local spare, spare_bytes, want_bytes = nil, 0, 512
+
+function M.open(s, o, box, n)
+  n = n or #s
+  local mem, bytes = spare, spare_bytes
+  spare = nil
+  if mem == nil then
+    bytes = want_bytes
+    mem = placed_doc(rshift(bytes, 3))
+  end
+  local r = tonumber(C.qjson_parse_into(s, n, o, mem, bytes, box))
+  if r < 0 then
+    -- Placed, using -r bytes: size the next spare after it.
+    want_bytes = band(-r + 7, -8)
+    return mem
+  end
+  spare, spare_bytes = mem, bytes
+  if r == 0 then
     return nil
-  elseif size <= PLACED_MAX then
+  elseif r <= PLACED_MAX then
     -- (Allocating may run finalizers that parse: qjson_parse_in then
     -- parses `s` again instead of taking the tape measured above.)
-    local mem = placed_doc(rshift(size + 7, 3))
+    want_bytes = band(r + 7, -8)
+    local size = r
+    mem = placed_doc(rshift(size + 7, 3))
     if C.qjson_parse_in(s, n, o, mem, size, box) == 0 then
       return nil
     end

@@ -9,6 +9,7 @@ local materialize = require("qjson.view.materialize")
 require("qjson.view.write") -- the encoder's hooks for views
 local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
+local selector = require("qjson.select")
 
 local type, error, pairs, next, tostring, getmetatable, setmetatable =
   type, error, pairs, next, tostring, getmetatable, setmetatable
@@ -30,6 +31,7 @@ end
 doc.null = qjson.null
 view.null = qjson.null
 encoder.null = qjson.null
+selector.null = qjson.null
 
 -- The encoder (docs/encoding.md): qjson.encode and lua-cjson's encoder
 -- configuration functions, with settings of this module's own.
@@ -244,6 +246,12 @@ end
 qjson.parse = raising(qjson._parse)
 qjson.parse_file = raising(qjson._parse_file)
 qjson.path = raising(qjson._path)
+
+-- Batched reads (qjson.select): one native call reads many paths.
+qjson._select = selector.new
+qjson.select = raising(selector.new)
+-- Streams of values (NDJSON, concatenated JSON, server-sent events).
+qjson.stream = require("qjson.stream")
 
 -- Views and plain tables alike, on every LuaJIT build (see qjson.view).
 qjson.pairs = view.pairs

@@ -81,6 +81,13 @@ function safe.new()
     { __index = inst })
 end
 
+-- A selector, or nil and a message. Its calls raise on invalid input as
+-- qjson's do (wrap them in pcall); see docs/api.md.
+function safe.select(specs, opts)
+  local sel, err = qjson._select(specs, opts)
+  return sel, err
+end
+
 function safe.path(s)
   local p, err = qjson._path(s)
   return p, err

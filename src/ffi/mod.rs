@@ -15,6 +15,8 @@ pub mod flatten;
 mod load;
 pub mod parse;
 pub mod read;
+pub mod select;
+pub mod stream;
 mod view;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -129,6 +129,51 @@ pub extern "C" fn qjson_parse_in(
     settle(placed, err).map_or(0, |()| 1)
 }
 
+/// A parse in one call for small documents: parses `len` bytes at `input`
+/// (same contract as `qjson_parse`) and places the document in `mem`
+/// (`size` bytes, 8-byte aligned) when it fits, as `qjson_parse_in` does.
+/// Returns minus the bytes it used when placed; else the bytes it needs
+/// (the parse is kept: follow with `qjson_parse_in` on memory that large,
+/// or `qjson_parse_measured`), or 0 with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_parse_into(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    mem: *mut std::ffi::c_void,
+    size: usize,
+    err: *mut ErrorInfo,
+) -> i64 {
+    let placed = guard(None, || {
+        if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
+            report(err, |r| r.fill("bad memory for a placed document", 0, 0, 0));
+            return None;
+        }
+        // SAFETY: as for `qjson_parse_in`.
+        let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
+        let rest: &'static mut [u32] = unsafe {
+            std::slice::from_raw_parts_mut(mem.cast::<u8>().add(PLACED_HEADER).cast(), (size - PLACED_HEADER) / 4)
+        };
+        let o = options(opts);
+        // Always a fresh parse: the last one measured may have been of
+        // another string at the same address (`place` alone would reuse it).
+        if let Err(e) = Document::measure(input, &o) {
+            return Some(Err(e));
+        }
+        Some(match Document::place(input, &o, rest) {
+            Ok(Some(doc)) => {
+                let used = PLACED_HEADER + Document::measured_size(input, &o).unwrap_or(size - PLACED_HEADER);
+                // SAFETY: aligned and large enough (checked above).
+                unsafe { mem.cast::<Handle>().write(Handle::placed(doc)) };
+                Ok(-(used as i64))
+            }
+            Ok(None) => Ok(Document::measured_size(input, &o).map_or(i64::MAX, |n| (PLACED_HEADER + n) as i64)),
+            Err(e) => Err(e),
+        })
+    });
+    settle(placed, err).unwrap_or(0)
+}
+
 /// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
 /// parses it; the document owns the bytes. Only a regular file of at most
 /// `max_size` bytes is read (values above the input limit, 4 GiB − 1

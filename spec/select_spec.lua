@@ -1,0 +1,181 @@
+-- Batched reads (qjson.select): every tag, wildcards, types, errors, the
+-- output record's growth, and calls nested in finalizers.
+local qjson = require("qjson")
+local safe = require("qjson.safe")
+local cjson = require("cjson")
+
+local BODY = '{"model":"gpt-4o","temperature":0.7,"stream":true,"n":null,"max":4096,'
+  .. '"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"caf\\u00e9 \\"x\\""}],'
+  .. '"meta":{"a":[1,2]},"grid":[[1,2],[3],[]],"off":false}'
+
+describe("qjson.select", function()
+  it("reads every kind of value, in order, as the document API does", function()
+    local sel = qjson.select({ "model", "temperature", "stream", "n", "max", "missing", "off",
+      "messages[1].content", "grid[0][1]" })
+    local m, t, s, n, max, miss, off, c, g = sel(BODY)
+    assert.are.equal("gpt-4o", m)
+    assert.are.equal(0.7, t)
+    assert.are.equal(true, s)
+    assert.are.equal(qjson.null, n)
+    assert.are.equal(4096, max)
+    assert.is_nil(miss)
+    assert.are.equal(false, off)
+    assert.are.equal('caf\195\169 "x"', c)
+    assert.are.equal(2, g)
+  end)
+
+  it("gives the same values from a text and from a document or cursor", function()
+    local sel = qjson.select({ "role", "content" })
+    local d = qjson.parse(BODY)
+    local a, b = sel(d:open("messages[1]"))
+    assert.are.same({ "user", 'caf\195\169 "x"' }, { a, b })
+    local whole = qjson.select({ "model", "messages[0].role" })
+    assert.are.same({ "gpt-4o", "system" }, { whole(d) })
+    assert.are.same({ "gpt-4o", "system" }, { whole(BODY) })
+  end)
+
+  it("returns a Lua array for each [*], nested for nested wildcards", function()
+    local sel = qjson.select({ "messages[*].role", "grid[*][*]", "grid[*][0]", "nope[*].x", "n[*]" })
+    local roles, grid, firsts, nope, n = sel(BODY)
+    assert.are.same({ "system", "user" }, roles)
+    assert.are.same({ { 1, 2 }, { 3 }, {} }, grid)
+    assert.are.same({ 1, 3 }, firsts) -- (a missing element is nil: a hole at the end)
+    assert.is_nil(nope)
+    assert.are.equal(qjson.null, n)
+  end)
+
+  it("opens objects and arrays as lazy views", function()
+    local sel = qjson.select({ "meta", "grid" })
+    local meta, grid = sel(BODY)
+    assert.are.equal(2, meta.a[2])
+    assert.are.equal(3, grid[2][1])
+    local d = qjson.parse(BODY)
+    local meta2 = sel(d)
+    assert.are.equal(1, meta2.a[1])
+  end)
+
+  it("fills a caller's table, by position or by name", function()
+    local sel = qjson.select({ "model", "missing" })
+    local out = { "old", "old" }
+    assert.are.equal(out, sel(BODY, out))
+    assert.are.same({ "gpt-4o" }, out) -- the missing value cleared
+    local named = qjson.select({ model = "model", roles = "messages[*].role", "stream" })
+    local o = named(BODY)
+    assert.are.equal("gpt-4o", o.model)
+    assert.are.same({ "system", "user" }, o.roles)
+    assert.are.equal(true, o[1])
+  end)
+
+  it("checks types when asked, and lets null and missing through", function()
+    local sel = qjson.select({ "model:string", "temperature:number", "max:integer", "stream:boolean",
+      "meta:object", "grid:array", "n:string", "missing:number", { "messages", "raw" } })
+    local m, t, max, s, meta, grid, n, miss, raw = sel(BODY)
+    assert.are.same({ "gpt-4o", 0.7, 4096, true }, { m, t, max, s })
+    assert.are.equal(1, meta.a[1])
+    assert.are.equal(3, grid[2][1])
+    assert.are.equal(qjson.null, n)
+    assert.is_nil(miss)
+    assert.are.same(cjson.decode(BODY).messages, cjson.decode(raw))
+    for spec, msg in pairs({
+      ["model:number"] = "type mismatch at 'model': expected number, got string",
+      ["temperature:integer"] = "type mismatch at 'temperature': expected integer",
+      ["stream:string"] = "expected string, got boolean",
+      ["messages[*].role:boolean"] = "type mismatch at 'messages[*].role': expected boolean, got string",
+      ["model[*]"] = "expected array for '[*]', got string",
+    }) do
+      local ok, err = pcall(qjson.select({ spec }), BODY)
+      assert.is_false(ok)
+      assert.truthy(err:find(msg, 1, true), err)
+    end
+  end)
+
+  it("rejects bad selectors with the path named", function()
+    for spec, msg in pairs({
+      ["model:float"] = "unknown type 'float'",
+      ["a[*]x"] = "expected '.' or '[' after '[*]'",
+      ["a..b"] = "'a..b': invalid path: empty key",
+      ["/a/b"] = "dotted paths",
+    }) do
+      local ok, err = pcall(qjson.select, { spec })
+      assert.is_false(ok)
+      assert.truthy(err:find(msg, 1, true), err)
+    end
+    assert.has_error(function() qjson.select("model") end)
+    assert.has_error(function() qjson.select({}) end)
+    assert.has_error(function() qjson.select({ 42 }) end)
+    local sel, err = safe.select({ "a:nope" })
+    assert.is_nil(sel)
+    assert.truthy(err:find("unknown type", 1, true))
+    assert.truthy(safe.select({ "a" }))
+  end)
+
+  it("keeps a key with ':' through the table form", function()
+    local a = qjson.select({ { "a:b", "number" } })('{"a:b":5}')
+    assert.are.equal(5, a)
+  end)
+
+  it("reports invalid JSON with its position, and bad arguments", function()
+    local sel = qjson.select({ "a" })
+    local ok, err = pcall(sel, '{"a":1,}')
+    assert.is_false(ok)
+    assert.truthy(err:find("^qjson: .*byte 7%)"), err)
+    ok, err = pcall(sel, 42)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #1 to selector", 1, true), err)
+    local d = qjson.parse('{"a":1}')
+    d:close()
+    ok, err = pcall(sel, d)
+    assert.is_false(ok)
+    assert.truthy(err:find("document is closed", 1, true), err)
+  end)
+
+  it("applies its parse options", function()
+    local sel = qjson.select({ "a" }, { duplicate_keys = "reject" })
+    assert.has_error(function() sel('{"a":1,"a":2}') end)
+    assert.are.equal(2, qjson.select({ "a" })('{"a":1,"a":2}'))
+    assert.has_error(function() qjson.select({ "a" }, { mode = "nope" }) end)
+  end)
+
+  it("grows its output for many values and long escaped strings", function()
+    local parts, want = {}, {}
+    for i = 1, 300 do
+      parts[i] = '"\\u00e9' .. string.rep("x", i) .. '"'
+      want[i] = "\195\169" .. string.rep("x", i)
+    end
+    local text = "[" .. table.concat(parts, ",") .. "]"
+    local sel = qjson.select({ "[*]", "[299]" })
+    for _ = 1, 3 do
+      local all, last = sel(text)
+      assert.are.same(want, all)
+      assert.are.equal(want[300], last)
+    end
+  end)
+
+  it("is safe when a finalizer selects during a call's allocations", function()
+    local sel = qjson.select({ "[*]", "model" })
+    local inner = qjson.select({ "[*]" })
+    local text = '["\\u00e9a","\\u00e9b","\\u00e9c","\\u00e9d"]'
+    local other = '["\\u00e9zz","\\u00e9yy"]'
+    local bad, stop = 0, false
+    local function arm()
+      if stop then
+        return
+      end
+      setmetatable({}, { __gc = function()
+        local v = inner(other)
+        if v[1] ~= "\195\169zz" or v[2] ~= "\195\169yy" then
+          bad = bad + 1
+        end
+        arm()
+      end })
+    end
+    arm()
+    for _ = 1, 3000 do
+      local v = sel(text)
+      assert.are.same({ "\195\169a", "\195\169b", "\195\169c", "\195\169d" }, v)
+    end
+    stop = true
+    collectgarbage()
+    assert.are.equal(0, bad)
+  end)
+end)

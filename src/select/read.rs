@@ -1,0 +1,255 @@
+//! Running a selector over a document: one [`Item`] per path, or for a
+//! path with wildcards a `List` item followed by its elements' items
+//! (lists nest, one level per `[*]`), written into memory the caller owns.
+
+use super::{Entry, Selector, Want};
+use crate::error::ErrorKind;
+use crate::path::{Path, Segment};
+use crate::{Document, Error, Kind, Node};
+
+/// What an item holds.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemTag {
+    /// Nothing at this path.
+    Missing = 0,
+    Null = 1,
+    False = 2,
+    True = 3,
+    /// `v.num` is the number's nearest double.
+    Number = 4,
+    /// `v.ptr` and `len` are the unescaped bytes: in the input, or in the
+    /// caller's byte area when the string has escapes.
+    String = 5,
+    /// `v.ptr` and `len` are the value's JSON text (a `raw` path).
+    Raw = 6,
+    /// `v.node` is the array's node in the document.
+    Array = 7,
+    /// `v.node` is the object's node in the document.
+    Object = 8,
+    /// `len` items follow, one per element of the array a `[*]` met.
+    List = 9,
+}
+
+/// An item's payload.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union ItemValue {
+    pub num: f64,
+    pub ptr: *const std::ffi::c_char,
+    pub node: u32,
+}
+
+/// One value read by a selector.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Item {
+    pub tag: ItemTag,
+    pub len: u32,
+    pub v: ItemValue,
+}
+
+/// Where the items go: `cap` items at `items`, `bytes_cap` bytes at
+/// `bytes` for strings with escapes. Counts past the capacities keep
+/// growing so that the caller learns what a retry needs.
+pub struct Output<'o> {
+    pub items: &'o mut [Item],
+    pub bytes: &'o mut [u8],
+    pub count: usize,
+    pub used: usize,
+}
+
+impl Output<'_> {
+    /// True when everything fitted.
+    pub fn fits(&self) -> bool {
+        self.count <= self.items.len() && self.used <= self.bytes.len()
+    }
+
+    fn push(&mut self, item: Item) {
+        if let Some(slot) = self.items.get_mut(self.count) {
+            *slot = item;
+        }
+        self.count += 1;
+    }
+
+    fn simple(&mut self, tag: ItemTag) {
+        self.push(Item { tag, len: 0, v: ItemValue { num: 0.0 } });
+    }
+
+    /// Text that must outlive the read: `s` when it lies in `input` (the
+    /// caller keeps the input alive), else a copy in the byte area.
+    fn text(&mut self, tag: ItemTag, s: &[u8], input: &[u8]) -> Result<(), Error> {
+        let len = u32::try_from(s.len()).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
+        let inside = input.as_ptr_range();
+        let ptr = if inside.contains(&s.as_ptr()) || s.is_empty() {
+            s.as_ptr()
+        } else {
+            let at = self.used;
+            self.used += s.len();
+            match self.bytes.get_mut(at..at + s.len()) {
+                Some(dst) => {
+                    dst.copy_from_slice(s);
+                    dst.as_ptr()
+                }
+                None => std::ptr::null(),
+            }
+        };
+        self.push(Item { tag, len, v: ItemValue { ptr: ptr.cast() } });
+        Ok(())
+    }
+}
+
+/// Why a read failed: the document's bytes (with their position), or a
+/// value of another type than the path asked for.
+#[derive(Debug)]
+pub enum Failure {
+    Input(Error),
+    Type(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Input(e)
+    }
+}
+
+/// A type error for `entry`, naming the kind found.
+fn mismatch(entry: &Entry, want: &str, got: &str) -> Failure {
+    Failure::Type(format!("type mismatch at '{}': expected {}, got {}", entry.text, want, got))
+}
+
+impl Selector {
+    /// Reads every path from `base` into `out`.
+    pub fn read(&self, d: &mut Document<'_>, base: Node, out: &mut Output<'_>) -> Result<(), Failure> {
+        let mut hints = Hints { at: [(Node::MAX, 0); HINTS], next: 0 };
+        for entry in &self.entries {
+            walk(d, base, entry, 0, out, &mut hints)?;
+        }
+        Ok(())
+    }
+}
+
+/// Objects a read looked keys up in, each with the member after its last
+/// match: paths usually name keys in the order the text has them, so the
+/// next lookup in that object starts there (see `Document::member_from`).
+const HINTS: usize = 4;
+struct Hints {
+    at: [(Node, Node); HINTS],
+    next: usize,
+}
+
+impl Hints {
+    fn get(&self, obj: Node) -> Node {
+        self.at.iter().find(|h| h.0 == obj).map_or(0, |h| h.1)
+    }
+
+    fn set(&mut self, obj: Node, after: Node) {
+        match self.at.iter_mut().find(|h| h.0 == obj) {
+            Some(h) => h.1 = after,
+            None => {
+                self.at[self.next % HINTS] = (obj, after);
+                self.next += 1;
+            }
+        }
+    }
+}
+
+/// Resolves a wildcard-free path from `base`.
+fn resolve(d: &Document<'_>, base: Node, path: &Path, hints: &mut Hints) -> Option<Node> {
+    let mut node = base;
+    for seg in path.segments() {
+        node = match seg {
+            Segment::Key(k) => {
+                let v = d.member_from(node, k, hints.get(node))?;
+                hints.set(node, d.skip(v));
+                v
+            }
+            Segment::Index(i) => d.element(node, *i)?,
+            // (Selectors compile dotted paths only.)
+            Segment::Token(..) => return d.find_compiled(node, path),
+        };
+    }
+    Some(node)
+}
+
+/// Resolves `entry.pieces[piece]` from `node` and writes what it finds.
+fn walk(
+    d: &mut Document<'_>,
+    node: Node,
+    entry: &Entry,
+    piece: usize,
+    out: &mut Output<'_>,
+    hints: &mut Hints,
+) -> Result<(), Failure> {
+    let Some(found) = resolve(d, node, &entry.pieces[piece], hints) else {
+        out.simple(ItemTag::Missing);
+        return Ok(());
+    };
+    let kind = d.kind(found)?;
+    if piece + 1 == entry.pieces.len() {
+        return value(d, found, kind, entry, out);
+    }
+    match kind {
+        Kind::Null => out.simple(ItemTag::Null),
+        Kind::Array => {
+            let len = d.len(found).unwrap_or(0);
+            out.push(Item { tag: ItemTag::List, len: len as u32, v: ItemValue { node: found } });
+            let mut child = d.first_child(found);
+            while let Some(c) = child {
+                walk(d, c, entry, piece + 1, out, hints)?;
+                child = d.next_child(found, c);
+            }
+        }
+        other => return Err(mismatch(entry, "array for '[*]'", other.name())),
+    }
+    Ok(())
+}
+
+fn value(d: &mut Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut Output<'_>) -> Result<(), Failure> {
+    let want = entry.want;
+    if want == Want::Raw {
+        let input = d.input();
+        let raw = d.raw(node)?;
+        // (Borrowed from the input: `text` keeps the pointer.)
+        return Ok(out.text(ItemTag::Raw, raw, input)?);
+    }
+    let ok = match (want, kind) {
+        (_, Kind::Null) | (Want::Any, _) => true,
+        (Want::String, k) => k == Kind::String,
+        (Want::Number | Want::Integer, k) => k == Kind::Number,
+        (Want::Boolean, k) => k == Kind::Boolean,
+        (Want::Array, k) => k == Kind::Array,
+        (Want::Object, k) => k == Kind::Object,
+        (Want::Raw, _) => unreachable!("handled above"),
+    };
+    if !ok {
+        return Err(mismatch(entry, want.name(), kind.name()));
+    }
+    match kind {
+        Kind::Null => out.simple(ItemTag::Null),
+        Kind::Boolean => out.simple(if d.bool(node)? { ItemTag::True } else { ItemTag::False }),
+        Kind::Number if want == Want::Integer => {
+            let Some(i) = d.i64(node)? else {
+                return Err(mismatch(entry, "integer", "a number that is not one within int64 range"));
+            };
+            out.push(Item { tag: ItemTag::Number, len: 0, v: ItemValue { num: i as f64 } });
+        }
+        Kind::Number => {
+            let num = d.number_checked(node)?.0;
+            out.push(Item { tag: ItemTag::Number, len: 0, v: ItemValue { num } });
+        }
+        Kind::String => {
+            // The input outlives the read; `str` may return the document's
+            // scratch, which the next read reuses: `text` copies that.
+            let (at, n) = (d.input().as_ptr(), d.input().len());
+            // SAFETY: the input is not the scratch `str` writes to, and
+            // outlives this call.
+            let input: &[u8] = unsafe { std::slice::from_raw_parts(at, n) };
+            let s = d.str(node)?;
+            out.text(ItemTag::String, s, input)?;
+        }
+        Kind::Array => out.push(Item { tag: ItemTag::Array, len: 0, v: ItemValue { node } }),
+        Kind::Object => out.push(Item { tag: ItemTag::Object, len: 0, v: ItemValue { node } }),
+    }
+    Ok(())
+}
