@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
 
 all: build
 
@@ -28,7 +28,7 @@ header:
 	QJSON_BLESS=1 cargo test --release --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-install fuzz-smoke bench-smoke
+test: build test-rust test-lua test-cjson-suite test-install fuzz-smoke bench-smoke
 
 test-rust:
 	cargo test --release
@@ -44,6 +44,11 @@ test-lua52: build
 
 test-install: build
 	tools/test-install.sh
+
+# lua-cjson's own suite against OpenResty's lua-cjson (built from
+# ../shared/vendor/lua-cjson into .deps/) and against qjson.cjson (~5 s).
+test-cjson-suite: build
+	LUAJIT=$(LUAJIT) tools/cjson-suite.sh
 
 # Fuzzing (cargo-fuzz, libFuzzer): FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 300

@@ -12,6 +12,7 @@ local strings = require("qjson.encode.string")
 local numbers = require("qjson.encode.number")
 local config = require("qjson.encode.config")
 local options = require("qjson.encode.options")
+local argerror = require("qjson.cjson.args").argerror
 
 local type, next, rawget, getmetatable, setmetatable, pcall, error, select =
   type, next, rawget, getmetatable, setmetatable, pcall, error, select
@@ -106,6 +107,7 @@ local function new_walker()
   local null, max_depth, check_at, sparse_convert, sparse_ratio, sparse_safe
   local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
   local general -- indent, sort_keys or skip: take the general paths
+  local cycle_as_nesting -- qjson.cjson: a cycle reported as lua-cjson does
 
   local put_value
 
@@ -121,6 +123,10 @@ local function new_walker()
 
   local function check_depth(t, depth)
     if on_path(t, depth) then
+      if cycle_as_nesting then
+        -- lua-cjson finds no cycle: it goes round until it is too deep.
+        error("Cannot serialise, excessive nesting (" .. (max_depth + 1) .. ")", 0)
+      end
       error("Cannot serialise table: reference cycle", 0)
     end
     if depth > max_depth then
@@ -428,6 +434,7 @@ local function new_walker()
     loaded, loaded_version, loaded_plain = s, s.version, plain
     null = M.null
     max_depth = s.max_depth
+    cycle_as_nesting = s.dropin
     check_at0 = min(max_depth, CYCLE_CHECK)
     sparse_convert, sparse_ratio, sparse_safe = s.sparse_convert, s.sparse_ratio, s.sparse_safe
     empty_as_object, skip, invalid = s.empty_table_as_object, s.skip_unsupported, s.invalid_numbers
@@ -511,7 +518,7 @@ local function new_walker()
   -- Encodes `v` with settings `s` and no options (the common call).
   function W.run_plain(v, s)
     if s ~= loaded or s.version ~= loaded_version or not loaded_plain then
-      load(s, s.precision, s.escape_slash and ESCAPE_SLASH or 0, nil, false, true)
+      load(s, s.precision, s.escape_slash and ESCAPE_SLASH or 0, s.indent, false, true)
     end
     return walk(v, s.keep_buffer)
   end
@@ -529,13 +536,17 @@ local walker = new_walker()
 
 -- Installs `encode` and the configuration functions, bound to a fresh
 -- settings table, into `into` (the qjson module or a qjson.new() copy).
-function M.install(into)
+-- `dropin` (qjson.cjson): encode takes exactly one argument and reports a
+-- reference cycle as lua-cjson does (too deep).
+function M.install(into, dropin)
   local s = config.defaults()
+  s.dropin = dropin or false
   config.install(into, s)
 
   function into.encode(...)
-    if select("#", ...) == 0 then
-      error("bad argument #1 to 'encode' (expected 1 argument)", 2)
+    local nargs = select("#", ...)
+    if nargs == 0 or dropin and nargs ~= 1 then
+      argerror(1, 1, "expected 1 argument")
     end
     local v, opts = ...
     local w = walker
@@ -543,7 +554,7 @@ function M.install(into)
       w = new_walker()
     end
     if opts == nil then
-      local view = views[getmetatable(v)]
+      local view = not s.indent and views[getmetatable(v)]
       local text = view and view.source(v)
       if text then
         return text

@@ -239,13 +239,17 @@ local function settle(slot, ok, v)
 end
 
 -- Builds the result of a native call that used `slot` (which the caller
--- claimed by raising `active` before the call).
-local function run(ev, slot, settings)
+-- claimed by raising `active` before the call). `soft`: a text the
+-- parser rejects returns nil and the message instead of raising.
+local function run(ev, slot, settings, soft)
   local info = infos[slot + 1]
   local count, generation = info.count, info.key_generation
   if ev == nil then
     local message = ffi_string(errs[slot + 1].message) -- (allocates: before the slot is given back)
     active = slot
+    if soft then
+      return nil, message
+    end
     error("qjson: " .. message, 0)
   end
   if generation ~= key_generation then
@@ -271,15 +275,16 @@ end
 -- JSON null), `array_mt` (set on every array), `empty_array_mt` (set on
 -- empty arrays when `array_mt` is not given), `max_depth` (default 1000)
 -- and `invalid_numbers` (lua-cjson's decode_invalid_numbers). Invalid
--- input raises "qjson: <what> at line L, column C (byte B)".
-function M.from_string(s, settings)
+-- input raises "qjson: <what> at line L, column C (byte B)", or with
+-- `soft` returns nil and "<what> at line L, column C (byte B)".
+function M.from_string(s, settings, soft)
   local slot = active
   active = slot + 1
   local info, err = boxes(slot) -- (may run finalizers: before opts_box is filled)
   opts_box.mode, opts_box.duplicate_keys, opts_box.ijson = 0, 0, 0
   opts_box.max_depth = settings.max_depth or 1000
   opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
-  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings)
+  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings, soft)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a
