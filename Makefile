@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
 
 all: build
 
@@ -64,6 +64,12 @@ SEED ?=
 STEPS ?= 20000
 fuzz-lua: build
 	$(LUAJIT) tools/fuzz-lua.lua $(SEED) $(STEPS)
+
+# The differential between OpenResty's lua-cjson and qjson.cjson
+# (spec/fuzz/cjson_diff.lua), longer than make test's fixed seeds or
+# replaying a failure: SEED (default: the time), STEPS (default 20000).
+cjson-diff: build
+	$(LUAJIT) tools/cjson-diff.lua $(SEED) $(STEPS)
 
 # The Lua suite under valgrind memcheck, on a LuaJIT built to use malloc
 # (tools/test-memory.sh): zero errors, zero definite leaks.

@@ -210,7 +210,8 @@ local function new_walker()
         put_value(v, depth)
       end
     end
-    if indent and count > 0 then
+    -- (after a member, even a skipped one, as lua-cjson)
+    if indent and n > 0 then
       buf:put("\n", indent_at(depth - 1))
     end
     buf:put("]")
@@ -227,8 +228,9 @@ local function new_walker()
 
   local function put_object_general(t, depth)
     buf:put("{")
-    local count = 0
+    local count, any = 0, false
     local function member(k, v)
+      any = true
       if skip and unsupported(v) then
         local tk = type(k)
         if tk ~= "string" and tk ~= "number" then
@@ -260,7 +262,7 @@ local function new_walker()
         member(k, v)
       end
     end
-    if indent and count > 0 then
+    if indent and any then
       buf:put("\n", indent_at(depth - 1))
     end
     buf:put("}")
@@ -545,8 +547,12 @@ function M.install(into, dropin)
 
   function into.encode(...)
     local nargs = select("#", ...)
-    if nargs == 0 or dropin and nargs ~= 1 then
-      argerror(1, 1, "expected 1 argument")
+    if dropin then
+      if nargs ~= 1 then
+        argerror(1, 1, "expected 1 argument")
+      end
+    elseif nargs == 0 then
+      error("bad argument #1 to 'encode' (expected 1 argument)", 2)
     end
     local v, opts = ...
     local w = walker

@@ -273,8 +273,9 @@ end
 
 -- Plain tables for the JSON text `s`. `settings`: `null` (the value of a
 -- JSON null), `array_mt` (set on every array), `empty_array_mt` (set on
--- empty arrays when `array_mt` is not given), `max_depth` (default 1000)
--- and `invalid_numbers` (lua-cjson's decode_invalid_numbers). Invalid
+-- empty arrays when `array_mt` is not given), `max_depth` (default 1000),
+-- `invalid_numbers` (lua-cjson's decode_invalid_numbers) and
+-- `cjson_integers` (integers read as lua-cjson reads them). Invalid
 -- input raises "qjson: <what> at line L, column C (byte B)", or with
 -- `soft` returns nil and "<what> at line L, column C (byte B)".
 function M.from_string(s, settings, soft)
@@ -284,6 +285,7 @@ function M.from_string(s, settings, soft)
   opts_box.mode, opts_box.duplicate_keys, opts_box.ijson = 0, 0, 0
   opts_box.max_depth = settings.max_depth or 1000
   opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
+  opts_box.cjson_integers = settings.cjson_integers and 1 or 0
   return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings, soft)
 end
 

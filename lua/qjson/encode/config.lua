@@ -135,7 +135,9 @@ function M.install(into, s)
     if v ~= nil then
       s.version = s.version + 1
       local unit = checkstring(1, 1, v)
-      s.indent = unit ~= "" and unit or nil
+      -- lua-cjson keeps a C string: up to the first NUL ("\0" gives new
+      -- lines without indentation); "" is none.
+      s.indent = unit ~= "" and unit:match("^[^%z]*") or nil
     end
     return s.indent or ""
   end
