@@ -69,7 +69,7 @@ fuzz-lua: build
 # (spec/fuzz/cjson_diff.lua), longer than make test's fixed seeds or
 # replaying a failure: SEED (default: the time), STEPS (default 20000).
 cjson-diff: build
-	$(LUAJIT) tools/cjson-diff.lua $(SEED) $(STEPS)
+	$(LUAJIT) tools/cjson-diff.lua $(if $(SEED),$(SEED),$$(date +%s)) $(STEPS)
 
 # The Lua suite under valgrind memcheck, on a LuaJIT built to use malloc
 # (tools/test-memory.sh): zero errors, zero definite leaks.
