@@ -680,6 +680,9 @@ function M.gateway_markdown(g, rel)
       format("%.1f", r.rss_before_kb / 1024), format("%.1f", r.rss_after_kb / 1024), fmt_ops(r.requests),
       tostring(r.errors) }
   end
+  add(format("lua-cjson, the baseline of every ratio: %s.%s", g.cjson or "Debian's lua-cjson 2.1.0",
+    g.cjson and not g.cjson:find("^Debian") and " The `lua-cjson 2.1.0 (Debian)` rows do the same job with "
+      .. "Debian's lua-cjson 2.1.0 (2012), for comparison." or ""), "")
   add("Rows: `qjson` and `lua-cjson` do the job; `floor (no JSON)` only reads the body (from memory, or its "
     .. "file) and answers its length: the most requests/s any handler can reach on this nginx and machine. "
     .. "\"of floor\" = requests/s over the floor's; the floor's own \"× cjson\" is therefore the highest ratio "

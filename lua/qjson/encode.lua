@@ -107,7 +107,9 @@ local function new_walker()
   local null, max_depth, check_at, sparse_convert, sparse_ratio, sparse_safe
   local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
   local general -- indent, sort_keys or skip: take the general paths
-  local cycle_as_nesting -- qjson.cjson: a cycle reported as lua-cjson does
+  -- qjson.cjson: a cycle reported as lua-cjson does, and int64 cdata
+  -- refused as lua-cjson refuses every cdata.
+  local cycle_as_nesting
 
   local put_value
 
@@ -138,21 +140,26 @@ local function new_walker()
   -- True for a value encode_skip_unsupported_value_types drops.
   local function unsupported(v)
     local tv = type(v)
-    if tv == "string" or tv == "number" or tv == "boolean" or tv == "table" or v == nil then
+    if tv == "string" or tv == "number" or tv == "boolean" or tv == "table" or tv == "nil"
+      or v == nil and not cycle_as_nesting then
       return false
     end
     if tv == "userdata" then
       return not (v == null or v == empty_array or ffi_cast("void *", v) == nil)
     end
     if tv == "cdata" then
-      return not (ffi_istype(int64_t, v) or ffi_istype(uint64_t, v))
+      return cycle_as_nesting or not (ffi_istype(int64_t, v) or ffi_istype(uint64_t, v))
     end
     return true
   end
 
   -- Everything that is not a string, number, table, boolean or nil.
   local function put_other(v, tv)
-    if v == null then
+    if tv == "cdata" and cycle_as_nesting then
+      if not skip then
+        unsupported_type(v) -- (even a NULL pointer, which equals null)
+      end
+    elseif v == null then
       buf:put("null")
     elseif tv == "userdata" then
       if v == empty_array then
@@ -162,7 +169,7 @@ local function new_walker()
       elseif not skip then
         unsupported_type(v)
       end
-    elseif not (tv == "cdata" and put_cdata(buf, v)) and not skip then
+    elseif not (tv == "cdata" and not cycle_as_nesting and put_cdata(buf, v)) and not skip then
       unsupported_type(v)
     end
   end
@@ -421,7 +428,7 @@ local function new_walker()
       put_table(v, depth)
     elseif tv == "boolean" then
       buf:put(v and "true" or "false")
-    elseif v == nil then
+    elseif v == nil and (tv == "nil" or not cycle_as_nesting) then -- (a NULL cdata == nil)
       buf:put("null")
     else
       put_other(v, tv)
@@ -538,8 +545,8 @@ local walker = new_walker()
 
 -- Installs `encode` and the configuration functions, bound to a fresh
 -- settings table, into `into` (the qjson module or a qjson.new() copy).
--- `dropin` (qjson.cjson): encode takes exactly one argument and reports a
--- reference cycle as lua-cjson does (too deep).
+-- `dropin` (qjson.cjson): encode takes exactly one argument, reports a
+-- reference cycle as lua-cjson does (too deep) and refuses cdata.
 function M.install(into, dropin)
   local s = config.defaults()
   s.dropin = dropin or false

@@ -10,6 +10,7 @@
 --   local diff = require("fuzz.cjson_diff")
 --   local real, why = diff.openresty()        -- nil and why when not built
 --   local stats = diff.run(real, seed, steps)  -- raises on the first difference
+local ffi = require("ffi")
 local gen = require("fuzz.gen")
 local support = require("support")
 
@@ -359,7 +360,7 @@ function D:lua_value(depth, null)
   elseif r <= 11 then
     return self:pick({ true, false, null })
   end
-  return self:pick({ print, coroutine.create(print), io.stdout, null })
+  return self:pick({ print, coroutine.create(print), io.stdout, null, 1LL, 2ULL, ffi.new("int[1]"), ffi.cast("void *", 0) })
 end
 
 ---------------------------------------------------------------------------
