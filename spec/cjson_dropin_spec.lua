@@ -485,6 +485,26 @@ describe("qjson.cjson configuration", function()
   end)
 end)
 
+describe("qjson.cjson kept differences (docs/migrating-from-cjson.md)", function()
+  it("empty_array is lua-cjson's when installed, else a frozen table that encodes as []", function()
+    local installed = require("cjson").empty_array
+    if installed ~= nil then
+      assert.are.equal(installed, qcjson.empty_array)
+    else
+      assert.are.equal("table", type(qcjson.empty_array))
+      assert.is_false((pcall(function() qcjson.empty_array[1] = 1 end)))
+    end
+    assert.are.equal('{"a":[]}', qcjson.encode({ a = qcjson.empty_array }))
+  end)
+
+  it("encodes a qjson view as the view's JSON", function()
+    local v = qjson.decode('{"a": [1, 2], "b": "x"}')
+    assert.are.equal('{"a": [1, 2], "b": "x"}', qcjson.encode(v))
+    v.b = "y"
+    assert.are.equal('{"a": [1, 2], "b": "y"}', qcjson.encode(v))
+  end)
+end)
+
 describe("qjson.cjson.safe", function()
   it("returns nil and the message instead of raising", function()
     local v, err = qsafe.decode("[1,")
