@@ -803,7 +803,8 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
     format("- Kernel: %s", m.kernel or "?"),
     format("- %s (%s); lua-cjson, the baseline of every ratio: %s (its `_VERSION` says %s); row `lua-cjson-2.1.0`: "
       .. "Debian's lua-cjson %s; dkjson %s (pure Lua, no LPeg)%s", m.luajit, m.jit_arch,
-      m.cjson_which or "Debian's lua-cjson", m.cjson, m.cjson_debian or m.cjson, m.dkjson, m.simdjson and "; lua-resty-simdjson " .. m.simdjson or "; lua-resty-simdjson not installed"),
+      m.cjson_which or "Debian's lua-cjson", m.cjson, m.cjson_debian or m.cjson, m.dkjson,
+      m.simdjson and "; lua-resty-simdjson " .. m.simdjson or "; lua-resty-simdjson not installed"),
     format("- qjson %s, stage 1 backend `%s`, commit %s%s", m.qjson, m.qjson_backend, m.git_commit or "?",
       m.git_dirty and " plus uncommitted changes to src/ or lua/" or ""),
     format("- Load average at start %.2f %.2f %.2f, at end %.2f %.2f %.2f (the machine is shared: other jobs "

@@ -245,12 +245,12 @@ impl Stream {
             _ => {
                 let v = number::to_f64_valid(&input[pos..], lenient);
                 // Only -0 and integers past ±2^63 read otherwise as lua-cjson's.
-                let v = if self.cjson_integers && ((v == 0.0 && v.is_sign_negative()) || v.abs() >= 9.223372036854775e18)
-                {
-                    number::strtoll_f64(&input[pos..]).unwrap_or(v)
-                } else {
-                    v
-                };
+                let v =
+                    if self.cjson_integers && ((v == 0.0 && v.is_sign_negative()) || v.abs() >= 9.223372036854775e18) {
+                        number::strtoll_f64(&input[pos..]).unwrap_or(v)
+                    } else {
+                        v
+                    };
                 Event::new(EventTag::Number, 0, v)
             }
         }

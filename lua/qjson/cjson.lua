@@ -18,7 +18,7 @@ local tables = require("qjson.tables")
 local decoder = require("qjson.cjson.decoder")
 local args = require("qjson.cjson.args")
 
-local select, type, error, min = select, type, error, math.min
+local select, type, min = select, type, math.min
 local from_string = tables.from_string
 local argerror, checkstring = args.argerror, args.checkstring
 local port_decode = decoder.decode

@@ -14,7 +14,7 @@ local ffi = require("ffi")
 local gen = require("fuzz.gen")
 local support = require("support")
 
-local format, char, byte, sub, rep, concat = string.format, string.char, string.byte, string.sub, string.rep, table.concat
+local format, char, byte, sub, concat = string.format, string.char, string.byte, string.sub, table.concat
 
 local M = {}
 
@@ -360,7 +360,8 @@ function D:lua_value(depth, null)
   elseif r <= 11 then
     return self:pick({ true, false, null })
   end
-  return self:pick({ print, coroutine.create(print), io.stdout, null, 1LL, 2ULL, ffi.new("int[1]"), ffi.cast("void *", 0) })
+  return self:pick({ print, coroutine.create(print), io.stdout, null, 1LL, 2ULL, ffi.new("int[1]"),
+    ffi.cast("void *", 0) })
 end
 
 ---------------------------------------------------------------------------
@@ -415,7 +416,8 @@ function D:decode_step(qc, real)
   local ob = outcome(b.array_mt, unpack(rb, 1, table.maxn(rb)))
   self:same(oa, ob, "%sdecode of %s (settings %s)", safe and "safe." or "", show(text), render(calls))
   self.stats[rb[1] and (rb[2] ~= nil and "decodes accepted" or "decodes rejected (safe)") or "decodes rejected"] =
-    (self.stats[rb[1] and (rb[2] ~= nil and "decodes accepted" or "decodes rejected (safe)") or "decodes rejected"] or 0) + 1
+    (self.stats[rb[1] and (rb[2] ~= nil and "decodes accepted" or "decodes rejected (safe)")
+      or "decodes rejected"] or 0) + 1
   -- The same text straight through the Lua call site (names the function
   -- as the caller's code does).
   if self:chance(0.1) then

@@ -6,7 +6,6 @@
 local diff = require("fuzz.cjson_diff")
 local util = require("fuzz.util")
 
-local format = string.format
 local show = util.show
 
 local D = {}

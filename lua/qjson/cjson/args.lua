@@ -3,7 +3,8 @@
 -- luaL_checklstring): the function named as the caller's code names it
 -- ('?' when called through pcall or from C), `calling 'f' on bad self`
 -- for a method call, and the caller's file:line in front.
-local type, tonumber, tostring, error, fmod, floor, ceil = type, tonumber, tostring, error, math.fmod, math.floor, math.ceil
+local type, tonumber, tostring, error, select = type, tonumber, tostring, error, select
+local fmod, floor, ceil = math.fmod, math.floor, math.ceil
 local getinfo, tobit, format = debug.getinfo, bit.tobit, string.format
 
 local M = {}

@@ -48,8 +48,8 @@ end
 local M = {}
 
 -- Token types, in lua-cjson's order (json_token_type_name).
-local T_OBJ_BEGIN, T_OBJ_END, T_ARR_BEGIN, T_ARR_END, T_STRING, T_NUMBER, T_INTEGER, T_BOOLEAN, T_NULL, T_COLON, T_COMMA, T_END, T_WHITESPACE, T_ERROR, T_UNKNOWN =
-  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+local T_OBJ_BEGIN, T_OBJ_END, T_ARR_BEGIN, T_ARR_END, T_STRING, T_NUMBER, T_INTEGER = 1, 2, 3, 4, 5, 6, 7
+local T_BOOLEAN, T_NULL, T_COLON, T_COMMA, T_END, T_WHITESPACE, T_ERROR, T_UNKNOWN = 8, 9, 10, 11, 12, 13, 14, 15
 local TOKEN_NAME = {
   "T_OBJ_BEGIN", "T_OBJ_END", "T_ARR_BEGIN", "T_ARR_END", "T_STRING", "T_NUMBER", "T_INTEGER",
   "T_BOOLEAN", "T_NULL", "T_COLON", "T_COMMA", "T_END", "T_WHITESPACE", "T_ERROR", "T_UNKNOWN",
@@ -70,7 +70,9 @@ end
 for c in ("fiInNt\"+-0123456789"):gmatch(".") do
   ch2token[c:byte()] = T_UNKNOWN
 end
-for c, v in pairs({ ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", t = "\t", n = "\n", f = "\f", r = "\r", u = "u" }) do
+for c, v in pairs({
+  ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", t = "\t", n = "\n", f = "\f", r = "\r", u = "u",
+}) do
   escape2char[c:byte()] = v
 end
 
