@@ -497,6 +497,22 @@ describe("qjson.cjson kept differences (docs/migrating-from-cjson.md)", function
     assert.are.equal('{"a":[]}', qcjson.encode({ a = qcjson.empty_array }))
   end)
 
+  it("refuses a lightuserdata other than NULL (lua-cjson writes nothing: [1,])", function()
+    local x = 1
+    local function f()
+      return x
+    end
+    local lud = debug.upvalueid(f, 1) -- (a lightuserdata in LuaJIT)
+    assert.are.equal("userdata", type(lud))
+    assert.are.same({ false, "Cannot serialise userdata: type not supported" }, { pcall(qcjson.encode, { 1, lud }) })
+  end)
+
+  it("makes an object of integer keys past 2^31-1 (lua-cjson's C int loses members: [1])", function()
+    local q = qcjson.new()
+    q.encode_sparse_array(true, 0)
+    assert.are.same({ ["1"] = 1, ["1099511627776"] = 1 }, cjson.decode(q.encode({ [1] = 1, [2 ^ 40] = 1 })))
+  end)
+
   it("encodes a qjson view as the view's JSON", function()
     local v = qjson.decode('{"a": [1, 2], "b": "x"}')
     assert.are.equal('{"a": [1, 2], "b": "x"}', qcjson.encode(v))
