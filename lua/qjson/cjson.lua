@@ -52,6 +52,12 @@ local function new()
   -- numbers (the port reads those as strtod does).
   local fast = { null = qjson.null, invalid_numbers = false, cjson_integers = true }
 
+  -- A text the strict parser rejected: lua-cjson's answer.
+  local function fallback(str)
+    s.array_mt = fast.array_mt
+    return port_decode(str, s)
+  end
+
   -- qjson_strict(on): qjson's own checks and messages (nothing beyond
   -- JSON, messages with line and column); off: lua-cjson's behaviour.
   local strict = false
@@ -76,12 +82,7 @@ local function new()
     end
     fast.array_mt = amt
     fast.max_depth = min(s.max_depth, FAST_MAX_DEPTH)
-    local v = from_string(str, fast, true)
-    if v ~= nil then
-      return v
-    end
-    s.array_mt = amt
-    return port_decode(str, s)
+    return from_string(str, fast, fallback)
   end
 
   return m

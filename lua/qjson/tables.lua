@@ -239,16 +239,17 @@ local function settle(slot, ok, v)
 end
 
 -- Builds the result of a native call that used `slot` (which the caller
--- claimed by raising `active` before the call). `soft`: a text the
--- parser rejects returns nil and the message instead of raising.
-local function run(ev, slot, settings, soft)
+-- claimed by raising `active` before the call). With `fallback`, a text
+-- `s` the parser rejected is `fallback(s)`'s (a tail call: a decode that
+-- returns through another frame compiles worse).
+local function run(ev, slot, settings, fallback, s)
   local info = infos[slot + 1]
   local count, generation = info.count, info.key_generation
   if ev == nil then
     local message = ffi_string(errs[slot + 1].message) -- (allocates: before the slot is given back)
     active = slot
-    if soft then
-      return nil, message
+    if fallback then
+      return fallback(s)
     end
     error("qjson: " .. message, 0)
   end
@@ -277,8 +278,8 @@ end
 -- `invalid_numbers` (lua-cjson's decode_invalid_numbers) and
 -- `cjson_integers` (integers read as lua-cjson reads them). Invalid
 -- input raises "qjson: <what> at line L, column C (byte B)", or with
--- `soft` returns nil and "<what> at line L, column C (byte B)".
-function M.from_string(s, settings, soft)
+-- `fallback` returns fallback(s).
+function M.from_string(s, settings, fallback)
   local slot = active
   active = slot + 1
   local info, err = boxes(slot) -- (may run finalizers: before opts_box is filled)
@@ -286,7 +287,7 @@ function M.from_string(s, settings, soft)
   opts_box.max_depth = settings.max_depth or 1000
   opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
   opts_box.cjson_integers = settings.cjson_integers and 1 or 0
-  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings, soft)
+  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings, fallback, s)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a

@@ -18,6 +18,8 @@ local cdefs = {
   "typedef struct __locale_struct *locale_t;",
   "locale_t newlocale(int category_mask, const char *locale, locale_t base);",
   "double strtod_l(const char *nptr, char **endptr, locale_t loc);",
+  "size_t strcspn(const char *s, const char *reject);",
+  "size_t strspn(const char *s, const char *accept);",
 }
 for _, d in ipairs(cdefs) do
   pcall(ffi.cdef, d) -- (already declared by another module: fine)
@@ -80,7 +82,9 @@ end
 -- fails past it with its nesting message whatever decode_max_depth says.
 local MAXCSTACK = 8000
 
-local u8p = ffi.typeof("const uint8_t *")
+local u8p, charp = ffi.typeof("const uint8_t *"), ffi.typeof("const char *")
+local QUOTE_BACKSLASH = '"\\' -- (a quote and a backslash)
+local WHITESPACE = " \t\n\r" -- (ch2token's T_WHITESPACE)
 local endp = ffi.new("char *[1]")
 
 local function hexdigit(b)
@@ -154,6 +158,9 @@ local function string_token()
   pos = pos + 1
   local parts, n, from = nil, 0, pos
   while true do
+    -- The next quote, backslash or NUL (strcspn stops at the NUL ending
+    -- the text, as lua-cjson's loop does).
+    pos = pos + tonumber(C.strcspn(cast(charp, p) + pos, QUOTE_BACKSLASH))
     local c = p[pos]
     if c == 34 then -- '"'
       break
@@ -183,8 +190,6 @@ local function string_token()
         pos = pos + 2
       end
       from = pos
-    else
-      pos = pos + 1
     end
   end
   local str = sub(s, from + 1, pos)
@@ -243,10 +248,9 @@ end
 local function next_token()
   local t
   while true do
-    local c = p[pos]
-    t = ch2token[c]
-    while t == T_WHITESPACE do
-      pos = pos + 1
+    t = ch2token[p[pos]]
+    if t == T_WHITESPACE then
+      pos = pos + tonumber(C.strspn(cast(charp, p) + pos, WHITESPACE))
       t = ch2token[p[pos]]
     end
     if not cfg.allow_comment then
@@ -292,13 +296,13 @@ local function next_token()
       return T_ERROR, pos, "invalid number"
     end
     tt, epos, v = number_token()
-  elseif sub(s, pos + 1, pos + 4) == "true" then
+  elseif c == 116 and p[pos + 1] == 114 and p[pos + 2] == 117 and p[pos + 3] == 101 then -- strncmp "true"
     pos = pos + 4
     return T_BOOLEAN, at, true
-  elseif sub(s, pos + 1, pos + 5) == "false" then
+  elseif c == 102 and p[pos + 1] == 97 and p[pos + 2] == 108 and p[pos + 3] == 115 and p[pos + 4] == 101 then
     pos = pos + 5
     return T_BOOLEAN, at, false
-  elseif sub(s, pos + 1, pos + 4) == "null" then
+  elseif c == 110 and p[pos + 1] == 117 and p[pos + 2] == 108 and p[pos + 3] == 108 then
     pos = pos + 4
     return T_NULL, at
   elseif cfg.invalid_numbers and is_invalid_number() then
