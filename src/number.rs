@@ -475,6 +475,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn strtoll_f64_reads_integers_as_lua_cjson() {
+        assert_eq!(strtoll_f64(b"-0").map(f64::to_bits), Some(0f64.to_bits()));
+        assert_eq!(strtoll_f64(b"123,"), Some(123.0));
+        assert_eq!(strtoll_f64(b"99999999999999999999]"), Some(9223372036854775807i64 as f64));
+        assert_eq!(strtoll_f64(b"-99999999999999999999"), Some(-9223372036854775808.0));
+        assert_eq!(strtoll_f64(b"-0.0"), None);
+        assert_eq!(strtoll_f64(b"1e400"), None);
+        assert_eq!(strtoll_f64(b"1E5"), None);
+    }
+
+    #[test]
     fn grammar() {
         for ok in ["0", "-0", "1", "-12", "1.5", "1e5", "1E+5", "1e-5", "0.0e0", "123456789012345678901234567890"] {
             assert!(scan(ok.as_bytes()).is_ok(), "{ok}");
