@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
 
 all: build
 
@@ -28,7 +28,7 @@ header:
 	QJSON_BLESS=1 cargo test --release --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-install fuzz-smoke bench-smoke
+test: build test-rust test-lua test-cjson-suite test-install fuzz-smoke bench-smoke
 
 test-rust:
 	cargo test --release
@@ -45,6 +45,11 @@ test-lua52: build
 test-install: build
 	tools/test-install.sh
 
+# lua-cjson's own suite against OpenResty's lua-cjson (built from
+# ../shared/vendor/lua-cjson into .deps/) and against qjson.cjson (~5 s).
+test-cjson-suite: build
+	LUAJIT=$(LUAJIT) tools/cjson-suite.sh
+
 # Fuzzing (cargo-fuzz, libFuzzer): FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 300
 fuzz: deps
@@ -59,6 +64,12 @@ SEED ?=
 STEPS ?= 20000
 fuzz-lua: build
 	$(LUAJIT) tools/fuzz-lua.lua $(SEED) $(STEPS)
+
+# The differential between OpenResty's lua-cjson and qjson.cjson
+# (spec/fuzz/cjson_diff.lua), longer than make test's fixed seeds or
+# replaying a failure: SEED (default: the time), STEPS (default 20000).
+cjson-diff: build
+	$(LUAJIT) tools/cjson-diff.lua $(if $(SEED),$(SEED),$$(date +%s)) $(STEPS)
 
 # The Lua suite under valgrind memcheck, on a LuaJIT built to use malloc
 # (tools/test-memory.sh): zero errors, zero definite leaks.

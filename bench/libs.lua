@@ -44,8 +44,8 @@ local M = {}
 M.libs = {}
 
 -- The libraries run.lua compares, in table order, and the floor.
-M.default = { "qjson", "qjson.select", "qjson.decode", "qjson.cjson", "lua-cjson", "dkjson", "resty.simdjson",
-  "memchr" }
+M.default = { "qjson", "qjson.select", "qjson.decode", "qjson.cjson", "lua-cjson", "lua-cjson-2.1.0", "dkjson",
+  "resty.simdjson", "memchr" }
 -- Other ways to write the qjson reader with the document API, timed too
 -- (not in --quick) to show what the API style costs.
 M.variants = { "qjson-cursor", "qjson-ipairs" }
@@ -834,21 +834,80 @@ M.libs["qjson.cjson"] = {
   version = qjson_version,
 }
 
-M.libs["lua-cjson"] = {
-  note = "cjson.decode + table reads; cjson.encode",
-  kinds = kinds(READ_KINDS, EDIT_KINDS, STREAM_KINDS, "sse_feed", "encode"),
-  encode_check = "bytes", -- the reference
-  load = function()
-    local cjson = require("cjson")
-    local r = table_readers(cjson.decode)
-    r.mix = mix_reader(r.chat)
-    r.encode = encoder(cjson.encode)
-    return edit_jobs(r, cjson.decode, cjson.encode)
-  end,
-  version = function()
-    return require("cjson")._VERSION
-  end,
-}
+-- The lua-cjson every ratio is taken against: the one OpenResty, Kong and
+-- APISIX ship. In order: OpenResty's lua-cjson 2.1.0.17 built from
+-- ../shared/vendor/lua-cjson by tools/lua-cjson.sh (its own Makefile's
+-- flags, into .deps/); else an installed OpenResty's; else Debian's 2.1.0.
+-- Returns { module, which (what was measured), debian (true when it is
+-- Debian's) }, made once.
+local ROOT = (debug.getinfo(1, "S").source:match("^@(.*)/bench/[^/]*$")) or "."
+local DEBIAN_CJSON = "/usr/lib/x86_64-linux-gnu/lua/5.1/cjson.so"
+local baseline
+function M.cjson_baseline()
+  if baseline then
+    return baseline
+  end
+  local p = io.popen(ROOT .. "/tools/lua-cjson.sh 2>/dev/null")
+  local dir = p:read("*a"):match("([^\n]*)\n?$")
+  p:close()
+  local candidates = {
+    { path = dir .. "/cjson.so", which = "OpenResty's lua-cjson 2.1.0.17, built from ../shared/vendor/lua-cjson" },
+    { path = "/usr/local/openresty/lualib/cjson.so",
+      which = "OpenResty's lua-cjson, installed (/usr/local/openresty/lualib/cjson.so)" },
+  }
+  for _, c in ipairs(candidates) do
+    local f = io.open(c.path, "rb")
+    if f then
+      f:close()
+      local open = package.loadlib(c.path, "luaopen_cjson")
+      if open then
+        baseline = { module = open(), which = c.which, path = c.path, debian = false }
+        return baseline
+      end
+    end
+  end
+  baseline = { module = require("cjson"), which = "Debian's lua-cjson 2.1.0 (no OpenResty lua-cjson found)",
+    path = package.searchpath("cjson", package.cpath), debian = true }
+  return baseline
+end
+
+local function cjson_lib(get, note)
+  return {
+    note = note,
+    kinds = kinds(READ_KINDS, EDIT_KINDS, STREAM_KINDS, "sse_feed", "encode"),
+    encode_check = "bytes", -- the reference
+    load = function()
+      local cjson = get()
+      local r = table_readers(cjson.decode)
+      r.mix = mix_reader(r.chat)
+      r.encode = encoder(cjson.encode)
+      return edit_jobs(r, cjson.decode, cjson.encode)
+    end,
+    version = function()
+      return get()._VERSION
+    end,
+  }
+end
+
+M.libs["lua-cjson"] = cjson_lib(function()
+  return M.cjson_baseline().module
+end, "cjson.decode + table reads; cjson.encode (the baseline: OpenResty's lua-cjson)")
+
+-- Debian's lua-cjson 2.1.0 (2012), a row of its own beside the baseline.
+M.libs["lua-cjson-2.1.0"] = cjson_lib(function()
+  return require("cjson")
+end, "Debian's lua-cjson 2.1.0: cjson.decode + table reads; cjson.encode")
+M.libs["lua-cjson-2.1.0"].encode_check = "roundtrip"
+M.libs["lua-cjson-2.1.0"].available = function()
+  if M.cjson_baseline().debian then
+    return false, "it is the baseline (no OpenResty lua-cjson found)"
+  end
+  local ok, cjson = pcall(require, "cjson")
+  if not ok or package.searchpath("cjson", package.cpath) ~= DEBIAN_CJSON then
+    return false, "Debian's lua-cjson (" .. DEBIAN_CJSON .. ") is not what require(\"cjson\") loads"
+  end
+  return cjson._VERSION ~= nil
+end
 
 M.libs["dkjson"] = {
   note = "dkjson.decode (pure Lua, no LPeg) + table reads; dkjson.encode",

@@ -347,7 +347,8 @@ local PLOT_LIBS = {
   { "qjson", "qjson.parse", "lw 3 pt 7 ps 1.2 lc rgb '#1f6fd1'" },
   { "qjson.decode", "qjson.decode (lazy views)", "lw 3 pt 13 ps 1.2 lc rgb '#6f3fbf'" },
   { "resty.simdjson", "lua-resty-simdjson", "lw 2 pt 11 lc rgb '#bf3f6f'" },
-  { "lua-cjson", "lua-cjson", "lw 2 pt 5 lc rgb '#d1601f'" },
+  { "lua-cjson", "lua-cjson (OpenResty's, the baseline)", "lw 2 pt 5 lc rgb '#d1601f'" },
+  { "lua-cjson-2.1.0", "lua-cjson 2.1.0 (Debian's)", "lw 1 dt 3 pt 4 lc rgb '#d1601f'" },
   { "dkjson", "dkjson", "lw 2 pt 9 lc rgb '#6a9a1f'" },
   { "memchr", "memchr floor (C memchr, one pass)", "lw 2 dt 2 pt 6 lc rgb '#777777'" },
 }
@@ -685,6 +686,9 @@ function M.gateway_markdown(g, rel)
       format("%.1f", r.rss_before_kb / 1024), format("%.1f", r.rss_after_kb / 1024), fmt_ops(r.requests),
       tostring(r.errors) }
   end
+  add(format("lua-cjson, the baseline of every ratio: %s.%s", g.cjson or "Debian's lua-cjson 2.1.0",
+    g.cjson and not g.cjson:find("^Debian") and " The `lua-cjson 2.1.0 (Debian)` rows do the same job with "
+      .. "Debian's lua-cjson 2.1.0 (2012), for comparison." or ""), "")
   add("Rows: `qjson` and `lua-cjson` do the job; `floor (no JSON)` only reads the body (from memory, or its "
     .. "file) and answers its length: the most requests/s any handler can reach on this nginx and machine. "
     .. "\"of floor\" = requests/s over the floor's; the floor's own \"× cjson\" is therefore the highest ratio "
@@ -803,8 +807,10 @@ function M.markdown(results, results_rel, gateway, gateway_rel)
     format("- CPU: %s, %d cores (%s)%s", m.cpu, m.cores, m.cpu_flags,
       m.mem_total_mb and format(", %d MB RAM", m.mem_total_mb) or ""),
     format("- Kernel: %s", m.kernel or "?"),
-    format("- %s (%s); Debian's lua-cjson %s; dkjson %s (pure Lua, no LPeg)%s", m.luajit, m.jit_arch, m.cjson,
-      m.dkjson, m.simdjson and "; lua-resty-simdjson " .. m.simdjson or "; lua-resty-simdjson not installed"),
+    format("- %s (%s); lua-cjson, the baseline of every ratio: %s (its `_VERSION` says %s); row `lua-cjson-2.1.0`: "
+      .. "Debian's lua-cjson %s; dkjson %s (pure Lua, no LPeg)%s", m.luajit, m.jit_arch,
+      m.cjson_which or "Debian's lua-cjson", m.cjson, m.cjson_debian or m.cjson, m.dkjson,
+      m.simdjson and "; lua-resty-simdjson " .. m.simdjson or "; lua-resty-simdjson not installed"),
     format("- qjson %s, stage 1 backend `%s`, commit %s%s", m.qjson, m.qjson_backend, m.git_commit or "?",
       m.git_dirty and " plus uncommitted changes to src/ or lua/" or ""),
     format("- Load average at start %.2f %.2f %.2f, at end %.2f %.2f %.2f (the machine is shared: other jobs "

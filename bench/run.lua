@@ -135,7 +135,10 @@ local function metadata()
     jit_arch = jit.arch,
     qjson = qjson._VERSION,
     qjson_backend = qjson.backend(),
-    cjson = require("cjson")._VERSION,
+    -- The baseline: which lua-cjson was measured as "lua-cjson".
+    cjson = libs.cjson_baseline().module._VERSION,
+    cjson_which = libs.cjson_baseline().which,
+    cjson_debian = require("cjson")._VERSION,
     dkjson = (require("dkjson").version:gsub("^dkjson ", "")),
     simdjson = libs.available("resty.simdjson") and libs.libs["resty.simdjson"].version() or nil,
     qjson_lib_built = sh("stat -c %y " .. util.shell_quote(root .. "/target/release/libqjson.so")),
@@ -165,8 +168,8 @@ end
 local meta = metadata()
 io.write(format("qjson benchmark%s: %s, %d cores, %s\n", opts.quick and " (quick)" or "", meta.cpu,
   meta.cores, meta.luajit))
-io.write(format("qjson %s (%s), lua-cjson %s, dkjson %s; load average %.2f %.2f %.2f\n\n", meta.qjson,
-  meta.qjson_backend, meta.cjson, meta.dkjson, unpack(meta.loadavg_start)))
+io.write(format("qjson %s (%s), lua-cjson %s (%s), dkjson %s; load average %.2f %.2f %.2f\n\n", meta.qjson,
+  meta.qjson_backend, meta.cjson, meta.cjson_which, meta.dkjson, unpack(meta.loadavg_start)))
 
 -- 1. Workloads: generate (deterministic) and cache for the children.
 local data_dir = root .. "/bench/data"

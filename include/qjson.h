@@ -137,6 +137,10 @@ typedef struct {
   // lets C's `strtod` read (`NaN`, `Infinity`, hex, `+1`, `01`, `1.`);
   // ignored under `ijson`.
   uint32_t invalid_numbers;
+  // Non-zero: in the event stream of a strict document (`qjson_decode`),
+  // an integer literal reads as lua-cjson reads one (C's `strtoll`, then
+  // a double): `-0` is 0, and past the 64-bit range it stops at ±2^63.
+  uint32_t cjson_integers;
 } qjson_options;
 
 // What a stream holds besides its events (`qjson_stream_info`).

@@ -111,6 +111,8 @@ pub struct Stream {
     /// The key ids of the open objects' members so far (0 for a key not
     /// in the cache), the innermost object's last: what gives its shape.
     key_ids: Vec<u32>,
+    /// The document's `cjson_integers` option, for the strict walk.
+    cjson_integers: bool,
 }
 
 /// An open container: in the strict walk, the slot where its members end
@@ -240,7 +242,17 @@ impl Stream {
             b't' => Event::new(EventTag::True, 0, 0.0),
             b'f' => Event::new(EventTag::False, 0, 0.0),
             b'n' if !lenient || input.get(pos + 1) == Some(&b'u') => Event::new(EventTag::Null, 0, 0.0),
-            _ => Event::new(EventTag::Number, 0, number::to_f64_valid(&input[pos..], lenient)),
+            _ => {
+                let v = number::to_f64_valid(&input[pos..], lenient);
+                // Only -0 and integers past ±2^63 read otherwise as lua-cjson's.
+                let v =
+                    if self.cjson_integers && ((v == 0.0 && v.is_sign_negative()) || v.abs() >= 9.223372036854775e18) {
+                        number::strtoll_f64(&input[pos..]).unwrap_or(v)
+                    } else {
+                        v
+                    };
+                Event::new(EventTag::Number, 0, v)
+            }
         }
     }
 
@@ -251,6 +263,7 @@ impl Stream {
         let tape = doc.tape();
         let input = doc.input();
         let lenient = doc.options().lenient_numbers();
+        self.cjson_integers = doc.options().cjson_integers != 0;
         self.events.reserve((doc.skip(node) - node) as usize);
         let mut i = node as usize;
         loop {

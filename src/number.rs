@@ -219,6 +219,25 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
     unsafe { std::str::from_utf8_unchecked(&s[..i]) }.parse().unwrap_or(f64::NAN)
 }
 
+/// An integer literal (a sign, digits, and nothing of a fraction or an
+/// exponent after them) as lua-cjson reads one: C's `strtoll`, which stops
+/// at ±2^63 (saturating), converted to a double, so `-0` is 0. None when
+/// the literal has a fraction or an exponent.
+pub(crate) fn strtoll_f64(s: &[u8]) -> Option<f64> {
+    let negative = s.first() == Some(&b'-');
+    let mut i = negative as usize;
+    let mut v: i128 = 0;
+    while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+        v = (v * 10 + (d - b'0') as i128).min(1 << 64);
+        i += 1;
+    }
+    if matches!(s.get(i), Some(b'.' | b'e' | b'E' | b'x')) {
+        return None;
+    }
+    let v = if negative { (-v).max(i64::MIN as i128) } else { v.min(i64::MAX as i128) };
+    Some(v as i64 as f64)
+}
+
 /// Scans a number as C's `strtod` reads one, for lua-cjson's
 /// `decode_invalid_numbers`: an optional sign, then `inf`, `infinity` or
 /// `nan` (any case; `nan` may carry a `(chars)` payload), hexadecimal
@@ -454,6 +473,17 @@ pub(crate) fn fits_ijson(text: &[u8], integer: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strtoll_f64_reads_integers_as_lua_cjson() {
+        assert_eq!(strtoll_f64(b"-0").map(f64::to_bits), Some(0f64.to_bits()));
+        assert_eq!(strtoll_f64(b"123,"), Some(123.0));
+        assert_eq!(strtoll_f64(b"99999999999999999999]"), Some(9223372036854775807i64 as f64));
+        assert_eq!(strtoll_f64(b"-99999999999999999999"), Some(-9223372036854775808.0));
+        assert_eq!(strtoll_f64(b"-0.0"), None);
+        assert_eq!(strtoll_f64(b"1e400"), None);
+        assert_eq!(strtoll_f64(b"1E5"), None);
+    }
 
     #[test]
     fn grammar() {

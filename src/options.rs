@@ -22,6 +22,10 @@ pub struct Options {
     /// lets C's `strtod` read (`NaN`, `Infinity`, hex, `+1`, `01`, `1.`);
     /// ignored under `ijson`.
     pub invalid_numbers: u32,
+    /// Non-zero: in the event stream of a strict document (`qjson_decode`),
+    /// an integer literal reads as lua-cjson reads one (C's `strtoll`, then
+    /// a double): `-0` is 0, and past the 64-bit range it stops at ±2^63.
+    pub cjson_integers: u32,
 }
 
 impl Default for Options {
@@ -32,6 +36,7 @@ impl Default for Options {
             duplicate_keys: DUPLICATES_LAST,
             ijson: 0,
             invalid_numbers: 0,
+            cjson_integers: 0,
         }
     }
 }

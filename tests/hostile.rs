@@ -66,7 +66,8 @@ fn nested_objects(n: usize, innermost: &[u8]) -> Vec<u8> {
 }
 
 const MILLION: usize = 1_000_000;
-const UNLIMITED: Options = Options { mode: 0, max_depth: u32::MAX, duplicate_keys: 0, ijson: 0, invalid_numbers: 0 };
+const UNLIMITED: Options =
+    Options { mode: 0, max_depth: u32::MAX, duplicate_keys: 0, ijson: 0, invalid_numbers: 0, cjson_integers: 0 };
 
 #[test]
 fn a_million_nested_arrays() {

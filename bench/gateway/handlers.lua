@@ -9,12 +9,25 @@
 -- A body nginx kept in memory arrives as a string; one it buffered to a
 -- temporary file is read from the file: `qjson.parse_file` (no Lua string
 -- of the body is made), `io.open` + `cjson.decode` for lua-cjson.
+-- The baseline lua-cjson: first on the cpath (bench/gateway/run.sh puts
+-- OpenResty's there when it finds one).
 local cjson = require("cjson")
 local qjson = require("qjson")
+
+-- Debian's lua-cjson 2.1.0, loaded from its file, when the baseline is
+-- another one: a handler of its own (cjson_debian).
+local DEBIAN = "/usr/lib/x86_64-linux-gnu/lua/5.1/cjson.so"
+local cjson_debian
+if package.searchpath("cjson", package.cpath) ~= DEBIAN then
+  local open = package.loadlib(DEBIAN, "luaopen_cjson")
+  cjson_debian = open and open() or nil
+end
 
 local type, open = type, io.open
 
 local M = {}
+
+M.has_debian = cjson_debian ~= nil
 
 local function read_file(path)
   local f = assert(open(path, "rb"))
@@ -55,6 +68,14 @@ function M.cjson_job(body, file)
   read_fields(t, plain_len)
   t.temperature = 0.5
   return cjson.encode(t)
+end
+
+-- The same with Debian's lua-cjson 2.1.0.
+function M.cjson_debian_job(body, file)
+  local t = cjson_debian.decode(body or read_file(file))
+  read_fields(t, plain_len)
+  t.temperature = 0.5
+  return cjson_debian.encode(t)
 end
 
 -- qjson: lazy views; the untouched parts are written as their bytes.
@@ -100,6 +121,10 @@ end
 
 function M.qjson()
   respond(M.qjson_job)
+end
+
+function M.cjson_debian()
+  respond(M.cjson_debian_job)
 end
 
 function M.floor()

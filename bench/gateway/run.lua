@@ -22,6 +22,11 @@ local root = bench_dir:match("^(.*)/bench$") or bench_dir .. "/.."
 package.path = script_dir .. "/?.lua;" .. bench_dir .. "/?.lua;" .. root .. "/lua/?.lua;" .. root
   .. "/lua/?/init.lua;" .. package.path
 
+-- The baseline lua-cjson first, as in nginx (run.sh says where it is).
+local cjson_dir = os.getenv("QJSON_CJSON_DIR")
+if cjson_dir then
+  package.cpath = cjson_dir .. "/?.so;" .. package.cpath
+end
 local cjson = require("cjson")
 local util = require("util")
 local workloads = require("workloads")
@@ -52,8 +57,10 @@ local BODIES = {
   { name = "chat-100k", label = "100 KB", file = true },
   { name = "chat-1m", label = "1 MB", file = true },
 }
-local HANDLERS = { "qjson", "cjson", "floor" }
-local HANDLER_NAMES = { qjson = "qjson", cjson = "lua-cjson", floor = "floor (no JSON)" }
+-- (lua-cjson, the baseline, second: the ratios below take rows by place)
+local HANDLERS = { "qjson", "cjson", "floor", handlers.has_debian and "cjson_debian" or nil }
+local HANDLER_NAMES = { qjson = "qjson", cjson = "lua-cjson", floor = "floor (no JSON)",
+  cjson_debian = "lua-cjson 2.1.0 (Debian)" }
 
 local function sh(cmd)
   local p = assert(io.popen(cmd))
@@ -114,7 +121,8 @@ local function wrk(path, body_file, seconds, env)
   return cjson.decode(line)
 end
 
-io.write(format("bench-gateway: worker pid %d, handler qjson.decode views + qjson.encode\n", worker))
+io.write(format("bench-gateway: worker pid %d, handler qjson.decode views + qjson.encode; lua-cjson: %s%s\n", worker,
+  opts.cjson or "?", handlers.has_debian and "; Debian's lua-cjson 2.1.0 as cjson_debian" or ""))
 
 -- 1. Bodies and the answers the handlers must give.
 local body_dir = prefix .. "/bodies"
@@ -201,6 +209,10 @@ for _, b in ipairs(BODIES) do
     q.of_floor, c.of_floor = q.rps / f.rps, c.rps / f.rps
     f.x_rps = f.rps / c.rps
     q.floor_x_rps = f.x_rps
+    local d = rows[first + 3] -- Debian's lua-cjson, against the baseline too
+    if d then
+      d.x_rps, d.p99_ratio, d.of_floor = d.rps / c.rps, d.p99_ms / c.p99_ms, d.rps / f.rps
+    end
   end
 end
 
@@ -260,6 +272,7 @@ local wrk_version = sh("wrk --version 2>&1"):match("wrk (%S+)")
 local results = {
   date = os.date("%Y-%m-%d"),
   quick = opts.quick or false,
+  cjson = opts.cjson or "Debian's lua-cjson 2.1.0",
   nginx = "Debian's nginx " .. (nginx_version or "?") .. " with libnginx-mod-http-lua",
   wrk = "wrk " .. (wrk_version or "?"),
   connections = CONFIG.connections,

@@ -67,6 +67,7 @@ typedef struct {
   uint32_t duplicate_keys;
   uint32_t ijson;
   uint32_t invalid_numbers;
+  uint32_t cjson_integers;
 } qjson_options;
 typedef struct {
   uint32_t count;

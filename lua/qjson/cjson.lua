@@ -1,29 +1,36 @@
--- qjson.cjson: a drop-in for lua-cjson. decode builds plain Lua tables
--- (from qjson's parser, in one native call per document); encode is
--- qjson's encoder, which writes lua-cjson's bytes. Every configuration
--- function of OpenResty's lua-cjson is here, per instance.
+-- qjson.cjson: a drop-in for OpenResty's lua-cjson 2.1.0.17. decode
+-- builds plain Lua tables from qjson's strict parser (one native call per
+-- document); a text that parser rejects is decoded again by a port of
+-- lua-cjson's decoder (qjson.cjson.decoder), which gives lua-cjson's value
+-- or message: lua-cjson accepts more than JSON (NaN, hex, bytes that are
+-- not UTF-8, comments...). encode is qjson's encoder, which writes
+-- lua-cjson's bytes. Every configuration function of OpenResty's
+-- lua-cjson is here, per instance.
 --
 --   package.loaded.cjson = require("qjson.cjson")
 --
--- See docs/api.md ("qjson.cjson") for where it differs from lua-cjson.
+-- See docs/migrating-from-cjson.md for what differs, and docs/api.md for
+-- qjson_strict, the opt-in for qjson's stricter checks.
 local qjson = require("qjson")
 local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
 local tables = require("qjson.tables")
+local decoder = require("qjson.cjson.decoder")
+local args = require("qjson.cjson.args")
 
-local select, type, error, pcall, require = select, type, error, pcall, require
-local from_string, check_string = tables.from_string, tables.check_string
+local select, type, min = select, type, math.min
+local from_string = tables.from_string
+local argerror, checkstring = args.argerror, args.checkstring
+local port_decode = decoder.decode
 
--- The name and version of the lua-cjson installed beside, when there is
--- one (the interface followed is that version's); else the upstream
--- release this module's interface matches.
-local NAME, VERSION = "cjson", "2.1.0"
-do
-  local ok, real = pcall(require, "cjson")
-  if ok and type(real) == "table" and real._VERSION then
-    NAME, VERSION = real._NAME or NAME, real._VERSION
-  end
-end
+-- What OpenResty's lua-cjson 2.1.0.17 reports (its C source was not
+-- bumped past 2.1.0.11).
+local NAME, VERSION = "cjson", "2.1.0.11"
+
+-- The strict parser's depth limit: below every depth at which lua-cjson
+-- runs out of Lua stack (see qjson.cjson.decoder), so what the strict
+-- parser accepts lua-cjson accepts too; deeper texts go to the port.
+local FAST_MAX_DEPTH = 3000
 
 local function new()
   local m = {
@@ -36,23 +43,46 @@ local function new()
     empty_array_mt = qjson.empty_array_mt,
     new = new,
   }
-  encoder.install(m)
-  -- The decoder's settings double as the builder's (qjson.tables).
+  encoder.install(m, true)
   local s = decode_config.defaults()
   s.null = qjson.null
-  decode_config.install(m, s)
+  decode_config.install(m, s, true)
   local array_mt = qjson.array_mt
+  -- The strict parser's settings: lua-cjson's integers, no invalid
+  -- numbers (the port reads those as strtod does).
+  local fast = { null = qjson.null, invalid_numbers = false, cjson_integers = true }
+
+  -- A text the strict parser rejected: lua-cjson's answer.
+  local function fallback(str)
+    s.array_mt = fast.array_mt
+    return port_decode(str, s)
+  end
+
+  -- qjson_strict(on): qjson's own checks and messages (nothing beyond
+  -- JSON, messages with line and column); off: lua-cjson's behaviour.
+  local strict = false
+  function m.qjson_strict(...)
+    args.too_many(1, 1, ...)
+    strict = decode_config.on_off((...), strict)
+    return strict
+  end
 
   function m.decode(...)
     if select("#", ...) ~= 1 then
-      error("bad argument #1 to 'decode' (expected 1 argument)", 2)
+      argerror(1, 1, "expected 1 argument")
     end
     local str = ...
     if type(str) ~= "string" then
-      str = check_string(str, "decode")
+      str = checkstring(1, 1, str)
     end
-    s.array_mt = s.array_with_array_mt and array_mt or nil
-    return from_string(str, s)
+    local amt = s.array_with_array_mt and array_mt or nil
+    if strict then
+      s.array_mt = amt
+      return from_string(str, s)
+    end
+    fast.array_mt = amt
+    fast.max_depth = min(s.max_depth, FAST_MAX_DEPTH)
+    return from_string(str, fast, fallback)
   end
 
   return m

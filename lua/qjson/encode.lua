@@ -12,6 +12,7 @@ local strings = require("qjson.encode.string")
 local numbers = require("qjson.encode.number")
 local config = require("qjson.encode.config")
 local options = require("qjson.encode.options")
+local argerror = require("qjson.cjson.args").argerror
 
 local type, next, rawget, getmetatable, setmetatable, pcall, error, select =
   type, next, rawget, getmetatable, setmetatable, pcall, error, select
@@ -106,6 +107,9 @@ local function new_walker()
   local null, max_depth, check_at, sparse_convert, sparse_ratio, sparse_safe
   local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
   local general -- indent, sort_keys or skip: take the general paths
+  -- qjson.cjson: a cycle reported as lua-cjson does, and int64 cdata
+  -- refused as lua-cjson refuses every cdata.
+  local cycle_as_nesting
 
   local put_value
 
@@ -121,6 +125,10 @@ local function new_walker()
 
   local function check_depth(t, depth)
     if on_path(t, depth) then
+      if cycle_as_nesting then
+        -- lua-cjson finds no cycle: it goes round until it is too deep.
+        error("Cannot serialise, excessive nesting (" .. (max_depth + 1) .. ")", 0)
+      end
       error("Cannot serialise table: reference cycle", 0)
     end
     if depth > max_depth then
@@ -132,21 +140,26 @@ local function new_walker()
   -- True for a value encode_skip_unsupported_value_types drops.
   local function unsupported(v)
     local tv = type(v)
-    if tv == "string" or tv == "number" or tv == "boolean" or tv == "table" or v == nil then
+    if tv == "string" or tv == "number" or tv == "boolean" or tv == "table" or tv == "nil"
+      or v == nil and not cycle_as_nesting then
       return false
     end
     if tv == "userdata" then
       return not (v == null or v == empty_array or ffi_cast("void *", v) == nil)
     end
     if tv == "cdata" then
-      return not (ffi_istype(int64_t, v) or ffi_istype(uint64_t, v))
+      return cycle_as_nesting or not (ffi_istype(int64_t, v) or ffi_istype(uint64_t, v))
     end
     return true
   end
 
   -- Everything that is not a string, number, table, boolean or nil.
   local function put_other(v, tv)
-    if v == null then
+    if tv == "cdata" and cycle_as_nesting then
+      if not skip then
+        unsupported_type(v) -- (even a NULL pointer, which equals null)
+      end
+    elseif v == null then
       buf:put("null")
     elseif tv == "userdata" then
       if v == empty_array then
@@ -156,7 +169,7 @@ local function new_walker()
       elseif not skip then
         unsupported_type(v)
       end
-    elseif not (tv == "cdata" and put_cdata(buf, v)) and not skip then
+    elseif not (tv == "cdata" and not cycle_as_nesting and put_cdata(buf, v)) and not skip then
       unsupported_type(v)
     end
   end
@@ -204,7 +217,8 @@ local function new_walker()
         put_value(v, depth)
       end
     end
-    if indent and count > 0 then
+    -- (after a member, even a skipped one, as lua-cjson)
+    if indent and n > 0 then
       buf:put("\n", indent_at(depth - 1))
     end
     buf:put("]")
@@ -221,8 +235,9 @@ local function new_walker()
 
   local function put_object_general(t, depth)
     buf:put("{")
-    local count = 0
+    local count, any = 0, false
     local function member(k, v)
+      any = true
       if skip and unsupported(v) then
         local tk = type(k)
         if tk ~= "string" and tk ~= "number" then
@@ -254,7 +269,7 @@ local function new_walker()
         member(k, v)
       end
     end
-    if indent and count > 0 then
+    if indent and any then
       buf:put("\n", indent_at(depth - 1))
     end
     buf:put("}")
@@ -413,7 +428,7 @@ local function new_walker()
       put_table(v, depth)
     elseif tv == "boolean" then
       buf:put(v and "true" or "false")
-    elseif v == nil then
+    elseif v == nil and (tv == "nil" or not cycle_as_nesting) then -- (a NULL cdata == nil)
       buf:put("null")
     else
       put_other(v, tv)
@@ -428,6 +443,7 @@ local function new_walker()
     loaded, loaded_version, loaded_plain = s, s.version, plain
     null = M.null
     max_depth = s.max_depth
+    cycle_as_nesting = s.dropin
     check_at0 = min(max_depth, CYCLE_CHECK)
     sparse_convert, sparse_ratio, sparse_safe = s.sparse_convert, s.sparse_ratio, s.sparse_safe
     empty_as_object, skip, invalid = s.empty_table_as_object, s.skip_unsupported, s.invalid_numbers
@@ -511,7 +527,7 @@ local function new_walker()
   -- Encodes `v` with settings `s` and no options (the common call).
   function W.run_plain(v, s)
     if s ~= loaded or s.version ~= loaded_version or not loaded_plain then
-      load(s, s.precision, s.escape_slash and ESCAPE_SLASH or 0, nil, false, true)
+      load(s, s.precision, s.escape_slash and ESCAPE_SLASH or 0, s.indent, false, true)
     end
     return walk(v, s.keep_buffer)
   end
@@ -529,12 +545,20 @@ local walker = new_walker()
 
 -- Installs `encode` and the configuration functions, bound to a fresh
 -- settings table, into `into` (the qjson module or a qjson.new() copy).
-function M.install(into)
+-- `dropin` (qjson.cjson): encode takes exactly one argument, reports a
+-- reference cycle as lua-cjson does (too deep) and refuses cdata.
+function M.install(into, dropin)
   local s = config.defaults()
+  s.dropin = dropin or false
   config.install(into, s)
 
   function into.encode(...)
-    if select("#", ...) == 0 then
+    local nargs = select("#", ...)
+    if dropin then
+      if nargs ~= 1 then
+        argerror(1, 1, "expected 1 argument")
+      end
+    elseif nargs == 0 then
       error("bad argument #1 to 'encode' (expected 1 argument)", 2)
     end
     local v, opts = ...
@@ -543,7 +567,7 @@ function M.install(into)
       w = new_walker()
     end
     if opts == nil then
-      local view = views[getmetatable(v)]
+      local view = not s.indent and views[getmetatable(v)]
       local text = view and view.source(v)
       if text then
         return text

@@ -239,13 +239,18 @@ local function settle(slot, ok, v)
 end
 
 -- Builds the result of a native call that used `slot` (which the caller
--- claimed by raising `active` before the call).
-local function run(ev, slot, settings)
+-- claimed by raising `active` before the call). With `fallback`, a text
+-- `s` the parser rejected is `fallback(s)`'s (a tail call: a decode that
+-- returns through another frame compiles worse).
+local function run(ev, slot, settings, fallback, s)
   local info = infos[slot + 1]
   local count, generation = info.count, info.key_generation
   if ev == nil then
     local message = ffi_string(errs[slot + 1].message) -- (allocates: before the slot is given back)
     active = slot
+    if fallback then
+      return fallback(s)
+    end
     error("qjson: " .. message, 0)
   end
   if generation ~= key_generation then
@@ -269,17 +274,20 @@ end
 
 -- Plain tables for the JSON text `s`. `settings`: `null` (the value of a
 -- JSON null), `array_mt` (set on every array), `empty_array_mt` (set on
--- empty arrays when `array_mt` is not given), `max_depth` (default 1000)
--- and `invalid_numbers` (lua-cjson's decode_invalid_numbers). Invalid
--- input raises "qjson: <what> at line L, column C (byte B)".
-function M.from_string(s, settings)
+-- empty arrays when `array_mt` is not given), `max_depth` (default 1000),
+-- `invalid_numbers` (lua-cjson's decode_invalid_numbers) and
+-- `cjson_integers` (integers read as lua-cjson reads them). Invalid
+-- input raises "qjson: <what> at line L, column C (byte B)", or with
+-- `fallback` returns fallback(s).
+function M.from_string(s, settings, fallback)
   local slot = active
   active = slot + 1
   local info, err = boxes(slot) -- (may run finalizers: before opts_box is filled)
   opts_box.mode, opts_box.duplicate_keys, opts_box.ijson = 0, 0, 0
   opts_box.max_depth = settings.max_depth or 1000
   opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
-  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings)
+  opts_box.cjson_integers = settings.cjson_integers and 1 or 0
+  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings, fallback, s)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a

@@ -1,10 +1,13 @@
 -- qjson.cjson.safe: as lua-cjson's cjson.safe, an instance of qjson.cjson
--- (settings of its own) whose encode and decode return nil and a message
--- instead of raising. Calling them without an argument still raises, and
--- the configuration functions raise on bad arguments, as in lua-cjson.
+-- (settings of its own) whose encode and decode return nil and the
+-- message instead of raising. A call without exactly one argument still
+-- raises, and the configuration functions raise on bad arguments, as in
+-- lua-cjson. Errors inside come as from a C pcall: no position, and
+-- argument errors name the function '?'.
 local cjson = require("qjson.cjson")
+local argerror = require("qjson.cjson.args").argerror
 
-local select, pcall, error = select, pcall, error
+local select, pcall = select, pcall
 
 local function settle(ok, ...)
   if ok then
@@ -13,10 +16,10 @@ local function settle(ok, ...)
   return nil, (...)
 end
 
-local function protect(f, name)
+local function protect(f)
   return function(...)
-    if select("#", ...) == 0 then
-      error("bad argument #1 to '" .. name .. "' (expected 1 argument)", 2)
+    if select("#", ...) ~= 1 then
+      argerror(1, 1, "expected 1 argument")
     end
     return settle(pcall(f, ...))
   end
@@ -24,8 +27,8 @@ end
 
 local function new()
   local m = cjson.new()
-  m.encode = protect(m.encode, "encode")
-  m.decode = protect(m.decode, "decode")
+  m.encode = protect(m.encode)
+  m.decode = protect(m.decode)
   m.new = new
   return m
 end

@@ -3,8 +3,10 @@
 -- return values as OpenResty's lua-cjson: called with no argument they
 -- only read; every call returns the setting in force after it. The
 -- encoder's are in qjson.encode.config.
-local type, tonumber, select, floor, ceil, error, tostring =
-  type, tonumber, select, math.floor, math.ceil, error, tostring
+local args = require("qjson.cjson.args")
+
+local too_many, checkint, checkoption, argerror = args.too_many, args.checkint, args.checkoption, args.argerror
+local type = type
 
 local INT_MAX = 2147483647
 
@@ -16,79 +18,73 @@ function M.defaults()
     max_depth = 1000,
     invalid_numbers = true, -- lua-cjson reads NaN, Infinity, hex... by default
     array_with_array_mt = false,
+    allow_comment = false,
   }
 end
 
-local function argerror(name, i, msg)
-  error("bad argument #" .. i .. " to '" .. name .. "' (" .. msg .. ")", 4)
-end
-
-local function too_many(name, max, ...)
-  if select("#", ...) > max then
-    argerror(name, max + 1, "found too many arguments")
-  end
-end
-
--- luaL_checkinteger, then a range check; nil leaves `current` unchanged.
-local function integer(name, v, min, max, current)
+-- json_integer_option for the API function 2 levels up: nil leaves
+-- `current`; out of range is an error on argument #1 whatever the
+-- argument (as in lua-cjson).
+local function integer(v, min, max, current)
   if v == nil then
     return current
   end
-  local n = tonumber(v)
-  if type(v) ~= "number" and type(v) ~= "string" or n == nil then
-    argerror(name, 1, "number expected, got " .. type(v))
-  end
-  n = n >= 0 and floor(n) or ceil(n)
+  local n = checkint(2, 1, v)
   if n < min or n > max then
-    argerror(name, 1, "expected integer between " .. min .. " and " .. max)
+    argerror(2, 1, "expected integer between " .. min .. " and " .. max)
   end
   return n
 end
+M.integer = integer
 
--- luaL_checkoption over "off"/"on", booleans accepted; nil leaves
--- `current` unchanged.
-local ON_OFF = { off = false, on = true }
+-- json_enum_option over "off"/"on" (booleans too) for the API function 2
+-- levels up; nil leaves `current`.
+local ON_OFF = { "off", "on" }
 
-local function on_off(name, v, current)
+local function on_off(v, current)
   if v == nil then
     return current
   end
   if type(v) == "boolean" then
     return v
   end
-  if type(v) ~= "string" and type(v) ~= "number" then
-    argerror(name, 1, "string expected, got " .. type(v))
-  end
-  local r = ON_OFF[tostring(v)]
-  if r == nil then
-    argerror(name, 1, "invalid option '" .. tostring(v) .. "'")
-  end
-  return r
+  return checkoption(2, 1, v, ON_OFF) == 1
 end
+M.on_off = on_off
 
--- Installs the configuration functions for settings `s` into `into`.
-function M.install(into, s)
+-- Installs the configuration functions for settings `s` into `into`;
+-- `dropin` (qjson.cjson) adds decode_allow_comment.
+function M.install(into, s, dropin)
   -- Deepest nesting of arrays and objects decode accepts, 1..2^31-1.
   function into.decode_max_depth(...)
-    too_many("decode_max_depth", 1, ...)
-    s.max_depth = integer("decode_max_depth", (...), 1, INT_MAX, s.max_depth)
+    too_many(1, 1, ...)
+    s.max_depth = integer((...), 1, INT_MAX, s.max_depth)
     return s.max_depth
   end
 
   -- Whether decode reads what C's strtod reads beyond JSON's numbers:
   -- NaN, Infinity, hexadecimal, a leading + or zeros.
   function into.decode_invalid_numbers(...)
-    too_many("decode_invalid_numbers", 1, ...)
-    s.invalid_numbers = on_off("decode_invalid_numbers", (...), s.invalid_numbers)
+    too_many(1, 1, ...)
+    s.invalid_numbers = on_off((...), s.invalid_numbers)
     return s.invalid_numbers
   end
 
   -- Whether decoded arrays get array_mt, so they encode back as arrays
   -- even when empty.
   function into.decode_array_with_array_mt(...)
-    too_many("decode_array_with_array_mt", 1, ...)
-    s.array_with_array_mt = on_off("decode_array_with_array_mt", (...), s.array_with_array_mt)
+    too_many(1, 1, ...)
+    s.array_with_array_mt = on_off((...), s.array_with_array_mt)
     return s.array_with_array_mt
+  end
+
+  if dropin then
+    -- Whether decode skips // and /* */ comments where whitespace may be.
+    function into.decode_allow_comment(...)
+      too_many(1, 1, ...)
+      s.allow_comment = on_off((...), s.allow_comment)
+      return s.allow_comment
+    end
   end
 
   return into

@@ -34,7 +34,7 @@ local KNOWN = {
 function M.resolve(s, opts)
   local slash = s.escape_slash
   if opts == nil then
-    return s.precision, slash and strings.ESCAPE_SLASH or 0, nil, false
+    return s.precision, slash and strings.ESCAPE_SLASH or 0, s.indent, false
   end
   if type(opts) ~= "table" then
     return nil, "bad options (table expected, got " .. type(opts) .. ")"
@@ -57,7 +57,9 @@ function M.resolve(s, opts)
   end
 
   local indent = opts.indent
-  if indent ~= nil then
+  if indent == nil then
+    indent = s.indent -- encode_indent's
+  else
     if type(indent) == "number" then
       if indent < 0 or indent > 64 or floor(indent) ~= indent then
         return nil, bad("indent", "0 to 64 spaces or a string", indent)
