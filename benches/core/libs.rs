@@ -16,6 +16,8 @@ pub enum Task {
     Structure,
     /// Parse + read the document's three fields.
     Reads,
+    /// qjson's stage 1 alone (its share of a parse).
+    Stage1,
     /// One memchr pass over every byte.
     Floor,
 }
@@ -26,6 +28,7 @@ impl Task {
             Task::Full => "full validating parse",
             Task::Structure => "structure-only parse",
             Task::Reads => "parse + three field reads",
+            Task::Stage1 => "stage 1 alone",
             Task::Floor => "floor",
         }
     }
@@ -56,6 +59,8 @@ pub fn rows(doc: &Doc) -> Vec<Box<dyn Row + '_>> {
         Box::new(SonicGet::new(d)),
         Box::new(SonicGetMany::new(d)),
         Box::new(Yyjson::new(d, true)),
+        Box::new(Stage1 { doc: d, strict: true, index: Vec::new() }),
+        Box::new(Stage1 { doc: d, strict: false, index: Vec::new() }),
         Box::new(Memchr(d)),
     ]
 }
@@ -325,6 +330,31 @@ impl Row for SerdeValue<'_> {
         let v: serde_json::Value = serde_json::from_slice(&self.0.bytes).expect("serde_json parses the document");
         black_box(&v);
         1
+    }
+}
+
+/// qjson's stage 1 into a reused index: a parse less this is stage 2 and
+/// the tape's copy.
+struct Stage1<'a> {
+    doc: &'a Doc,
+    strict: bool,
+    index: Vec<u32>,
+}
+
+impl Row for Stage1<'_> {
+    fn lib(&self) -> &'static str {
+        if self.strict {
+            "qjson stage 1 strict"
+        } else {
+            "qjson stage 1 lazy"
+        }
+    }
+    fn task(&self) -> Task {
+        Task::Stage1
+    }
+    fn run(&mut self, _: usize) -> u64 {
+        qjson::scan::scan(&self.doc.bytes, self.strict, false, &mut self.index);
+        self.index.len() as u64
     }
 }
 

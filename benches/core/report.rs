@@ -59,7 +59,7 @@ impl Meta {
             ),
             format!(
                 "{rounds} rounds, rows interleaved within each round; a round times a batch of about {} ms per row; \
-                 GB/s = bytes / best per-operation time (10^9 bytes)",
+                 GB/s = bytes / best per-operation time (thread CPU time, so that time spent descheduled on the shared machine is not counted; 10^9 bytes)",
                 batch.as_millis()
             ),
         ];
@@ -147,7 +147,7 @@ const BEGIN: &str = "<!-- core-bench:begin (written by `make bench-core`) -->";
 const END: &str = "<!-- core-bench:end -->";
 
 /// The columns of the GB/s table, in order.
-const COLUMNS: [(&str, Task, &str); 13] = [
+const COLUMNS: [(&str, Task, &str); 15] = [
     ("qjson strict", Task::Full, "qjson strict"),
     ("yyjson", Task::Full, "yyjson DOM"),
     ("sonic-rs Value", Task::Full, "sonic-rs Value"),
@@ -160,6 +160,8 @@ const COLUMNS: [(&str, Task, &str); 13] = [
     ("sonic-rs get_from_slice", Task::Reads, "sonic-rs get ×3"),
     ("sonic-rs get_many", Task::Reads, "sonic-rs get_many"),
     ("yyjson", Task::Reads, "yyjson + 3"),
+    ("qjson stage 1 strict", Task::Stage1, "qjson stage 1 strict"),
+    ("qjson stage 1 lazy", Task::Stage1, "qjson stage 1 lazy"),
     ("memchr", Task::Floor, "memchr floor"),
 ];
 
