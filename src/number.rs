@@ -543,8 +543,11 @@ mod tests {
                 x ^= x >> 17;
                 x ^= x << 5;
                 // Digits most of the time, so that long runs occur.
-                let c =
-                    if x % 3 != 0 { b'0' + (x >> 8) as u8 % 10 } else { alphabet[(x >> 8) as usize % alphabet.len()] };
+                let c = if !x.is_multiple_of(3) {
+                    b'0' + (x >> 8) as u8 % 10
+                } else {
+                    alphabet[(x >> 8) as usize % alphabet.len()]
+                };
                 s.push(c);
             }
             s.extend_from_slice(&[b' '; 40]);
