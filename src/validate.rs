@@ -45,10 +45,10 @@ struct FirstBytes {
 }
 
 impl FirstBytes {
-    /// Adds a key by its first byte `b0` (0 for a key cut off by the end
-    /// of the input).
+    /// Adds the key whose opening quote is at `p`.
     #[inline(always)]
-    fn add(&mut self, b0: u8) {
+    fn add(&mut self, input: &[u8], p: usize) {
+        let b0 = input.get(p + 1).copied().unwrap_or(0);
         let bit = 1u64 << (b0 & 63);
         self.maybe_repeated |= (self.bits & bit != 0) | (b0 == b'\\');
         self.bits |= bit;
@@ -170,12 +170,7 @@ fn link(
             }
             State::Key => {
                 let Some(&p) = index.get(i) else { return Err(end()) };
-                // The quote and the key's first byte in one load.
-                let (c, b0) = match input.get(p as usize..p as usize + 2) {
-                    Some(&[c, b0]) => (c, b0),
-                    _ => (input[p as usize], 0),
-                };
-                if c != b'"' {
+                if input[p as usize] != b'"' {
                     return Err((p as usize, ErrorKind::ExpectedKey));
                 }
                 tape.push(p);
@@ -185,7 +180,7 @@ fn link(
                 }
                 i += 2;
                 stack.last_mut().expect("a key is always inside an object").count += 1;
-                keys.add(b0);
+                keys.add(input, p as usize);
                 state = State::Value;
             }
             State::AfterValue => {
