@@ -224,6 +224,11 @@ fn markdown(meta: &Meta, t: &[Timing], r: &[Ratio], quick: bool) -> String {
             if x.value >= x.want { "met" } else { "**not met**" }
         );
     }
+    let _ = writeln!(
+        s,
+        "\nWhere the time of a qjson parse goes, and what bounds the targets missed: \
+         [design.md, stage 2](design.md#where-the-time-goes-cargo-bench---bench-core)."
+    );
     let _ = writeln!(s, "\n{END}");
     s
 }
