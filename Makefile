@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick lint clean
 
 all: build
 
@@ -85,6 +85,18 @@ soak: build
 
 bench: build
 	$(LUAJIT) bench/run.lua
+	$(MAKE) bench-core CORE_BENCH_ARGS=--quick
+
+# The Rust core against yyjson, sonic-rs, simd-json and serde_json
+# (benches/core, `cargo bench`), built for the host CPU as those
+# libraries' authors recommend, in its own target directory so that the
+# library's build is untouched; the results go into docs/benchmarks.md
+# and docs/bench-core.png. CORE_BENCH_ARGS: --quick, --only=twitter,...
+CORE_BENCH_ARGS ?=
+bench-core: deps
+	$(LUAJIT) bench/core_data.lua
+	CARGO_TARGET_DIR=target/bench-native RUSTFLAGS='-C target-cpu=native' CFLAGS='-O3 -march=native' \
+		cargo bench --bench core -- --write $(CORE_BENCH_ARGS)
 
 bench-quick: build
 	$(LUAJIT) bench/run.lua --quick

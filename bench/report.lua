@@ -1208,8 +1208,17 @@ function M.write_docs(results, results_path, root)
   local gpath = newest(root, "gateway-*.json")
   local gateway = gpath and require("cjson").decode(util.read_file(gpath)) or nil
   local md_path = root .. "/docs/benchmarks.md"
-  util.write_file(md_path, M.markdown(results, relative(results_path, root), gateway,
-    gpath and relative(gpath, root)))
+  local md = M.markdown(results, relative(results_path, root), gateway, gpath and relative(gpath, root))
+  -- The Rust core's section (benches/core writes it) is kept as it was.
+  local old = util.read_file(md_path) or ""
+  local a = old:find("<!-- core-bench:begin", 1, true)
+  local _, b = old:find("<!-- core-bench:end -->\n", 1, true)
+  if a and b and b > a then
+    local m = md:find("\n## Method", 1, true)
+    local core = old:sub(a, b)
+    md = m and md:sub(1, m) .. core .. md:sub(m) or md .. "\n" .. core
+  end
+  util.write_file(md_path, md)
   local tmp = root .. "/bench/results/tmp"
   local png = M.plot(results, root .. "/docs/bench-chat.png", tmp)
   local ratios = M.plot_ratios(results, root .. "/docs/bench-ratios.png", tmp)

@@ -156,7 +156,9 @@ fn link(
                     c if number::starts_atom(c, lenient) => {
                         // I-JSON's number limits hold in lazy mode too: they
                         // are about what may be forwarded, not when to check.
-                        if strict || ijson {
+                        // (I-JSON's range check needs the full scan; a
+                        // plain atom needs no other check.)
+                        if ijson || (strict && !number::is_plain_atom(&input[pos..])) {
                             check_atom(input, pos, ijson, lenient)?;
                         }
                         tape.push(p);
