@@ -28,6 +28,11 @@ local clear = require("table.clear")
 local put_string, put_number, put_cdata = strings.put, numbers.put, numbers.put_cdata
 local number_text, int_limit = numbers.text, numbers.int_limit
 local ESCAPE_SLASH = strings.ESCAPE_SLASH
+local band = require("bit").band
+local text = require("qjson.encode.text")
+-- String flags that copied text (a view's bytes) must be passed through
+-- qjson.encode.text for.
+local TEXT_FLAGS = strings.ASCII + strings.HTML_SAFE
 
 local M = {}
 
@@ -36,11 +41,16 @@ M.null = nil
 
 -- Lazy views (qjson.view) register their metatables here, each with
 -- `put` (write the view in compact output: its original bytes where
--- untouched), `source` (the whole parsed text, for an untouched root) and
--- `shallow` (its members as a plain table, for output with
--- indentation, sorted keys or skipped values).
+-- untouched), `source` (the whole parsed text, for an untouched root),
+-- `members` (its members in source order, numbers as their text, for
+-- output with indentation, sorted keys or skipped values) and `lazy`
+-- (whether its document was parsed in lazy mode, unchecked bytes).
 M.views = {}
 local views = M.views
+-- Metatables of tables that are not values (qjson documents and cursors,
+-- set by qjson.init and qjson.safe): encode raises the message given.
+M.refused = {}
+local refused = M.refused
 
 -- lua-cjson's array markers. When OpenResty's lua-cjson is loaded its own
 -- are used, so a table tagged for one encodes the same with the other.
@@ -106,6 +116,9 @@ local function new_walker()
   local null, max_depth, check_at, sparse_convert, sparse_ratio, sparse_safe
   local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
   local general -- indent, sort_keys or skip: take the general paths
+  -- What the walk met: a view (whose bytes may be copied), one of a
+  -- lazy document (whose bytes were not checked).
+  local saw_view, saw_lazy
 
   local put_value
 
@@ -124,6 +137,18 @@ local function new_walker()
       error("Cannot serialise table: reference cycle", 0)
     end
     if depth > max_depth then
+      -- A table met twice on the path is a cycle (reached through another
+      -- member first, so not `t` itself): reported as such.
+      local met = {}
+      for d = 1, depth - 1 do
+        local x = stack[d]
+        if x ~= nil then
+          if met[x] then
+            error("Cannot serialise table: reference cycle", 0)
+          end
+          met[x] = true
+        end
+      end
       error("Cannot serialise, excessive nesting (" .. depth .. ")", 0)
     end
     check_at = min(max_depth, depth + CYCLE_CHECK)
@@ -351,6 +376,48 @@ local function new_walker()
     return max
   end
 
+  -- A view in output with indentation, sorted keys or skipped values:
+  -- its members in source order (or sorted), numbers as their text.
+  local function put_view_general(t, view, depth)
+    if view.lazy(t) then
+      saw_lazy = true
+    end
+    local keys, vals, raws, n = view.members(t)
+    local object = keys ~= nil
+    local order
+    if object and sort_keys and n > 1 then
+      order = {}
+      for i = 1, n do
+        order[i] = i
+      end
+      sort(order, function(a, b)
+        return key_less(keys[a], keys[b])
+      end)
+    end
+    buf:put(object and "{" or "[")
+    local count = 0
+    for j = 1, n do
+      local i = order and order[j] or j
+      local raw, v = raws[i], vals[i]
+      if raw or not (skip and unsupported(v)) then
+        begin_item(count, depth)
+        count = count + 1
+        if object then
+          put_key(keys[i])
+        end
+        if raw then
+          buf:put(raw)
+        else
+          put_value(v, depth)
+        end
+      end
+    end
+    if indent and count > 0 then
+      buf:put("\n", indent_at(depth - 1))
+    end
+    buf:put(object and "}" or "]")
+  end
+
   local function put_table(t, depth)
     depth = depth + 1
     if depth > check_at then
@@ -361,11 +428,23 @@ local function new_walker()
     if mt ~= nil then
       local view = views[mt]
       if view ~= nil then
+        saw_view = true
+        if depth > 1 and not views[getmetatable(stack[depth - 1])] then
+          -- (The root was checked by put_root, a view reached through a
+          -- view with it.)
+          view.check(t)
+        end
         if not general then
+          if view.lazy(t) then
+            saw_lazy = true
+          end
           return view.put(buf, t, depth, put_value, put_key)
         end
-        t = view.shallow(t)
-        mt = getmetatable(t)
+        return put_view_general(t, view, depth)
+      end
+      local why = refused[mt]
+      if why ~= nil then
+        error(why, 0)
       end
       if t == null then
         return buf:put("null")
@@ -463,10 +542,18 @@ local function new_walker()
       check_depth(v, depth)
     end
     stack[depth] = v
+    saw_view = true
+    if view.lazy(v) then
+      saw_lazy = true
+    end
     return view.put(buf, v, depth, put_in_view, put_key)
   end
 
   local function put_root(v)
+    local view = type(v) == "table" and views[getmetatable(v)]
+    if view then
+      view.check(v)
+    end
     if not general then
       return put_in_view(v, 0)
     end
@@ -481,12 +568,19 @@ local function new_walker()
   -- W.walking.
   local function walk(v, keep_buffer)
     check_at = check_at0
+    saw_view, saw_lazy = false, false
     W.busy = true
     put_root(v)
     W.busy = false
     local out = buf:get()
     if not keep_buffer then
       buf:free()
+    end
+    -- Bytes copied from views were not escaped as `flags` ask, nor, from
+    -- a lazy document, checked: the output is, whole (what was escaped
+    -- already is left as it is).
+    if saw_view and (saw_lazy or band(flags, TEXT_FLAGS) ~= 0) then
+      out = text.fix(out, flags, saw_lazy, invalid == true, max_depth)
     end
     return out
   end

@@ -34,6 +34,8 @@ encoder.null = qjson.null
 -- The encoder (docs/encoding.md): qjson.encode and lua-cjson's encoder
 -- configuration functions, with settings of this module's own.
 encoder.install(qjson)
+-- Documents and cursors are not values: encode names what to encode.
+encoder.refused[DocMT] = "Cannot serialise a qjson document or cursor: encode doc:get() (a view of it) instead"
 qjson.empty_array = encoder.empty_array
 qjson.array_mt = encoder.array_mt
 qjson.empty_array_mt = encoder.empty_array_mt
@@ -80,12 +82,16 @@ function qjson._parse(s, opts, mt, name)
     return nil, "qjson: " .. failed(box)
   end
   nesting = nesting - 1
-  return setmetatable({ ptr = ptr, node = 0, src = s }, mt or DocMT)
+  return setmetatable({ ptr = ptr, node = 0, src = s, lazy = type(opts) == "table" and opts.mode == "lazy" or nil },
+    mt or DocMT)
 end
 
 function qjson._parse_file(path, opts, mt)
   if type(path) ~= "string" then
     return nil, "bad argument #1 to 'parse_file' (string expected, got " .. type(path) .. ")", true
+  elseif path:find("\0", 1, true) then
+    -- (The file system would stop at it, and so would the message.)
+    return nil, "bad argument #1 to 'parse_file' (path contains a NUL byte)", true
   end
   local o, oerr = options.pack(opts)
   if oerr then
@@ -97,7 +103,7 @@ function qjson._parse_file(path, opts, mt)
     return nil, "qjson: " .. failed(box)
   end
   nesting = nesting - 1
-  return doc.wrap(ptr, nil, mt)
+  return doc.wrap(ptr, nil, mt, type(opts) == "table" and opts.mode == "lazy" or nil)
 end
 
 -- decode's own option, beside the parse options.
@@ -117,7 +123,7 @@ local function decode_with(ds, s, opts)
     if k == "big_int" then
       if not BIG_INT[v] then
         return nil, "bad argument #2 to 'decode' (bad option 'big_int' (\"cdata\" or \"string\" expected, got "
-          .. tostring(v) .. "))", true
+          .. options.describe(v) .. "))", true
       end
       big = v
     else
@@ -128,7 +134,7 @@ local function decode_with(ds, s, opts)
   if d == nil then
     return nil, err, is_arg
   end
-  return view.decoded(d.ptr, d.src, nil, big)
+  return view.decoded(d.ptr, d.src, nil, big, d.lazy)
 end
 
 -- Installs decode, materialize and lua-cjson's decoder configuration

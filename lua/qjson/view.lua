@@ -65,7 +65,7 @@ local C = require("qjson.lib")
 
 local type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, floor, next, ipairs =
   type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, math.floor, next, ipairs
-local select = select
+local select, byte = select, string.byte
 local ffi_string = ffi.string
 local tnew = require("table.new")
 
@@ -86,6 +86,11 @@ local DIRTY, DCHILD, EDITS, ENODE, ADDED, NENODE, REPLACED, ORIG, VALS, CACHE, U
   "\255orig", "\255vals", "\255cache", "\255uniq"
 -- The document record's (decoded's constructor spells the first two).
 local PTR, SRC, BIG_INT, DIRTY_VIEWS, VIEWS = "\255ptr", "\255src", "\255big_int", "\255dirty_views", "\255views"
+-- Set (true) on the record of a document parsed in lazy mode.
+local LAZY = "\255lazy"
+
+-- Above any array's length (nodes are 32-bit).
+local MAX_INDEX = 2 ^ 32
 
 local DELETED = setmetatable({}, { __tostring = function() return "qjson.view.deleted" end })
 
@@ -111,6 +116,57 @@ local function fail(st)
   C.qjson_last_error(st[DOC][PTR], err_box)
   error("qjson: " .. ffi_string(err_box.message), 0)
 end
+
+-- Raises when the raw table of view `st` holds a key that is not one of
+-- its fields: something wrote into it past the metamethods (rawset,
+-- table.insert, table.remove, table.sort...), which reads would see and
+-- the view's own state would not. Checked where such a key would be
+-- lost or disagree: iteration, length, encode, materialize.
+local function check_raw(st)
+  local k = next(st)
+  while k ~= nil do
+    if type(k) ~= "string" or byte(k) ~= 255 then
+      error("qjson: a view was changed past its metamethods (rawset, table.insert, table.remove...), at key "
+        .. tostring(k) .. ": use assignment, qjson.insert and qjson.remove on views", 0)
+    end
+    k = next(st, k)
+  end
+end
+M.check_raw = check_raw
+
+-- check_raw on view `v` and on every view it holds (read and cached, or
+-- assigned), each once: an encode or materialize that copies `v`'s
+-- bytes would lose what was written into them raw. Linear in the views
+-- read so far.
+local check_tree
+local function check_in(x, seen)
+  if type(x) == "table" then
+    local mt = getmetatable(x)
+    if (mt == ObjectMT or mt == ArrayMT) and not seen[x] then
+      check_tree(x, seen)
+    end
+  end
+end
+function check_tree(v, seen)
+  check_raw(v)
+  local c1, c2, cache = rawget(v, "\255cview"), rawget(v, "\255cview2"), rawget(v, "\255cache")
+  local edits, vals = rawget(v, "\255edits"), rawget(v, "\255vals")
+  if not (c1 or c2 or cache or edits or vals) then
+    return
+  end
+  seen = seen or {}
+  seen[v] = true
+  check_in(c1, seen)
+  check_in(c2, seen)
+  for _, t in ipairs({ cache or false, edits or false, vals or false }) do
+    if t then
+      for _, x in next, t do
+        check_in(x, seen)
+      end
+    end
+  end
+end
+M.check_tree = check_tree
 
 local function is_view(v)
   local mt = getmetatable(v)
@@ -148,6 +204,8 @@ local function new_view(d, node, kind, parent, n, leaf)
   return v
 end
 
+local attach
+
 -- Marks view `st` and its ancestors dirty, and its ancestors as holding
 -- a dirty child (DCHILD).
 local function touch(st)
@@ -163,7 +221,14 @@ local function touch(st)
       rawset(st[DOC], DIRTY_VIEWS, dirty)
     end
     dirty[st[NODE]] = st
-    st = rawget(st, PARENT)
+    local parent = rawget(st, PARENT)
+    if parent == false and st[NODE] ~= 0 and rawget(st[DOC], VIEWS) ~= nil then
+      -- Opened by doc:get below the root: its ancestors are found (and
+      -- so it is adopted and touched again) for encodes from them to see
+      -- the edit.
+      return attach(st)
+    end
+    st = parent
     from_child = true
   end
   if st and from_child then
@@ -351,8 +416,9 @@ local function array_get(st, i)
   if c ~= nil then
     return c
   end
-  -- (The native side reports indexes past the end as missing.)
-  if i < 1 or i ~= floor(i) then
+  -- (The native side reports indexes past the end as missing; past
+  -- MAX_INDEX, which no array reaches, the index would not convert.)
+  if i < 1 or i ~= floor(i) or i > MAX_INDEX then
     return nil
   end
   local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], nil, 0, i - 1, val_box), i)
@@ -361,6 +427,74 @@ end
 
 ObjectMT.__index = object_get
 ArrayMT.__index = array_get
+-- Protected: setmetatable on a view raises (a view given another
+-- metatable would be a table of its private fields), and getmetatable
+-- still returns the metatable itself.
+ObjectMT.__metatable = ObjectMT
+ArrayMT.__metatable = ArrayMT
+
+-- Reads the path from the document's root view down to view `st`, a
+-- view opened by doc:get: the last read adopts it (child_view). Nodes
+-- are numbered in document order, so the child whose subtree holds
+-- `st` is the last one whose node is not past st's. Stops where the
+-- path was edited away (the root then does not hold `st`).
+function attach(st)
+  local d, target = st[DOC], st[NODE]
+  local ptr = d[PTR]
+  local x = d[VIEWS][0]
+  if x == nil then
+    local kind = C.qjson_read(ptr, 0, val_box)
+    if kind ~= OBJECT and kind ~= ARRAY then
+      fail(st)
+    end
+    x = new_view(d, 0, kind, false, false)
+  end
+  while x ~= st do
+    local object = getmetatable(x) == ObjectMT
+    local prev, i, last = 0, 0, nil
+    while true do
+      local k = C.qjson_next(ptr, x[NODE], prev, node_box)
+      if k <= 0 then
+        if k ~= MISSING then
+          fail(x)
+        end
+        break
+      end
+      local c = node_box[0]
+      if c > target then
+        break
+      end
+      prev, last, i = c, c, i + 1
+    end
+    if last == nil then
+      return
+    end
+    local child
+    if object then
+      if C.qjson_read(ptr, last, key_box) ~= STRING then
+        fail(x)
+      end
+      child = object_get(x, ffi_string(key_box.ptr, key_box.len))
+      last = last + 1
+    else
+      local orig = rawget(x, ORIG)
+      if orig ~= nil then
+        i = nil
+        for j = 1, x[LEN] do
+          if orig[j] == last then
+            i = j
+            break
+          end
+        end
+      end
+      child = i and array_get(x, i)
+    end
+    if not is_view(child) or child[NODE] ~= last then
+      return
+    end
+    x = child
+  end
+end
 
 ------------------------------------------------------------------------
 -- Iteration
@@ -465,6 +599,7 @@ local function object_next(it)
 end
 
 local function object_pairs(v)
+  check_raw(v)
   return object_next, { st = v, pos = 0, added = 0 }, nil
 end
 
@@ -491,16 +626,19 @@ local function array_next(v, i)
 end
 
 local function array_pairs(v)
+  check_raw(v)
   return array_next, v, 0
 end
 
 local function array_ipairs(v)
+  check_raw(v)
   return array_inext, v, 0
 end
 
 -- As `#` on the table lua-cjson builds: the element count for an array,
 -- 0 for an object (its keys are strings).
 local function view_len(v)
+  check_raw(v)
   local mt = getmetatable(v)
   if mt == ArrayMT then
     return array_len(v)
@@ -532,9 +670,11 @@ M.object_pairs, M.array_pairs, M.array_ipairs, M.len = object_pairs, array_pairs
 
 local function object_set(st, k, x)
   local tk = type(k)
-  if tk ~= "string" and tk ~= "number" then
+  if tk ~= "string" and tk ~= "number" or k ~= k then
     if k == nil then
       error("table index is nil", 2)
+    elseif k ~= k then
+      error("table index is NaN", 2)
     end
     error("qjson: a view's keys must be strings or numbers, got " .. tk, 2)
   end
@@ -652,6 +792,9 @@ function M.insert(st, ...)
   local n, orig, vals = st[LEN], rawget(st, ORIG), rawget(st, VALS)
   local pos, x = ...
   if select("#", ...) == 1 then
+    if pos == nil then
+      return -- as table.insert(t, nil): nothing to append
+    end
     pos, x = n + 1, pos
   elseif type(pos) ~= "number" or pos < 1 or pos > n + 1 or pos ~= floor(pos) then
     error("bad argument #2 to 'insert' (position out of bounds)", 3)
@@ -693,9 +836,10 @@ end
 -- The view of container `node` of Doc `doc` (a document or cursor of
 -- qjson.parse), for doc:get: one record per Doc, made on first use.
 function M.open(doc, node, kind)
+  doc = doc.root or doc
   local d = doc.record
   if d == nil then
-    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {} }
+    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {}, [LAZY] = doc.lazy }
     doc.record = d
   end
   local v = d[VIEWS][node]
@@ -709,8 +853,8 @@ end
 -- of an object or array root, else the scalar (and the document is
 -- closed). `first`, when given, is the text's first byte: a brace or
 -- bracket there names the root's kind without a native call. `big_int`:
--- the decode's option of that name.
-function M.decoded(ptr, src, first, big_int)
+-- the decode's option of that name; `lazy`: true for a lazy-mode parse.
+function M.decoded(ptr, src, first, big_int, lazy)
   local kind
   if first == 123 then
     kind = OBJECT
@@ -739,6 +883,9 @@ function M.decoded(ptr, src, first, big_int)
     if big_int ~= nil then
       rawset(v, BIG_INT, big_int)
     end
+    if lazy then
+      rawset(v, LAZY, true)
+    end
     return v
   end
   local v = value_of({ [DOC] = { [PTR] = ptr, [BIG_INT] = big_int } }, kind, nil)
@@ -761,7 +908,7 @@ end
 function M.ipairs(t)
   local mt = getmetatable(t)
   if mt == ArrayMT then
-    return array_inext, t, 0
+    return array_ipairs(t)
   elseif mt == ObjectMT then
     return generic_inext, t, 0
   end
@@ -787,5 +934,6 @@ M.PARENT, M.CKEY, M.CVIEW, M.CKEY2, M.CVIEW2 = PARENT, CKEY, CVIEW, CKEY2, CVIEW
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED = DIRTY, DCHILD, EDITS, ENODE, ADDED
 M.NENODE, M.REPLACED, M.ORIG, M.VALS = NENODE, REPLACED, ORIG, VALS
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get
+M.step_member, M.value_of, M.cached, M.LAZY = step_member, value_of, cached, LAZY
 
 return M

@@ -12,16 +12,29 @@ local getmetatable, setmetatable, rawget = getmetatable, setmetatable, rawget
 local DELETED, ObjectMT, ArrayMT = view.DELETED, view.ObjectMT, view.ArrayMT
 local fail, unique_pairs, object_pairs = view.fail, view.unique_pairs, view.object_pairs
 local array_len, array_get = view.array_len, view.array_get
+local step_member, value_of, cached, check_raw = view.step_member, view.value_of, view.cached, view.check_raw
 -- A view's fields (see qjson.view): a view is its own state, `st` here.
 local DOC, NODE, LEN, PTR, SRC, DIRTY_VIEWS = view.DOC, view.NODE, view.LEN, view.PTR, view.SRC, view.DIRTY_VIEWS
 local DIRTY, DCHILD, EDITS, ENODE, ADDED = view.DIRTY, view.DCHILD, view.EDITS, view.ENODE, view.ADDED
 local NENODE, REPLACED, ORIG, VALS = view.NENODE, view.REPLACED, view.ORIG, view.VALS
+local LAZY = view.LAZY
 
 local MISSING = C.QJSON_STATUS_MISSING
+local NUMBER = C.QJSON_KIND_NUMBER
 
 local node_box = ffi.new("uint32_t[1]")
 local ptr_box = ffi.new("const char *[1]")
 local size_box = ffi.new("size_t[1]")
+local val_box = ffi.new("qjson_value")
+
+-- The original bytes of `node`, as a string.
+local function raw_text(st, node)
+  if C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box) <= 0 then
+    fail(st)
+  end
+  local s = ffi.string(ptr_box[0], size_box[0])
+  return s
+end
 
 -- Appends the original bytes of `node`.
 local function put_raw(buf, st, node)
@@ -290,6 +303,7 @@ end
 -- The encoder's hook for views in its default (compact) output: an
 -- untouched view is its original bytes.
 local function put(buf, st, depth, put_value, put_key)
+  check_raw(st)
   local lim = 0
   if pending.view == st then
     lim = pending_end
@@ -326,32 +340,90 @@ local function put(buf, st, depth, put_value, put_key)
 end
 
 -- For output with indentation, sorted keys or skipped values: the view's
--- members in a plain table (one level; nested views stay views), which the
--- encoder then walks like any table.
-local function shallow(v)
-  local t = {}
-  if getmetatable(v) == ObjectMT then
-    for k, x in object_pairs(v) do
-      t[k] = x
+-- members in source order (edits where they are, added keys last), as
+-- `keys` (nil for an array), `vals` and `raws` (a number of the document
+-- as its text, so that no number passes through a Lua number), and their
+-- count. The encoder writes them like a table's members.
+local function members(st)
+  check_raw(st)
+  local keys, vals, raws, n = nil, {}, {}, 0
+  if getmetatable(st) == ObjectMT then
+    keys = {}
+    local edits = rawget(st, EDITS)
+    local pos = 0
+    while true do
+      local np, k, kind, _, vn = step_member(st, pos)
+      if np == nil then
+        break
+      end
+      pos = np
+      local e = edits and edits[k]
+      if e == nil then
+        n = n + 1
+        keys[n] = k
+        if kind == NUMBER then
+          raws[n] = raw_text(st, vn)
+        else
+          local c = cached(st, k)
+          if c == nil then
+            c = value_of(st, kind, k)
+          end
+          vals[n] = c
+        end
+      elseif e ~= DELETED then
+        n = n + 1
+        keys[n], vals[n] = k, e
+      end
     end
-    return t
+    local added = rawget(st, ADDED)
+    if added ~= nil then
+      for i = 1, #added do
+        local k = added[i]
+        local e = edits[k]
+        if e ~= DELETED then
+          n = n + 1
+          keys[n], vals[n] = k, e
+        end
+      end
+    end
+    return keys, vals, raws, n
   end
-  local n = array_len(v)
+  n = array_len(st)
+  local orig = rawget(st, ORIG)
+  local ptr, node, prev = st[DOC][PTR], st[NODE], 0
   for i = 1, n do
-    local x = array_get(v, i)
-    if x == nil then
-      x = view.null
+    local o
+    if orig ~= nil then
+      o = orig[i]
+    else
+      local k = C.qjson_next(ptr, node, prev, node_box)
+      if k <= 0 then
+        fail(st)
+      end
+      o = node_box[0]
+      prev = o
     end
-    t[i] = x
+    if o and C.qjson_read(ptr, o, val_box) == NUMBER then
+      raws[i] = raw_text(st, o)
+    else
+      -- (nil for a hole: written as null.)
+      vals[i] = array_get(st, i)
+    end
   end
-  return setmetatable(t, n == 0 and encoder.empty_array_mt or encoder.array_mt)
+  return nil, vals, raws, n
+end
+
+-- Whether `st`'s document was parsed in lazy mode.
+local function lazy(st)
+  return rawget(st[DOC], LAZY) ~= nil
 end
 
 -- The text encode returns for `v` without writing anything: the parsed
 -- string itself for an untouched document root.
 local function source(v)
+  view.check_tree(v)
   return not rawget(v, DIRTY) and v[NODE] == 0 and v[DOC][SRC] or nil
 end
 
-encoder.views[ObjectMT] = { put = put, shallow = shallow, source = source }
+encoder.views[ObjectMT] = { put = put, members = members, source = source, lazy = lazy, check = view.check_tree }
 encoder.views[ArrayMT] = encoder.views[ObjectMT]
