@@ -65,7 +65,7 @@ local C = require("qjson.lib")
 
 local type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, floor, next, ipairs =
   type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, math.floor, next, ipairs
-local select, byte = select, string.byte
+local select, pairs = select, pairs
 local ffi_string = ffi.string
 local tnew = require("table.new")
 
@@ -117,56 +117,70 @@ local function fail(st)
   error("qjson: " .. ffi_string(err_box.message), 0)
 end
 
--- Raises when the raw table of view `st` holds a key that is not one of
--- its fields: something wrote into it past the metamethods (rawset,
--- table.insert, table.remove, table.sort...), which reads would see and
--- the view's own state would not. Checked where such a key would be
--- lost or disagree: iteration, length, encode, materialize.
+-- Raises when array view `st` has a raw element: table.insert (which
+-- appends at the raw length, 0 for a view) wrote past the metamethods,
+-- so reads would see the element and the view's own state would not.
+-- Checked where it would be lost or disagree: iteration, length, encode,
+-- materialize. (Other raw writes, rawset(v, k, x), are not found: reads
+-- of `k` see `x`, nothing else does; see docs/api.md.)
+local function raw_error(k)
+  error("qjson: a view was changed past its metamethods (table.insert, rawset...), at key " .. tostring(k)
+    .. ": use assignment, qjson.insert and qjson.remove on views", 0)
+end
+
 local function check_raw(st)
-  local k = next(st)
-  while k ~= nil do
-    if type(k) ~= "string" or byte(k) ~= 255 then
-      error("qjson: a view was changed past its metamethods (rawset, table.insert, table.remove...), at key "
-        .. tostring(k) .. ": use assignment, qjson.insert and qjson.remove on views", 0)
-    end
-    k = next(st, k)
+  if rawget(st, 1) ~= nil then
+    raw_error(1)
   end
 end
 M.check_raw = check_raw
 
--- check_raw on view `v` and on every view it holds (read and cached, or
--- assigned), each once: an encode or materialize that copies `v`'s
--- bytes would lose what was written into them raw. Linear in the views
--- read so far.
-local check_tree
-local function check_in(x, seen)
-  if type(x) == "table" then
-    local mt = getmetatable(x)
-    if (mt == ObjectMT or mt == ArrayMT) and not seen[x] then
-      check_tree(x, seen)
+-- check_raw on view `v` and on every view read from it so far (its
+-- cached children, recursively): an encode or materialize that copies
+-- `v`'s bytes would lose what was inserted into one of them. Linear in
+-- the views read; nothing is done at read time.
+local function check_tree(v)
+  if rawget(v, 1) ~= nil then
+    raw_error(1)
+  end
+  local c = rawget(v, CVIEW)
+  if c then
+    check_tree(c)
+  end
+  c = rawget(v, CVIEW2)
+  if c then
+    check_tree(c)
+  end
+  local cache = rawget(v, CACHE)
+  if cache ~= nil then
+    for _, x in pairs(cache) do
+      check_tree(x)
     end
   end
-end
-function check_tree(v, seen)
-  check_raw(v)
-  local c1, c2, cache = rawget(v, "\255cview"), rawget(v, "\255cview2"), rawget(v, "\255cache")
-  local edits, vals = rawget(v, "\255edits"), rawget(v, "\255vals")
-  if not (c1 or c2 or cache or edits or vals) then
-    return
-  end
-  seen = seen or {}
-  seen[v] = true
-  check_in(c1, seen)
-  check_in(c2, seen)
-  for _, t in ipairs({ cache or false, edits or false, vals or false }) do
-    if t then
-      for _, x in next, t do
-        check_in(x, seen)
+  local orig = rawget(v, ORIG)
+  if orig ~= nil then
+    -- (Elements read from the document only: an assigned view is not a
+    -- child, and may even be `v`.)
+    local vals = rawget(v, VALS)
+    for i = 1, v[LEN] do
+      local x = vals[i]
+      if orig[i] and type(x) == "table" and (getmetatable(x) == ArrayMT or getmetatable(x) == ObjectMT) then
+        check_tree(x)
       end
     end
   end
 end
-M.check_tree = check_tree
+-- For encode and materialize: check_tree, and for a Doc's views, on
+-- every view doc:get opened (not all are read from another).
+M.check_tree = function(v)
+  check_tree(v)
+  local registry = rawget(v[DOC], VIEWS)
+  if registry ~= nil then
+    for _, x in pairs(registry) do
+      check_tree(x)
+    end
+  end
+end
 
 local function is_view(v)
   local mt = getmetatable(v)
