@@ -1,6 +1,7 @@
 -- qjson.safe: the same API, with nil, message instead of errors.
 local qjson = require("qjson")
 local safe = require("qjson.safe")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 
 local SRC = '{"s": "x", "n": 1.5, "b": true, "z": null, "a": [1, {"k": "v"}], "big": 18446744073709551615}'
 

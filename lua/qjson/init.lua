@@ -109,6 +109,15 @@ end
 -- decode's own option, beside the parse options.
 local BIG_INT = { cdata = true, string = true }
 
+-- What decode returns with decode_views off: the view `v` made plain
+-- tables (as qjson.materialize does), or the scalar `v`.
+local function tables_of(ds, v)
+  if type(v) == "table" and view.is_view(v) then
+    return materialize(v, ds.array_with_array_mt and encoder.array_mt or nil)
+  end
+  return v
+end
+
 -- Decodes `s` with an instance's decoder settings `ds` (see
 -- qjson.decode.config) and per-call `opts`: returns the view or value, or
 -- nil and a message plus whether it is about the caller's arguments.
@@ -134,7 +143,11 @@ local function decode_with(ds, s, opts)
   if d == nil then
     return nil, err, is_arg
   end
-  return view.decoded(d.ptr, d.src, nil, big, d.lazy)
+  local v = view.decoded(d.ptr, d.src, nil, big, d.lazy)
+  if not ds.views then
+    return tables_of(ds, v)
+  end
+  return v
 end
 
 -- Installs decode, materialize and lua-cjson's decoder configuration
@@ -163,7 +176,11 @@ local function install_decoder(into)
         error("qjson: " .. failed(box), 0)
       end
       nesting = nesting - 1
-      return view.decoded(ptr, s, byte(s, 1))
+      local v = view.decoded(ptr, s, byte(s, 1))
+      if not ds.views then
+        return tables_of(ds, v)
+      end
+      return v
     end
     local v, err, is_arg = decode_with(ds, s, opts)
     if v == nil and err ~= nil then

@@ -66,6 +66,7 @@ local C = require("qjson.lib")
 local type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, floor, next, ipairs =
   type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, math.floor, next, ipairs
 local select, pairs = select, pairs
+local getinfo = debug.getinfo
 local ffi_string = ffi.string
 local tnew = require("table.new")
 
@@ -674,7 +675,17 @@ end
 ObjectMT.__ipairs = function(v)
   return generic_inext, v, 0
 end
-ObjectMT.__len = view_len
+-- `#` of an object view, 0 as for lua-cjson's table; but OpenResty's
+-- lua-cjson (C) calls __len to tell arrays from objects, and would write
+-- an object view as `[]`: called from C, it raises instead.
+local function object_len(v)
+  local caller = getinfo(2, "S")
+  if caller ~= nil and caller.what == "C" then
+    error("qjson: lua-cjson cannot encode a qjson view (an object): use qjson.encode, or qjson.materialize first", 0)
+  end
+  return view_len(v)
+end
+ObjectMT.__len = object_len
 ArrayMT.__len = view_len
 
 M.object_pairs, M.array_pairs, M.array_ipairs, M.len = object_pairs, array_pairs, array_ipairs, view_len

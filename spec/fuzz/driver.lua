@@ -470,6 +470,9 @@ function M.new(seed, opts)
     tmp = os.tmpname(), log = opts.log or function() end,
   }, F)
   self.qj = self.safe.new()
+  -- Views on every build (see spec/support.lua).
+  self.qjson.decode_views(true)
+  self.qj.decode_views(true)
   self.cj = cjson.new()
   self.qc = require("qjson.cjson").new()
   self.qc_safe = require("qjson.cjson.safe").new()

@@ -10,12 +10,24 @@ local INT_MAX = 2147483647
 
 local M = {}
 
+-- Whether this LuaJIT was built with LUAJIT_ENABLE_LUA52COMPAT (as
+-- OpenResty's is): only then do `#`, pairs and ipairs on a table call its
+-- __len, __pairs and __ipairs, which lazy views need to read like tables.
+M.LUA52COMPAT = #setmetatable({}, {
+  __len = function()
+    return 1
+  end,
+}) == 1
+
 -- A fresh settings table with lua-cjson's defaults.
 function M.defaults()
   return {
     max_depth = 1000,
     invalid_numbers = true, -- lua-cjson reads NaN, Infinity, hex... by default
     array_with_array_mt = false,
+    -- qjson.decode's lazy views, by default where `#` and pairs work on
+    -- them (docs/api.md, "Views and LuaJIT builds"); plain tables elsewhere.
+    views = M.LUA52COMPAT,
   }
 end
 
@@ -81,6 +93,14 @@ function M.install(into, s)
     too_many("decode_invalid_numbers", 1, ...)
     s.invalid_numbers = on_off("decode_invalid_numbers", (...), s.invalid_numbers)
     return s.invalid_numbers
+  end
+
+  -- Whether qjson.decode returns lazy views (true) or plain tables, as
+  -- qjson.cjson.decode builds them (false). Not lua-cjson's: qjson's own.
+  function into.decode_views(...)
+    too_many("decode_views", 1, ...)
+    s.views = on_off("decode_views", (...), s.views)
+    return s.views
   end
 
   -- Whether decoded arrays get array_mt, so they encode back as arrays
