@@ -103,6 +103,25 @@ describe("doc:get", function()
 end)
 
 describe("lazy mode", function()
+  it("refuses a key that would name a view's private field", function()
+    -- (It read the view's node number: 0.) Every private key starts with
+    -- the byte the parser refuses at the start of a key
+    -- (src/validate.rs, RESERVED_KEY_BYTE).
+    local view = require("qjson.view")
+    for _, field in ipairs(view.FIELDS) do
+      local text = '{"a":1,"' .. field .. '":2}'
+      for _, mode in ipairs({ "lazy", "strict" }) do
+        assert.matches("^qjson: invalid UTF%-8 at line 1, column 9 %(byte 8%)$",
+          error_of(qjson.decode, text, { mode = mode }))
+        assert.matches("^qjson: invalid UTF%-8 at line 1, column 9 %(byte 8%)$",
+          error_of(qjson.parse, text, { mode = mode }))
+      end
+    end
+    -- Other bytes that are not UTF-8 still wait for the read in lazy mode.
+    local v = qjson.decode('{"n\255ode":1,"x":2}', { mode = "lazy" })
+    assert.are.equal(2, v.x)
+  end)
+
   it("encode checks what it copies from a lazy document", function()
     -- (It wrote {"a":trux,"b":[1,2]}.) A bad literal or number raises
     -- where the writer reads it, a bad string where the output is checked.

@@ -5,11 +5,13 @@
 -- itself: its fields sit under private keys, strings that are not UTF-8,
 -- so that no JSON text gives a member such a key (qjson rejects what is
 -- not UTF-8) and every JSON key misses the raw table and reaches the
--- metamethods. (Lazy mode checks a key's UTF-8 only when iteration reads
--- it: there a member named like a field, invalid JSON, reads as the
--- field.) One table per view matters: a decode makes a view for every
--- container it reads, and a proxy with a separate state table cost
--- about twice as much to make (101 ns against 58 ns in a loop that only
+-- metamethods. (Lazy mode, which checks a string's UTF-8 when it is
+-- read, still refuses at parse a key that starts with byte 0xFF, the
+-- first byte of every private key: src/validate.rs.) Every string qjson
+-- reads from a body is UTF-8, so none names a field; a key built by the
+-- caller from unchecked bytes can (docs/api.md). One table per view
+-- matters: a decode makes a view for every container it reads, and a
+-- proxy with a separate state table cost about twice as much to make (101 ns against 58 ns in a loop that only
 -- makes views, 2026-11-24).
 --
 -- The fields a view always has are written in one constructor per kind
