@@ -144,6 +144,16 @@ describe("lazy mode", function()
     end
   end)
 
+  it("encode of an untouched lazy document checks it too", function()
+    local MSG = "^Cannot serialise view: invalid JSON copied from a document parsed in lazy mode: "
+    for _, text in ipairs({ '{"a":trux}', '["\255"]', ' [01] ' }) do
+      -- (It returned the text as it was.)
+      assert.matches(MSG, error_of(qjson.encode, qjson.decode(text, { mode = "lazy" })), text)
+      assert.matches(MSG, error_of(qjson.encode, qjson.parse(text, { mode = "lazy" }):get()), text)
+    end
+    assert.are.equal(' [1, 2] ', qjson.encode(qjson.decode(' [1, 2] ', { mode = "lazy" })))
+  end)
+
   it("encode of valid lazy documents works as in strict mode", function()
     local v = qjson.decode('{"a":[1,2],"b":"x"}', { mode = "lazy" })
     v.c = true

@@ -58,7 +58,8 @@ describe("qjson.decode on this build", function()
 
   it("checks decode_views' argument as lua-cjson's on/off settings", function()
     local q = qjson.new()
-    assert.matches("bad argument #1 to 'decode_views' %(invalid option 'maybe'%)", select(2, pcall(q.decode_views, "maybe")))
+    assert.matches("bad argument #1 to 'decode_views' %(invalid option 'maybe'%)",
+      select(2, pcall(q.decode_views, "maybe")))
     assert.is_true(q.decode_views("on"))
     assert.is_false(q.decode_views(false))
   end)
@@ -101,7 +102,8 @@ describe("lua-cjson's encode of a view", function()
   it("raises with OpenResty's lua-cjson, saying what to do; arrays of scalars work", function()
     local path = os.getenv("QJSON_OPENRESTY_CJSON")
     if path == nil then
-      for _, p in ipairs({ support.root .. "/.deps/lua-cjson/cjson.so", support.root .. "/.deps/openresty-cjson/cjson.so" }) do
+      local deps = support.root .. "/.deps/"
+      for _, p in ipairs({ deps .. "lua-cjson/cjson.so", deps .. "openresty-cjson/cjson.so" }) do
         if support.read(p) then
           path = p
           break

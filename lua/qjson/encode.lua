@@ -29,7 +29,7 @@ local put_string, put_number, put_cdata = strings.put, numbers.put, numbers.put_
 local number_text, int_limit = numbers.text, numbers.int_limit
 local ESCAPE_SLASH = strings.ESCAPE_SLASH
 local band = require("bit").band
-local text = require("qjson.encode.text")
+local copied_text = require("qjson.encode.text")
 -- String flags that copied text (a view's bytes) must be passed through
 -- qjson.encode.text for.
 local TEXT_FLAGS = strings.ASCII + strings.HTML_SAFE
@@ -580,7 +580,7 @@ local function new_walker()
     -- a lazy document, checked: the output is, whole (what was escaped
     -- already is left as it is).
     if saw_view and (saw_lazy or band(flags, TEXT_FLAGS) ~= 0) then
-      out = text.fix(out, flags, saw_lazy, invalid == true, max_depth)
+      out = copied_text.fix(out, flags, saw_lazy, invalid == true, max_depth)
     end
     return out
   end

@@ -10,8 +10,8 @@ require("qjson.view.write") -- the encoder's hooks for views
 local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
 
-local type, error, pairs, next, tostring, getmetatable, setmetatable =
-  type, error, pairs, next, tostring, getmetatable, setmetatable
+local type, error, pairs, next, getmetatable, setmetatable =
+  type, error, pairs, next, getmetatable, setmetatable
 local open, DocMT = doc.open, doc.DocMT
 local ffi_string, byte = ffi.string, string.byte
 

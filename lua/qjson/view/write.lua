@@ -10,7 +10,7 @@ local view = require("qjson.view")
 local getmetatable, setmetatable, rawget = getmetatable, setmetatable, rawget
 
 local DELETED, ObjectMT, ArrayMT = view.DELETED, view.ObjectMT, view.ArrayMT
-local fail, unique_pairs, object_pairs = view.fail, view.unique_pairs, view.object_pairs
+local fail, unique_pairs = view.fail, view.unique_pairs
 local array_len, array_get = view.array_len, view.array_get
 local step_member, value_of, cached, check_raw = view.step_member, view.value_of, view.cached, view.check_raw
 -- A view's fields (see qjson.view): a view is its own state, `st` here.
@@ -346,9 +346,9 @@ end
 -- count. The encoder writes them like a table's members.
 local function members(st)
   check_raw(st)
-  local keys, vals, raws, n = nil, {}, {}, 0
+  local vals, raws, n = {}, {}, 0
   if getmetatable(st) == ObjectMT then
-    keys = {}
+    local keys = {}
     local edits = rawget(st, EDITS)
     local pos = 0
     while true do
@@ -420,9 +420,10 @@ end
 
 -- The text encode returns for `v` without writing anything: the parsed
 -- string itself for an untouched document root.
+-- (Not for a lazy-mode document, whose text the encoder checks.)
 local function source(v)
   view.check_tree(v)
-  return not rawget(v, DIRTY) and v[NODE] == 0 and v[DOC][SRC] or nil
+  return not rawget(v, DIRTY) and v[NODE] == 0 and not rawget(v[DOC], LAZY) and v[DOC][SRC] or nil
 end
 
 encoder.views[ObjectMT] = { put = put, members = members, source = source, lazy = lazy, check = view.check_tree }
