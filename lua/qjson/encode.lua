@@ -51,6 +51,14 @@ local views = M.views
 -- set by qjson.init and qjson.safe): encode raises the message given.
 M.refused = {}
 local refused = M.refused
+-- A key every view has (set by qjson.view.write): a table that holds it
+-- but is no view is a view whose metatable was changed (setmetatable),
+-- whose members would be its private fields.
+M.view_field = nil
+
+local function lost_view()
+  error("Cannot serialise a qjson view whose metatable was changed (setmetatable): encode the view itself", 0)
+end
 
 -- lua-cjson's array markers. When OpenResty's lua-cjson is loaded its own
 -- are used, so a table tagged for one encodes the same with the other.
@@ -116,6 +124,7 @@ local function new_walker()
   local null, max_depth, check_at, sparse_convert, sparse_ratio, sparse_safe
   local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
   local general -- indent, sort_keys or skip: take the general paths
+  local view_field -- M.view_field
   -- What the walk met: a view (whose bytes may be copied), one of a
   -- lazy document (whose bytes were not checked).
   local saw_view, saw_lazy
@@ -316,6 +325,9 @@ local function new_walker()
   end
 
   local function put_object(t, depth)
+    if view_field and rawget(t, view_field) ~= nil then
+      lost_view()
+    end
     if general then
       return put_object_general(t, depth)
     end
@@ -446,6 +458,9 @@ local function new_walker()
       if why ~= nil then
         error(why, 0)
       end
+      if view_field and rawget(t, view_field) ~= nil then
+        lost_view()
+      end
       if t == null then
         return buf:put("null")
       elseif mt == sentinel_mt then
@@ -505,6 +520,7 @@ local function new_walker()
 
   local function load(s, prec, fl, ind, srt, plain)
     loaded, loaded_version, loaded_plain = s, s.version, plain
+    view_field = M.view_field
     null = M.null
     max_depth = s.max_depth
     check_at0 = min(max_depth, CYCLE_CHECK)

@@ -34,6 +34,9 @@ local function materialize_table(t, array_mt, seen)
     end
     return done
   end
+  if rawget(t, view.DOC) ~= nil then
+    error("qjson: cannot materialize a view whose metatable was changed (setmetatable)", 0)
+  end
   seen[t] = false
   local copy
   for k, x in next, t do

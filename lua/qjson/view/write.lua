@@ -422,9 +422,15 @@ end
 -- string itself for an untouched document root.
 -- (Not for a lazy-mode document, whose text the encoder checks.)
 local function source(v)
-  view.check_tree(v)
-  return not rawget(v, DIRTY) and v[NODE] == 0 and not rawget(v[DOC], LAZY) and v[DOC][SRC] or nil
+  local src = not rawget(v, DIRTY) and v[NODE] == 0 and not rawget(v[DOC], LAZY) and v[DOC][SRC]
+  if src then
+    -- (Else the encoder's walk checks it.)
+    view.check_near(v)
+    return src
+  end
+  return nil
 end
 
-encoder.views[ObjectMT] = { put = put, members = members, source = source, lazy = lazy, check = view.check_tree }
+encoder.views[ObjectMT] = { put = put, members = members, source = source, lazy = lazy, check = view.check_near }
 encoder.views[ArrayMT] = encoder.views[ObjectMT]
+encoder.view_field = DOC
