@@ -27,6 +27,7 @@ build = {
       ["qjson.encode.number"] = "lua/qjson/encode/number.lua",
       ["qjson.encode.options"] = "lua/qjson/encode/options.lua",
       ["qjson.encode.string"] = "lua/qjson/encode/string.lua",
+      ["qjson.encode.text"] = "lua/qjson/encode/text.lua",
       ["qjson"] = "lua/qjson/init.lua",
       ["qjson.lib"] = "lua/qjson/lib.lua",
       ["qjson.options"] = "lua/qjson/options.lua",
@@ -36,6 +37,7 @@ build = {
       ["qjson.tables"] = "lua/qjson/tables.lua",
       ["qjson.view"] = "lua/qjson/view.lua",
       ["qjson.view.materialize"] = "lua/qjson/view/materialize.lua",
+      ["qjson.view.members"] = "lua/qjson/view/members.lua",
       ["qjson.view.write"] = "lua/qjson/view/write.lua",
     },
     lib = {

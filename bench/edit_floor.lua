@@ -21,6 +21,7 @@ package.path = bench_dir .. "/?.lua;" .. root .. "/lua/?.lua;" .. root .. "/lua/
 
 local ffi = require("ffi")
 local qjson = require("qjson")
+qjson.decode_views(true) -- lazy views on every build (docs/api.md)
 local workloads = require("workloads")
 
 local name = arg[1] or "modtop-10m"

@@ -804,6 +804,11 @@ M.libs["qjson.decode"] = {
   end,
   load = function()
     local qjson = require("qjson")
+    -- Views on every build: these readers use qjson.len, which a LuaJIT
+    -- without LUA52COMPAT (where views are opt-in) needs.
+    if qjson.decode_views then
+      qjson.decode_views(true)
+    end
     local r = table_readers(qjson.decode, qjson.len)
     r.mix = mix_reader(r.chat)
     return edit_jobs(r, qjson.decode, qjson.encode)

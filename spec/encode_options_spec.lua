@@ -49,7 +49,7 @@ describe("encode options", function()
       { { precision = 0 }, "bad option 'precision'" },
       { { precision = 18 }, "bad option 'precision'" },
       { { precision = "short" }, "bad option 'precision'" },
-      { { sort_keys = 1 }, "bad option 'sort_keys' (boolean expected, got number)" },
+      { { sort_keys = 1 }, "bad option 'sort_keys' (boolean expected, got 1)" },
       { { ascii = "yes" }, "bad option 'ascii'" },
       { { html_safe = 1 }, "bad option 'html_safe'" },
       { { escape_slash = "no" }, "bad option 'escape_slash'" },

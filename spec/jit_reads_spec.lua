@@ -5,6 +5,7 @@
 -- read's (src/ffi/load.rs). These loops have the shape that showed it:
 -- several reads per record, the first number used last.
 local qjson = require("qjson")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 
 local N = 300
 local records = {}

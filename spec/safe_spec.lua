@@ -1,6 +1,7 @@
 -- qjson.safe: the same API, with nil, message instead of errors.
 local qjson = require("qjson")
 local safe = require("qjson.safe")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 
 local SRC = '{"s": "x", "n": 1.5, "b": true, "z": null, "a": [1, {"k": "v"}], "big": 18446744073709551615}'
 
@@ -91,9 +92,24 @@ describe("qjson.safe", function()
       v, err = doc:len("n")
       assert.is_nil(v)
       assert.are.equal("qjson: type mismatch at 'n': expected array or object, got number", err)
-      v, err = doc:ipairs("z")
-      assert.is_nil(v)
+      -- pairs and ipairs: an iterator that raises the message, and it.
+      local it
+      it, err = doc:ipairs("z")
       assert.are.equal("qjson: type mismatch at 'z': expected array, got null", err)
+      assert.are.same({ false, err }, { pcall(it) })
+    end)
+
+    it("fail pairs and ipairs with an iterator a generic for raises from, with the message", function()
+      for _, method in ipairs({ "pairs", "ipairs" }) do
+        local ok, err = pcall(function()
+          for _ in doc[method](doc, "missing") do
+            error("iterated")
+          end
+        end)
+        assert.is_false(ok)
+        -- (It used to be "attempt to call a nil value".)
+        assert.are.equal("qjson: nothing at 'missing' to iterate", err)
+      end
     end)
 
     it("return nil, message on other failures", function()
@@ -107,7 +123,11 @@ describe("qjson.safe", function()
       }
       for _, c in ipairs(cases) do
         local v, err = doc[c[1]](doc, c[2])
-        assert.is_nil(v)
+        if c[1] == "pairs" then
+          assert.is_function(v) -- raising err when called
+        else
+          assert.is_nil(v)
+        end
         assert.truthy(err:find(c[3], 1, true), err)
       end
     end)

@@ -25,6 +25,13 @@ M.lua52compat = #setmetatable({}, {
   end,
 }) == 1
 
+-- The suite tests qjson.decode's lazy views on both builds: without
+-- LUA52COMPAT, where decode returns plain tables by default, they are
+-- opt-in (spec/view_builds_spec.lua tests the defaults, on fresh
+-- instances). Specs that use views and not this module say so too.
+M.VIEWS_NOTE = "qjson.decode_views(true): views on every build"
+require("qjson").decode_views(true)
+
 function M.read(path)
   local f, err = io.open(path, "rb")
   if not f then

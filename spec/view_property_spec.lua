@@ -8,6 +8,7 @@
 --   QJSON_PROP_TRACES=<n>  traces to run (default 200; more on demand)
 --   QJSON_PROP_STEPS=<n>   steps per trace (default 40)
 local qjson = require("qjson")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 local cjson = require("cjson")
 
 local SEED = tonumber(os.getenv("QJSON_PROP_SEED")) or 1

@@ -57,6 +57,11 @@ impl FirstBytes {
 
 /// Builds the tape for `input` from its structural `index` into `tape`.
 /// `tape` and `stack` are scratch space reused across parses.
+/// The first byte of the Lua views' private keys: never in UTF-8 text, and
+/// refused at the start of a key in lazy mode too (spec/view_answers_spec.lua
+/// checks the two agree).
+pub(crate) const RESERVED_KEY_BYTE: u8 = 0xFF;
+
 pub(crate) fn build(
     input: &[u8],
     index: &[u32],
@@ -172,6 +177,13 @@ fn link(
                 let Some(&p) = index.get(i) else { return Err(end()) };
                 if input[p as usize] != b'"' {
                     return Err((p as usize, ErrorKind::ExpectedKey));
+                }
+                // Lazy mode defers checking a string's UTF-8 to its read,
+                // but not for a key's first byte 0xFF: the Lua views keep
+                // their private fields under keys that start with it
+                // (lua/qjson/view.lua), which no key of a body may name.
+                if !strict && input.get(p as usize + 1) == Some(&RESERVED_KEY_BYTE) {
+                    return Err((p as usize + 1, ErrorKind::InvalidUtf8));
                 }
                 tape.push(p);
                 let Some(&q) = index.get(i + 1) else { return Err(end()) };

@@ -216,3 +216,15 @@ fn lazy_mode_on_the_suite() {
     }
     eprintln!("lazy mode: {at_parse} of 188 n_ files rejected at parse, the rest on read");
 }
+
+/// Lazy mode refuses a key whose first byte is 0xFF (never UTF-8), which
+/// would name a Lua view's private field; other invalid bytes in keys wait
+/// for the read, as in any string.
+#[test]
+fn lazy_mode_refuses_keys_starting_with_0xff() {
+    let Err(err) = Document::parse(b"{\"a\":1,\"\xffnode\":2}", &Options::lazy()) else { panic!("accepted") };
+    assert_eq!(err.to_string(), "invalid UTF-8 at line 1, column 9 (byte 8)");
+    assert!(Document::parse(b"{\"n\xffode\":2}", &Options::lazy()).is_ok());
+    assert!(Document::parse(b"[\"\xffnode\"]", &Options::lazy()).is_ok());
+    assert!(Document::parse(b"{\"\xffnode\":2}", &Options::default()).is_err());
+}

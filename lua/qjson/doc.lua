@@ -94,8 +94,11 @@ local function fail(self, k, path, want, level)
 end
 M.fail = fail
 
+-- A cursor shares its document's `root` (the Doc its views are recorded
+-- in, see qjson.view.open) and `lazy` flag.
 local function new_cursor(self, node)
-  return setmetatable({ ptr = self.ptr, node = node, src = self.src }, getmetatable(self))
+  return setmetatable({ ptr = self.ptr, node = node, src = self.src, root = self.root or self, lazy = self.lazy },
+    getmetatable(self))
 end
 
 -- The Lua value of node `node` of kind `k` (containers become cursors).
@@ -416,8 +419,8 @@ function M.open(s, o, box, n)
 end
 
 -- Wraps a fresh native handle (already checked non-null), for parse_file.
-function M.wrap(ptr, src, mt)
-  return setmetatable({ ptr = ffi.gc(ptr, C.qjson_free), node = 0, src = src }, mt or DocMT)
+function M.wrap(ptr, src, mt, lazy)
+  return setmetatable({ ptr = ffi.gc(ptr, C.qjson_free), node = 0, src = src, lazy = lazy }, mt or DocMT)
 end
 
 return M

@@ -29,6 +29,11 @@ local clear = require("table.clear")
 local put_string, put_number, put_cdata = strings.put, numbers.put, numbers.put_cdata
 local number_text, int_limit = numbers.text, numbers.int_limit
 local ESCAPE_SLASH = strings.ESCAPE_SLASH
+local band = require("bit").band
+local copied_text = require("qjson.encode.text")
+-- String flags that copied text (a view's bytes) must be passed through
+-- qjson.encode.text for.
+local TEXT_FLAGS = strings.ASCII + strings.HTML_SAFE
 
 local M = {}
 
@@ -37,11 +42,24 @@ M.null = nil
 
 -- Lazy views (qjson.view) register their metatables here, each with
 -- `put` (write the view in compact output: its original bytes where
--- untouched), `source` (the whole parsed text, for an untouched root) and
--- `shallow` (its members as a plain table, for output with
--- indentation, sorted keys or skipped values).
+-- untouched), `source` (the whole parsed text, for an untouched root),
+-- `members` (its members in source order, numbers as their text, for
+-- output with indentation, sorted keys or skipped values) and `lazy`
+-- (whether its document was parsed in lazy mode, unchecked bytes).
 M.views = {}
 local views = M.views
+-- Metatables of tables that are not values (qjson documents and cursors,
+-- set by qjson.init and qjson.safe): encode raises the message given.
+M.refused = {}
+local refused = M.refused
+-- A key every view has (set by qjson.view.write): a table that holds it
+-- but is no view is a view whose metatable was changed (setmetatable),
+-- whose members would be its private fields.
+M.view_field = nil
+
+local function lost_view()
+  error("Cannot serialise a qjson view whose metatable was changed (setmetatable): encode the view itself", 0)
+end
 
 -- lua-cjson's array markers. When OpenResty's lua-cjson is loaded its own
 -- are used, so a table tagged for one encodes the same with the other.
@@ -110,6 +128,10 @@ local function new_walker()
   -- qjson.cjson: a cycle reported as lua-cjson does, and int64 cdata
   -- refused as lua-cjson refuses every cdata.
   local cycle_as_nesting
+  local view_field -- M.view_field
+  -- What the walk met: a view (whose bytes may be copied), one of a
+  -- lazy document (whose bytes were not checked).
+  local saw_view, saw_lazy
 
   local put_value
 
@@ -132,6 +154,18 @@ local function new_walker()
       error("Cannot serialise table: reference cycle", 0)
     end
     if depth > max_depth then
+      -- A table met twice on the path is a cycle (reached through another
+      -- member first, so not `t` itself): reported as such.
+      local met = {}
+      for d = 1, depth - 1 do
+        local x = stack[d]
+        if x ~= nil then
+          if met[x] then
+            error("Cannot serialise table: reference cycle", 0)
+          end
+          met[x] = true
+        end
+      end
       error("Cannot serialise, excessive nesting (" .. depth .. ")", 0)
     end
     check_at = min(max_depth, depth + CYCLE_CHECK)
@@ -306,6 +340,9 @@ local function new_walker()
   end
 
   local function put_object(t, depth)
+    if view_field and rawget(t, view_field) ~= nil then
+      lost_view()
+    end
     if general then
       return put_object_general(t, depth)
     end
@@ -366,6 +403,48 @@ local function new_walker()
     return max
   end
 
+  -- A view in output with indentation, sorted keys or skipped values:
+  -- its members in source order (or sorted), numbers as their text.
+  local function put_view_general(t, view, depth)
+    if view.lazy(t) then
+      saw_lazy = true
+    end
+    local keys, vals, raws, n = view.members(t)
+    local object = keys ~= nil
+    local order
+    if object and sort_keys and n > 1 then
+      order = {}
+      for i = 1, n do
+        order[i] = i
+      end
+      sort(order, function(a, b)
+        return key_less(keys[a], keys[b])
+      end)
+    end
+    buf:put(object and "{" or "[")
+    local count = 0
+    for j = 1, n do
+      local i = order and order[j] or j
+      local raw, v = raws[i], vals[i]
+      if raw or not (skip and unsupported(v)) then
+        begin_item(count, depth)
+        count = count + 1
+        if object then
+          put_key(keys[i])
+        end
+        if raw then
+          buf:put(raw)
+        else
+          put_value(v, depth)
+        end
+      end
+    end
+    if indent and count > 0 then
+      buf:put("\n", indent_at(depth - 1))
+    end
+    buf:put(object and "}" or "]")
+  end
+
   local function put_table(t, depth)
     depth = depth + 1
     if depth > check_at then
@@ -376,11 +455,26 @@ local function new_walker()
     if mt ~= nil then
       local view = views[mt]
       if view ~= nil then
+        saw_view = true
+        if depth > 1 and not views[getmetatable(stack[depth - 1])] then
+          -- (The root was checked by put_root, a view reached through a
+          -- view with it.)
+          view.check(t)
+        end
         if not general then
+          if view.lazy(t) then
+            saw_lazy = true
+          end
           return view.put(buf, t, depth, put_value, put_key)
         end
-        t = view.shallow(t)
-        mt = getmetatable(t)
+        return put_view_general(t, view, depth)
+      end
+      local why = refused[mt]
+      if why ~= nil then
+        error(why, 0)
+      end
+      if view_field and rawget(t, view_field) ~= nil then
+        lost_view()
       end
       if t == null then
         return buf:put("null")
@@ -441,6 +535,7 @@ local function new_walker()
 
   local function load(s, prec, fl, ind, srt, plain)
     loaded, loaded_version, loaded_plain = s, s.version, plain
+    view_field = M.view_field
     null = M.null
     max_depth = s.max_depth
     cycle_as_nesting = s.dropin
@@ -479,10 +574,18 @@ local function new_walker()
       check_depth(v, depth)
     end
     stack[depth] = v
+    saw_view = true
+    if view.lazy(v) then
+      saw_lazy = true
+    end
     return view.put(buf, v, depth, put_in_view, put_key)
   end
 
   local function put_root(v)
+    local view = type(v) == "table" and views[getmetatable(v)]
+    if view then
+      view.check(v)
+    end
     if not general then
       return put_in_view(v, 0)
     end
@@ -497,12 +600,19 @@ local function new_walker()
   -- W.walking.
   local function walk(v, keep_buffer)
     check_at = check_at0
+    saw_view, saw_lazy = false, false
     W.busy = true
     put_root(v)
     W.busy = false
     local out = buf:get()
     if not keep_buffer then
       buf:free()
+    end
+    -- Bytes copied from views were not escaped as `flags` ask, nor, from
+    -- a lazy document, checked: the output is, whole (what was escaped
+    -- already is left as it is).
+    if saw_view and (saw_lazy or band(flags, TEXT_FLAGS) ~= 0) then
+      out = copied_text.fix(out, flags, saw_lazy, invalid == true, max_depth)
     end
     return out
   end

@@ -11,8 +11,8 @@ local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
 local selector = require("qjson.select")
 
-local type, error, pairs, next, tostring, getmetatable, setmetatable =
-  type, error, pairs, next, tostring, getmetatable, setmetatable
+local type, error, pairs, next, getmetatable, setmetatable =
+  type, error, pairs, next, getmetatable, setmetatable
 local open, DocMT = doc.open, doc.DocMT
 local ffi_string, byte = ffi.string, string.byte
 
@@ -36,6 +36,8 @@ selector.null = qjson.null
 -- The encoder (docs/encoding.md): qjson.encode and lua-cjson's encoder
 -- configuration functions, with settings of this module's own.
 encoder.install(qjson)
+-- Documents and cursors are not values: encode names what to encode.
+encoder.refused[DocMT] = "Cannot serialise a qjson document or cursor: encode doc:get() (a view of it) instead"
 qjson.empty_array = encoder.empty_array
 qjson.array_mt = encoder.array_mt
 qjson.empty_array_mt = encoder.empty_array_mt
@@ -82,7 +84,8 @@ function qjson._parse(s, opts, mt, name)
     return nil, "qjson: " .. failed(box)
   end
   nesting = nesting - 1
-  return setmetatable({ ptr = ptr, node = 0, src = s }, mt or DocMT)
+  return setmetatable({ ptr = ptr, node = 0, src = s, lazy = type(opts) == "table" and opts.mode == "lazy" or nil },
+    mt or DocMT)
 end
 
 -- `max_size` (parse_file only) and the parse options without it, or nil
@@ -110,6 +113,9 @@ end
 function qjson._parse_file(path, opts, mt)
   if type(path) ~= "string" then
     return nil, "bad argument #1 to 'parse_file' (string expected, got " .. type(path) .. ")", true
+  elseif path:find("\0", 1, true) then
+    -- (The file system would stop at it, and so would the message.)
+    return nil, "bad argument #1 to 'parse_file' (path contains a NUL byte)", true
   end
   local max_size, rest = file_options(opts)
   if not max_size then
@@ -125,11 +131,20 @@ function qjson._parse_file(path, opts, mt)
     return nil, "qjson: " .. failed(box)
   end
   nesting = nesting - 1
-  return doc.wrap(ptr, nil, mt)
+  return doc.wrap(ptr, nil, mt, type(opts) == "table" and opts.mode == "lazy" or nil)
 end
 
 -- decode's own option, beside the parse options.
 local BIG_INT = { cdata = true, string = true }
+
+-- What decode returns with decode_views off: the view `v` made plain
+-- tables (as qjson.materialize does), or the scalar `v`.
+local function tables_of(ds, v)
+  if type(v) == "table" and view.is_view(v) then
+    return materialize(v, ds.array_with_array_mt and encoder.array_mt or nil)
+  end
+  return v
+end
 
 -- Decodes `s` with an instance's decoder settings `ds` (see
 -- qjson.decode.config) and per-call `opts`: returns the view or value, or
@@ -145,7 +160,7 @@ local function decode_with(ds, s, opts)
     if k == "big_int" then
       if not BIG_INT[v] then
         return nil, "bad argument #2 to 'decode' (bad option 'big_int' (\"cdata\" or \"string\" expected, got "
-          .. tostring(v) .. "))", true
+          .. options.describe(v) .. "))", true
       end
       big = v
     else
@@ -156,7 +171,11 @@ local function decode_with(ds, s, opts)
   if d == nil then
     return nil, err, is_arg
   end
-  return view.decoded(d.ptr, d.src, nil, big)
+  local v = view.decoded(d.ptr, d.src, nil, big, d.lazy)
+  if not ds.views then
+    return tables_of(ds, v)
+  end
+  return v
 end
 
 -- Installs decode, materialize and lua-cjson's decoder configuration
@@ -185,7 +204,11 @@ local function install_decoder(into)
         error("qjson: " .. failed(box), 0)
       end
       nesting = nesting - 1
-      return view.decoded(ptr, s, byte(s, 1))
+      local v = view.decoded(ptr, s, byte(s, 1))
+      if not ds.views then
+        return tables_of(ds, v)
+      end
+      return v
     end
     local v, err, is_arg = decode_with(ds, s, opts)
     if v == nil and err ~= nil then

@@ -11,8 +11,20 @@ M.DEFAULT_MAX_DEPTH = 1000
 
 local box = ffi.new("qjson_options")
 
+-- What a bad value was: a number or string as itself (strings quoted),
+-- anything else by its type.
+local function describe(v)
+  if type(v) == "string" then
+    return ("%q"):format(v)
+  elseif type(v) == "number" then
+    return tostring(v)
+  end
+  return type(v)
+end
+M.describe = describe
+
 local function bad(name, want, got)
-  return ("bad option '%s' (%s expected, got %s)"):format(name, want, got)
+  return ("bad option '%s' (%s expected, got %s)"):format(name, want, describe(got))
 end
 
 -- Returns a `qjson_options *` for `opts` (nil for the defaults), or nil and
@@ -30,28 +42,28 @@ function M.pack(opts)
     if k == "mode" then
       local m = M.MODES[v]
       if not m then
-        return nil, bad(k, '"strict" or "lazy"', tostring(v))
+        return nil, bad(k, '"strict" or "lazy"', v)
       end
       box.mode = m
     elseif k == "max_depth" then
       if type(v) ~= "number" or v < 1 or v > 2147483647 or floor(v) ~= v then
-        return nil, bad(k, "integer from 1 to 2^31-1", tostring(v))
+        return nil, bad(k, "integer from 1 to 2^31-1", v)
       end
       box.max_depth = v
     elseif k == "duplicate_keys" then
       local d = M.DUPLICATES[v]
       if not d then
-        return nil, bad(k, '"last" or "reject"', tostring(v))
+        return nil, bad(k, '"last" or "reject"', v)
       end
       box.duplicate_keys = d
     elseif k == "ijson" then
       if type(v) ~= "boolean" then
-        return nil, bad(k, "boolean", type(v))
+        return nil, bad(k, "boolean", v)
       end
       box.ijson = v and 1 or 0
     elseif k == "invalid_numbers" then
       if type(v) ~= "boolean" then
-        return nil, bad(k, "boolean", type(v))
+        return nil, bad(k, "boolean", v)
       end
       box.invalid_numbers = v and 1 or 0
     else

@@ -27,6 +27,24 @@ local SafeMT = { __index = SafeDoc, __tostring = doc.DocMT.__tostring }
 for name, f in pairs(doc.Doc) do
   SafeDoc[name] = wrap(f)
 end
+require("qjson.encode").refused[SafeMT] = require("qjson.encode").refused[doc.DocMT]
+
+-- pairs and ipairs feed a generic `for`, which cannot take nil and a
+-- message: on failure they return an iterator that raises the message
+-- at the loop's first step (check with doc:typeof first to avoid it).
+local function iterator(f)
+  return function(...)
+    local ok, a, b, c = pcall(f, ...)
+    if ok then
+      return a, b, c
+    end
+    return function()
+      error(a, 0)
+    end, a
+  end
+end
+SafeDoc.pairs = iterator(doc.Doc.pairs)
+SafeDoc.ipairs = iterator(doc.Doc.ipairs)
 
 function safe.parse(s, opts)
   local d, err = qjson._parse(s, opts, SafeMT)

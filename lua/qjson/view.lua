@@ -5,11 +5,13 @@
 -- itself: its fields sit under private keys, strings that are not UTF-8,
 -- so that no JSON text gives a member such a key (qjson rejects what is
 -- not UTF-8) and every JSON key misses the raw table and reaches the
--- metamethods. (Lazy mode checks a key's UTF-8 only when iteration reads
--- it: there a member named like a field, invalid JSON, reads as the
--- field.) One table per view matters: a decode makes a view for every
--- container it reads, and a proxy with a separate state table cost
--- about twice as much to make (101 ns against 58 ns in a loop that only
+-- metamethods. (Lazy mode, which checks a string's UTF-8 when it is
+-- read, still refuses at parse a key that starts with byte 0xFF, the
+-- first byte of every private key: src/validate.rs.) Every string qjson
+-- reads from a body is UTF-8, so none names a field; a key built by the
+-- caller from unchecked bytes can (docs/api.md). One table per view
+-- matters: a decode makes a view for every container it reads, and a
+-- proxy with a separate state table cost about twice as much to make (101 ns against 58 ns in a loop that only
 -- makes views, 2026-11-24).
 --
 -- The fields a view always has are written in one constructor per kind
@@ -65,7 +67,8 @@ local C = require("qjson.lib")
 
 local type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, floor, next, ipairs =
   type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, math.floor, next, ipairs
-local select = select
+local select, pairs = select, pairs
+local getinfo = debug.getinfo
 local ffi_string = ffi.string
 local tnew = require("table.new")
 
@@ -86,6 +89,11 @@ local DIRTY, DCHILD, EDITS, ENODE, ADDED, NENODE, REPLACED, ORIG, VALS, CACHE, U
   "\255orig", "\255vals", "\255cache", "\255uniq"
 -- The document record's (decoded's constructor spells the first two).
 local PTR, SRC, BIG_INT, DIRTY_VIEWS, VIEWS = "\255ptr", "\255src", "\255big_int", "\255dirty_views", "\255views"
+-- Set (true) on the record of a document parsed in lazy mode.
+local LAZY = "\255lazy"
+
+-- Above any array's length (nodes are 32-bit).
+local MAX_INDEX = 2 ^ 32
 
 local DELETED = setmetatable({}, { __tostring = function() return "qjson.view.deleted" end })
 
@@ -110,6 +118,105 @@ local function fail(st)
   err_box.message[0] = 0
   C.qjson_last_error(st[DOC][PTR], err_box)
   error("qjson: " .. ffi_string(err_box.message), 0)
+end
+
+-- Raises when array view `st` has a raw element: table.insert (which
+-- appends at the raw length, 0 for a view) wrote past the metamethods,
+-- so reads would see the element and the view's own state would not.
+-- Checked where it would be lost or disagree: iteration, length, encode,
+-- materialize. (Other raw writes, rawset(v, k, x), are not found: reads
+-- of `k` see `x`, nothing else does; see docs/api.md.)
+local function raw_error(k)
+  error("qjson: a view was changed past its metamethods (table.insert, rawset...), at key " .. tostring(k)
+    .. ": use assignment, qjson.insert and qjson.remove on views", 0)
+end
+
+local function check_raw(st)
+  if rawget(st, 1) ~= nil then
+    raw_error(1)
+  end
+end
+M.check_raw = check_raw
+
+-- check_raw on view `v` and on every view read from it so far (its
+-- cached children, recursively): an encode or materialize that copies
+-- `v`'s bytes would lose what was inserted into one of them. Linear in
+-- the views read; nothing is done at read time.
+local function check_tree(v)
+  if rawget(v, 1) ~= nil then
+    raw_error(1)
+  end
+  local c = rawget(v, CVIEW)
+  if c then
+    check_tree(c)
+  end
+  c = rawget(v, CVIEW2)
+  if c then
+    check_tree(c)
+  end
+  local cache = rawget(v, CACHE)
+  if cache ~= nil then
+    for _, x in pairs(cache) do
+      check_tree(x)
+    end
+  end
+  local orig = rawget(v, ORIG)
+  if orig ~= nil then
+    -- (Elements read from the document only: an assigned view is not a
+    -- child, and may even be `v`.)
+    local vals = rawget(v, VALS)
+    for i = 1, v[LEN] do
+      local x = vals[i]
+      if orig[i] and type(x) == "table" and (getmetatable(x) == ArrayMT or getmetatable(x) == ObjectMT) then
+        check_tree(x)
+      end
+    end
+  end
+end
+-- For materialize: check_tree, and for a Doc's views, on every view
+-- doc:get opened (not all are read from another).
+M.check_tree = function(v)
+  check_tree(v)
+  local registry = rawget(v[DOC], VIEWS)
+  if registry ~= nil then
+    for _, x in pairs(registry) do
+      check_tree(x)
+    end
+  end
+end
+
+-- For encode, which runs inside request handlers that LuaJIT should
+-- compile whole: the same check, but with neither a loop nor recursion
+-- (a compiled loop, or a return to a lower frame, stops the caller's
+-- trace): `v`, and the views read from it through its first two cached
+-- children, three levels down. Views read deeper, or as a view's third
+-- child or later, are not checked here (docs/api.md).
+local function check2(v)
+  if v then
+    if rawget(v, 1) ~= nil then
+      raw_error(1)
+    end
+    local c = rawget(v, CVIEW)
+    if c and rawget(c, 1) ~= nil then
+      raw_error(1)
+    end
+    c = rawget(v, CVIEW2)
+    if c and rawget(c, 1) ~= nil then
+      raw_error(1)
+    end
+  end
+end
+local function check1(v)
+  if v then
+    check2(v)
+    check2(rawget(v, CVIEW))
+    check2(rawget(v, CVIEW2))
+  end
+end
+M.check_near = function(v)
+  check1(v)
+  check1(rawget(v, CVIEW))
+  check1(rawget(v, CVIEW2))
 end
 
 local function is_view(v)
@@ -351,8 +458,9 @@ local function array_get(st, i)
   if c ~= nil then
     return c
   end
-  -- (The native side reports indexes past the end as missing.)
-  if i < 1 or i ~= floor(i) then
+  -- (The native side reports indexes past the end as missing; past
+  -- MAX_INDEX, which no array reaches, the index would not convert.)
+  if i < 1 or i ~= floor(i) or i > MAX_INDEX then
     return nil
   end
   local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], nil, 0, i - 1, val_box), i)
@@ -361,6 +469,73 @@ end
 
 ObjectMT.__index = object_get
 ArrayMT.__index = array_get
+
+-- Reads the path from the document's root view down to view `st`, a
+-- view doc:get opened below the root: the last read adopts it
+-- (child_view), so that an edit of it (which marks its ancestors) is
+-- seen by an encode of the root. (Done when it is opened, not when it
+-- is first edited: a branch in touch cost its compiled loop 5% more
+-- instructions on a nested edit.) Nodes
+-- are numbered in document order, so the child whose subtree holds
+-- `st` is the last one whose node is not past st's. Stops where the
+-- path was edited away (the root then does not hold `st`).
+local function attach(st)
+  local d, target = st[DOC], st[NODE]
+  local ptr = d[PTR]
+  local x = d[VIEWS][0]
+  if x == nil then
+    local kind = C.qjson_read(ptr, 0, val_box)
+    if kind ~= OBJECT and kind ~= ARRAY then
+      fail(st)
+    end
+    x = new_view(d, 0, kind, false, false)
+  end
+  while x ~= st do
+    local object = getmetatable(x) == ObjectMT
+    local prev, i, last = 0, 0, nil
+    while true do
+      local k = C.qjson_next(ptr, x[NODE], prev, node_box)
+      if k <= 0 then
+        if k ~= MISSING then
+          fail(x)
+        end
+        break
+      end
+      local c = node_box[0]
+      if c > target then
+        break
+      end
+      prev, last, i = c, c, i + 1
+    end
+    if last == nil then
+      return
+    end
+    local child
+    if object then
+      if C.qjson_read(ptr, last, key_box) ~= STRING then
+        fail(x)
+      end
+      child = object_get(x, ffi_string(key_box.ptr, key_box.len))
+      last = last + 1
+    else
+      local orig = rawget(x, ORIG)
+      if orig ~= nil then
+        i = nil
+        for j = 1, x[LEN] do
+          if orig[j] == last then
+            i = j
+            break
+          end
+        end
+      end
+      child = i and array_get(x, i)
+    end
+    if not is_view(child) or child[NODE] ~= last then
+      return
+    end
+    x = child
+  end
+end
 
 ------------------------------------------------------------------------
 -- Iteration
@@ -465,6 +640,7 @@ local function object_next(it)
 end
 
 local function object_pairs(v)
+  check_raw(v)
   return object_next, { st = v, pos = 0, added = 0 }, nil
 end
 
@@ -491,16 +667,19 @@ local function array_next(v, i)
 end
 
 local function array_pairs(v)
+  check_raw(v)
   return array_next, v, 0
 end
 
 local function array_ipairs(v)
+  check_raw(v)
   return array_inext, v, 0
 end
 
 -- As `#` on the table lua-cjson builds: the element count for an array,
 -- 0 for an object (its keys are strings).
 local function view_len(v)
+  check_raw(v)
   local mt = getmetatable(v)
   if mt == ArrayMT then
     return array_len(v)
@@ -522,7 +701,17 @@ end
 ObjectMT.__ipairs = function(v)
   return generic_inext, v, 0
 end
-ObjectMT.__len = view_len
+-- `#` of an object view, 0 as for lua-cjson's table; but OpenResty's
+-- lua-cjson (C) calls __len to tell arrays from objects, and would write
+-- an object view as `[]`: called from C, it raises instead.
+local function object_len(v)
+  local caller = getinfo(2, "S")
+  if caller ~= nil and caller.what == "C" then
+    error("qjson: lua-cjson cannot encode a qjson view (an object): use qjson.encode, or qjson.materialize first", 0)
+  end
+  return view_len(v)
+end
+ObjectMT.__len = object_len
 ArrayMT.__len = view_len
 
 M.object_pairs, M.array_pairs, M.array_ipairs, M.len = object_pairs, array_pairs, array_ipairs, view_len
@@ -532,9 +721,11 @@ M.object_pairs, M.array_pairs, M.array_ipairs, M.len = object_pairs, array_pairs
 
 local function object_set(st, k, x)
   local tk = type(k)
-  if tk ~= "string" and tk ~= "number" then
+  if tk ~= "string" and tk ~= "number" or k ~= k then
     if k == nil then
       error("table index is nil", 2)
+    elseif k ~= k then
+      error("table index is NaN", 2)
     end
     error("qjson: a view's keys must be strings or numbers, got " .. tk, 2)
   end
@@ -652,6 +843,9 @@ function M.insert(st, ...)
   local n, orig, vals = st[LEN], rawget(st, ORIG), rawget(st, VALS)
   local pos, x = ...
   if select("#", ...) == 1 then
+    if pos == nil then
+      return -- as table.insert(t, nil): nothing to append
+    end
     pos, x = n + 1, pos
   elseif type(pos) ~= "number" or pos < 1 or pos > n + 1 or pos ~= floor(pos) then
     error("bad argument #2 to 'insert' (position out of bounds)", 3)
@@ -693,24 +887,29 @@ end
 -- The view of container `node` of Doc `doc` (a document or cursor of
 -- qjson.parse), for doc:get: one record per Doc, made on first use.
 function M.open(doc, node, kind)
+  doc = doc.root or doc
   local d = doc.record
   if d == nil then
-    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {} }
+    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {}, [LAZY] = doc.lazy }
     doc.record = d
   end
   local v = d[VIEWS][node]
   if v ~= nil then
     return v
   end
-  return new_view(d, node, kind, false, false)
+  v = new_view(d, node, kind, false, false)
+  if node ~= 0 then
+    attach(v)
+  end
+  return v
 end
 
 -- What qjson.decode returns for document `ptr` parsed from `src`: a view
 -- of an object or array root, else the scalar (and the document is
 -- closed). `first`, when given, is the text's first byte: a brace or
 -- bracket there names the root's kind without a native call. `big_int`:
--- the decode's option of that name.
-function M.decoded(ptr, src, first, big_int)
+-- the decode's option of that name; `lazy`: true for a lazy-mode parse.
+function M.decoded(ptr, src, first, big_int, lazy)
   local kind
   if first == 123 then
     kind = OBJECT
@@ -739,6 +938,9 @@ function M.decoded(ptr, src, first, big_int)
     if big_int ~= nil then
       rawset(v, BIG_INT, big_int)
     end
+    if lazy then
+      rawset(v, LAZY, true)
+    end
     return v
   end
   local v = value_of({ [DOC] = { [PTR] = ptr, [BIG_INT] = big_int } }, kind, nil)
@@ -761,7 +963,7 @@ end
 function M.ipairs(t)
   local mt = getmetatable(t)
   if mt == ArrayMT then
-    return array_inext, t, 0
+    return array_ipairs(t)
   elseif mt == ObjectMT then
     return generic_inext, t, 0
   end
@@ -787,5 +989,6 @@ M.PARENT, M.CKEY, M.CVIEW, M.CKEY2, M.CVIEW2 = PARENT, CKEY, CVIEW, CKEY2, CVIEW
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED = DIRTY, DCHILD, EDITS, ENODE, ADDED
 M.NENODE, M.REPLACED, M.ORIG, M.VALS = NENODE, REPLACED, ORIG, VALS
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get
+M.step_member, M.value_of, M.cached, M.LAZY = step_member, value_of, cached, LAZY
 
 return M

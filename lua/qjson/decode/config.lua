@@ -12,6 +12,15 @@ local INT_MAX = 2147483647
 
 local M = {}
 
+-- Whether this LuaJIT was built with LUAJIT_ENABLE_LUA52COMPAT (as
+-- OpenResty's is): only then do `#`, pairs and ipairs on a table call its
+-- __len, __pairs and __ipairs, which lazy views need to read like tables.
+M.LUA52COMPAT = #setmetatable({}, {
+  __len = function()
+    return 1
+  end,
+}) == 1
+
 -- A fresh settings table with lua-cjson's defaults.
 function M.defaults()
   return {
@@ -19,6 +28,9 @@ function M.defaults()
     invalid_numbers = true, -- lua-cjson reads NaN, Infinity, hex... by default
     array_with_array_mt = false,
     allow_comment = false,
+    -- qjson.decode's lazy views, by default where `#` and pairs work on
+    -- them (docs/api.md, "Views and LuaJIT builds"); plain tables elsewhere.
+    views = M.LUA52COMPAT,
   }
 end
 
@@ -68,6 +80,14 @@ function M.install(into, s, dropin)
     too_many(1, 1, ...)
     s.invalid_numbers = on_off((...), s.invalid_numbers)
     return s.invalid_numbers
+  end
+
+  -- Whether qjson.decode returns lazy views (true) or plain tables, as
+  -- qjson.cjson.decode builds them (false). Not lua-cjson's: qjson's own.
+  function into.decode_views(...)
+    too_many(1, 1, ...)
+    s.views = on_off((...), s.views)
+    return s.views
   end
 
   -- Whether decoded arrays get array_mt, so they encode back as arrays

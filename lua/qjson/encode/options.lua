@@ -7,14 +7,17 @@ local type, pairs, tostring, floor, rep = type, pairs, tostring, math.floor, str
 
 local M = {}
 
+-- (A number or string as itself, anything else by its type.)
+local describe = require("qjson.options").describe
+
 local function bad(name, want, got)
-  return ("bad option '%s' (%s expected, got %s)"):format(name, want, tostring(got))
+  return ("bad option '%s' (%s expected, got %s)"):format(name, want, describe(got))
 end
 
 local function boolean(opts, name)
   local v = opts[name]
   if v ~= nil and type(v) ~= "boolean" then
-    return nil, bad(name, "boolean", type(v))
+    return nil, bad(name, "boolean", v)
   end
   return v
 end
@@ -66,7 +69,10 @@ function M.resolve(s, opts)
       end
       indent = rep(" ", indent)
     elseif type(indent) ~= "string" then
-      return nil, bad("indent", "number or string", type(indent))
+      return nil, bad("indent", "number or string", indent)
+    elseif indent:find("[^ \t\n\r]") then
+      -- Anything else between tokens would not be JSON.
+      return nil, bad("indent", "a string of JSON whitespace (space, tab, CR, LF)", indent)
     end
   end
 

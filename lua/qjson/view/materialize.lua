@@ -18,31 +18,42 @@ local DOC, NODE, DIRTY, PTR, BIG_INT = view.DOC, view.NODE, view.DIRTY, view.PTR
 -- A plain table (one assigned into a view, say) is returned as it is
 -- unless it holds a view at some depth: then a copy with those views
 -- materialized, keeping its metatable. `seen` maps the plain tables met
--- so far to what they became (cycles end there).
+-- so far to what they became (false while one is being copied), and
+-- changed views to their tables: a cycle gives a cycle of the new tables.
 local build_settings = {}
 local materialize
 
 local function materialize_table(t, array_mt, seen)
   local done = seen[t]
   if done ~= nil then
+    if done == false then
+      -- Met again while its members are copied: a cycle through it, so
+      -- the copy must be made (and is filled by the call further up).
+      done = {}
+      seen[t] = done
+    end
     return done
   end
-  seen[t] = t
+  if rawget(t, view.DOC) ~= nil then
+    error("qjson: cannot materialize a view whose metatable was changed (setmetatable)", 0)
+  end
+  seen[t] = false
   local copy
   for k, x in next, t do
     local m = materialize(x, array_mt, seen)
-    if m ~= x then
-      if copy == nil then
-        copy = {}
-        for k2, x2 in next, t do
-          copy[k2] = x2
-        end
-        seen[t] = copy
+    if copy == nil and (m ~= x or seen[t]) then
+      copy = seen[t] or {}
+      for k2, x2 in next, t do
+        copy[k2] = x2
       end
+      seen[t] = copy
+    end
+    if copy ~= nil then
       copy[k] = m
     end
   end
   if copy == nil then
+    seen[t] = t
     return t
   end
   local mt = getmetatable(t)
@@ -52,12 +63,16 @@ local function materialize_table(t, array_mt, seen)
   return copy
 end
 
-function materialize(v, array_mt, seen)
+-- (`in_view`: `v` was read from a view, and so checked with it.)
+function materialize(v, array_mt, seen, in_view)
   if not is_view(v) then
     if type(v) == "table" then
       return materialize_table(v, array_mt, seen or {})
     end
     return v
+  end
+  if not in_view then
+    view.check_tree(v)
   end
   if not rawget(v, DIRTY) and rawget(v[DOC], BIG_INT) == nil then
     build_settings.null = view.null
@@ -65,17 +80,24 @@ function materialize(v, array_mt, seen)
     build_settings.empty_array_mt = encoder.empty_array_mt
     return tables.from_node(v[DOC][PTR], v[NODE], build_settings)
   end
+  seen = seen or {}
+  local done = seen[v]
+  if done ~= nil then
+    return done
+  end
   if getmetatable(v) == ObjectMT then
     local t = {}
+    seen[v] = t
     for k, x in object_pairs(v) do
-      t[k] = materialize(x, array_mt, seen)
+      t[k] = materialize(x, array_mt, seen, true)
     end
     return t
   end
   local n = array_len(v)
   local t = tnew(n, 0)
+  seen[v] = t
   for i = 1, n do
-    t[i] = materialize(array_get(v, i), array_mt, seen)
+    t[i] = materialize(array_get(v, i), array_mt, seen, true)
   end
   if array_mt ~= nil then
     return setmetatable(t, array_mt)
@@ -84,4 +106,5 @@ function materialize(v, array_mt, seen)
   end
   return t
 end
+
 return materialize

@@ -10,12 +10,13 @@ local view = require("qjson.view")
 local getmetatable, setmetatable, rawget = getmetatable, setmetatable, rawget
 
 local DELETED, ObjectMT, ArrayMT = view.DELETED, view.ObjectMT, view.ArrayMT
-local fail, unique_pairs, object_pairs = view.fail, view.unique_pairs, view.object_pairs
-local array_len, array_get = view.array_len, view.array_get
+local fail, unique_pairs = view.fail, view.unique_pairs
+local check_raw = view.check_raw
 -- A view's fields (see qjson.view): a view is its own state, `st` here.
 local DOC, NODE, LEN, PTR, SRC, DIRTY_VIEWS = view.DOC, view.NODE, view.LEN, view.PTR, view.SRC, view.DIRTY_VIEWS
 local DIRTY, DCHILD, EDITS, ENODE, ADDED = view.DIRTY, view.DCHILD, view.EDITS, view.ENODE, view.ADDED
 local NENODE, REPLACED, ORIG, VALS = view.NENODE, view.REPLACED, view.ORIG, view.VALS
+local LAZY = view.LAZY
 
 local MISSING = C.QJSON_STATUS_MISSING
 
@@ -290,6 +291,7 @@ end
 -- The encoder's hook for views in its default (compact) output: an
 -- untouched view is its original bytes.
 local function put(buf, st, depth, put_value, put_key)
+  check_raw(st)
   local lim = 0
   if pending.view == st then
     lim = pending_end
@@ -325,33 +327,26 @@ local function put(buf, st, depth, put_value, put_key)
   return put_members(buf, st, depth, put_value, put_key, lim, false)
 end
 
--- For output with indentation, sorted keys or skipped values: the view's
--- members in a plain table (one level; nested views stay views), which the
--- encoder then walks like any table.
-local function shallow(v)
-  local t = {}
-  if getmetatable(v) == ObjectMT then
-    for k, x in object_pairs(v) do
-      t[k] = x
-    end
-    return t
-  end
-  local n = array_len(v)
-  for i = 1, n do
-    local x = array_get(v, i)
-    if x == nil then
-      x = view.null
-    end
-    t[i] = x
-  end
-  return setmetatable(t, n == 0 and encoder.empty_array_mt or encoder.array_mt)
+-- Whether `st`'s document was parsed in lazy mode.
+local function lazy(st)
+  return rawget(st[DOC], LAZY) ~= nil
 end
 
 -- The text encode returns for `v` without writing anything: the parsed
 -- string itself for an untouched document root.
+-- (Not for a lazy-mode document, whose text the encoder checks.)
 local function source(v)
-  return not rawget(v, DIRTY) and v[NODE] == 0 and v[DOC][SRC] or nil
+  local src = not rawget(v, DIRTY) and v[NODE] == 0 and not rawget(v[DOC], LAZY) and v[DOC][SRC]
+  if src then
+    -- (Else the encoder's walk checks it.)
+    view.check_near(v)
+    return src
+  end
+  return nil
 end
 
-encoder.views[ObjectMT] = { put = put, shallow = shallow, source = source }
+encoder.views[ObjectMT] = {
+  put = put, members = require("qjson.view.members"), source = source, lazy = lazy, check = view.check_near,
+}
 encoder.views[ArrayMT] = encoder.views[ObjectMT]
+encoder.view_field = DOC

@@ -1,0 +1,102 @@
+-- A view's members for the encoder's general output (indentation, sorted
+-- keys, skipped values): see encoder.views in qjson.encode.
+local ffi = require("ffi")
+local C = require("qjson.lib")
+local view = require("qjson.view")
+
+local getmetatable, rawget = getmetatable, rawget
+
+local DELETED, ObjectMT = view.DELETED, view.ObjectMT
+local fail, array_len, array_get = view.fail, view.array_len, view.array_get
+local step_member, value_of, cached, check_raw = view.step_member, view.value_of, view.cached, view.check_raw
+local DOC, NODE, PTR, EDITS, ADDED, ORIG = view.DOC, view.NODE, view.PTR, view.EDITS, view.ADDED, view.ORIG
+
+local NUMBER = C.QJSON_KIND_NUMBER
+
+local node_box = ffi.new("uint32_t[1]")
+local ptr_box = ffi.new("const char *[1]")
+local size_box = ffi.new("size_t[1]")
+local val_box = ffi.new("qjson_value")
+
+-- The original bytes of `node`, as a string.
+local function raw_text(st, node)
+  if C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box) <= 0 then
+    fail(st)
+  end
+  local s = ffi.string(ptr_box[0], size_box[0])
+  return s
+end
+
+-- For output with indentation, sorted keys or skipped values: the view's
+-- members in source order (edits where they are, added keys last), as
+-- `keys` (nil for an array), `vals` and `raws` (a number of the document
+-- as its text, so that no number passes through a Lua number), and their
+-- count. The encoder writes them like a table's members.
+return function(st)
+  check_raw(st)
+  local vals, raws, n = {}, {}, 0
+  if getmetatable(st) == ObjectMT then
+    local keys = {}
+    local edits = rawget(st, EDITS)
+    local pos = 0
+    while true do
+      local np, k, kind, _, vn = step_member(st, pos)
+      if np == nil then
+        break
+      end
+      pos = np
+      local e = edits and edits[k]
+      if e == nil then
+        n = n + 1
+        keys[n] = k
+        if kind == NUMBER then
+          raws[n] = raw_text(st, vn)
+        else
+          local c = cached(st, k)
+          if c == nil then
+            c = value_of(st, kind, k)
+          end
+          vals[n] = c
+        end
+      elseif e ~= DELETED then
+        n = n + 1
+        keys[n], vals[n] = k, e
+      end
+    end
+    local added = rawget(st, ADDED)
+    if added ~= nil then
+      for i = 1, #added do
+        local k = added[i]
+        local e = edits[k]
+        if e ~= DELETED then
+          n = n + 1
+          keys[n], vals[n] = k, e
+        end
+      end
+    end
+    return keys, vals, raws, n
+  end
+  n = array_len(st)
+  local orig = rawget(st, ORIG)
+  local ptr, node, prev = st[DOC][PTR], st[NODE], 0
+  for i = 1, n do
+    local o
+    if orig ~= nil then
+      o = orig[i]
+    else
+      local k = C.qjson_next(ptr, node, prev, node_box)
+      if k <= 0 then
+        fail(st)
+      end
+      o = node_box[0]
+      prev = o
+    end
+    if o and C.qjson_read(ptr, o, val_box) == NUMBER then
+      raws[i] = raw_text(st, o)
+    else
+      -- (nil for a hole: written as null.)
+      vals[i] = array_get(st, i)
+    end
+  end
+  return nil, vals, raws, n
+end
