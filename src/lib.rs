@@ -15,6 +15,7 @@ pub mod number;
 pub mod options;
 pub mod path;
 pub mod scan;
+pub mod schema;
 mod string;
 pub mod tape;
 mod validate;

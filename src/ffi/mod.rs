@@ -15,6 +15,7 @@ pub mod flatten;
 mod load;
 pub mod parse;
 pub mod read;
+mod schema;
 mod view;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
