@@ -34,6 +34,7 @@ encoder.null = qjson.null
 -- The encoder (docs/encoding.md): qjson.encode and lua-cjson's encoder
 -- configuration functions, with settings of this module's own.
 encoder.install(qjson)
+require("qjson.schema").install(qjson)
 qjson.empty_array = encoder.empty_array
 qjson.array_mt = encoder.array_mt
 qjson.empty_array_mt = encoder.empty_array_mt

@@ -81,6 +81,9 @@ function safe.new()
     { __index = inst })
 end
 
+-- qjson.schema returning nil and a message, with validators that do not raise.
+safe.schema = require("qjson.schema").safe_compile
+
 function safe.path(s)
   local p, err = qjson._path(s)
   return p, err

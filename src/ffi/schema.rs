@@ -19,6 +19,37 @@ fn fill(err: *mut ErrorInfo, msg: &str) {
     }
 }
 
+/// Why a check failed: a bad argument, or input that is not JSON (with
+/// its position).
+enum Fail {
+    Msg(String),
+    At(crate::Error),
+}
+
+impl From<String> for Fail {
+    fn from(m: String) -> Fail {
+        Fail::Msg(m)
+    }
+}
+
+impl From<crate::Error> for Fail {
+    fn from(e: crate::Error) -> Fail {
+        Fail::At(e)
+    }
+}
+
+fn fill_fail(err: *mut ErrorInfo, f: &Fail) {
+    match f {
+        Fail::Msg(m) => fill(err, m),
+        // SAFETY: as above.
+        Fail::At(e) => {
+            if let Some(r) = unsafe { err.as_mut() } {
+                r.fill_from(e)
+            }
+        }
+    }
+}
+
 /// Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
 /// (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
 /// documents `$ref` may reach; nothing is ever fetched. Returns null on
@@ -79,9 +110,9 @@ pub extern "C" fn qjson_schema_check(
 ) -> i64 {
     run(err, || {
         // SAFETY: a live schema or null; `len` readable bytes.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| "no schema".to_string())?;
+        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
         let input = unsafe { bytes(input as *const u8, len) };
-        Ok(write(s.validate_bytes(input).map_err(|e| e.to_string()), out, cap))
+        write(s.validate_bytes(input).map_err(Fail::At), out, cap)
     })
 }
 
@@ -97,12 +128,12 @@ pub extern "C" fn qjson_schema_check_doc(
 ) -> i64 {
     run(err, || {
         // SAFETY: a live schema or null.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| "no schema".to_string())?;
-        let d = open_doc(doc).map_err(|_| "document is closed".to_string())?;
+        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
+        let d = open_doc(doc).map_err(|_| Fail::from("document is closed".to_string()))?;
         if node as usize >= d.tape_len() {
-            return Err("no such node".into());
+            return Err(Fail::from("no such node".to_string()));
         }
-        Ok(write(s.validate(d, node).map_err(|e| e.to_string()), out, cap))
+        write(s.validate(d, node).map_err(Fail::At), out, cap)
     })
 }
 
@@ -118,9 +149,9 @@ pub extern "C" fn qjson_schema_valid(
 ) -> i32 {
     valid(err, || {
         // SAFETY: a live schema or null; `len` readable bytes.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| "no schema".to_string())?;
+        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
         let input = unsafe { bytes(input as *const u8, len) };
-        s.is_valid_bytes(input).map_err(|e| e.to_string())
+        Ok(s.is_valid_bytes(input)?)
     })
 }
 
@@ -135,20 +166,20 @@ pub extern "C" fn qjson_schema_valid_doc(
 ) -> i32 {
     valid(err, || {
         // SAFETY: a live schema or null.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| "no schema".to_string())?;
-        let d = open_doc(doc).map_err(|_| "document is closed".to_string())?;
+        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
+        let d = open_doc(doc).map_err(|_| Fail::from("document is closed".to_string()))?;
         if node as usize >= d.tape_len() {
-            return Err("no such node".into());
+            return Err(Fail::from("no such node".to_string()));
         }
-        s.is_valid(d, node).map_err(|e| e.to_string())
+        Ok(s.is_valid(d, node)?)
     })
 }
 
-fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<Result<i64, String>, String>) -> i64 {
+fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i64, Fail>) -> i64 {
     match guard(None, || Some(f())) {
-        Some(Ok(Ok(n))) => n,
-        Some(Ok(Err(msg)) | Err(msg)) => {
-            fill(err, &msg);
+        Some(Ok(n)) => n,
+        Some(Err(e)) => {
+            fill_fail(err, &e);
             Status::Error as i64
         }
         None => {
@@ -158,11 +189,11 @@ fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<Result<i64, String>, Stri
     }
 }
 
-fn valid(err: *mut ErrorInfo, f: impl FnOnce() -> Result<bool, String>) -> i32 {
+fn valid(err: *mut ErrorInfo, f: impl FnOnce() -> Result<bool, Fail>) -> i32 {
     match guard(None, || Some(f())) {
         Some(Ok(ok)) => ok as i32,
-        Some(Err(msg)) => {
-            fill(err, &msg);
+        Some(Err(e)) => {
+            fill_fail(err, &e);
             Status::Error as i32
         }
         None => {
@@ -173,7 +204,7 @@ fn valid(err: *mut ErrorInfo, f: impl FnOnce() -> Result<bool, String>) -> i32 {
 }
 
 /// The report's size, written to `out` when it fits.
-fn write(failures: Result<Vec<Failure>, String>, out: *mut u8, cap: usize) -> Result<i64, String> {
+fn write(failures: Result<Vec<Failure>, Fail>, out: *mut u8, cap: usize) -> Result<i64, Fail> {
     let failures = failures?;
     if failures.is_empty() {
         return Ok(0);
