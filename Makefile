@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick bench-schema lint clean
 
 all: build
 
@@ -77,6 +77,10 @@ bench: build
 
 bench-quick: build
 	$(LUAJIT) bench/run.lua --quick
+
+# JSON Schema validation alone (also run at the end of `make bench`).
+bench-schema: build
+	$(LUAJIT) bench/schema/run.lua
 
 # Every benchmark job of every library once, answers compared (< 1 min).
 bench-smoke: build

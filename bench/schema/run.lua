@@ -14,7 +14,7 @@
 local dir = (arg and arg[0] or "bench/schema/run.lua"):match("^(.*)/[^/]*$") or "."
 local root = dir .. "/../.."
 package.path = dir .. "/?.lua;" .. dir .. "/../?.lua;" .. root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;"
-  .. "../shared/vendor/jsonschema-lua/lib/?.lua;" .. package.path
+  .. root .. "/../shared/vendor/jsonschema-lua/lib/?.lua;" .. package.path
 
 local ffi = require("ffi")
 local qjson = require("qjson")
