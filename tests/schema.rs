@@ -17,7 +17,8 @@ fn compile_with(schema: &str, opts: SchemaOptions) -> Schema {
 
 #[test]
 fn errors_carry_instance_and_keyword_locations_and_positions() {
-    let s = compile(r#"{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["b"]}"#);
+    let s =
+        compile(r#"{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["b"]}"#);
     let body = "{\n  \"a\": [1, 2.5, 3]\n}";
     let errs = s.validate_bytes(body.as_bytes()).unwrap();
     assert_eq!(errs.len(), 2, "{errs:?}");
@@ -97,7 +98,8 @@ fn formats_assert_only_on_request() {
 
 #[test]
 fn openapi_nullable() {
-    let schema = r#"{"type":"object","properties":{"a":{"type":"string","nullable":true},"e":{"enum":["x"],"nullable":true}}}"#;
+    let schema =
+        r#"{"type":"object","properties":{"a":{"type":"string","nullable":true},"e":{"enum":["x"],"nullable":true}}}"#;
     let oa = compile_with(schema, SchemaOptions { openapi: 1, ..Default::default() });
     assert!(oa.is_valid_bytes(br#"{"a":null,"e":null}"#).unwrap());
     assert!(!oa.is_valid_bytes(br#"{"a":1}"#).unwrap());

@@ -37,7 +37,9 @@ fn chat(size: usize) -> String {
     let n = (size / (1 << 20)).max(1);
     let text = "Describe this picture, please: what is in the foreground? ".repeat(6);
     let each = size / n - 200 - text.len();
-    let b64: String = (0..each).map(|i| b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[i * 7 % 64] as char).collect();
+    let b64: String = (0..each)
+        .map(|i| b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[i * 7 % 64] as char)
+        .collect();
     let msgs: Vec<String> = (0..n)
         .map(|_| {
             format!(
@@ -45,7 +47,10 @@ fn chat(size: usize) -> String {
             )
         })
         .collect();
-    format!(r#"{{"model":"gpt-4o","temperature":0.7,"max_tokens":1024,"stream":false,"messages":[{}]}}"#, msgs.join(","))
+    format!(
+        r#"{{"model":"gpt-4o","temperature":0.7,"max_tokens":1024,"stream":false,"messages":[{}]}}"#,
+        msgs.join(",")
+    )
 }
 
 fn per_call(mut f: impl FnMut() -> bool, iters: usize) -> f64 {
@@ -68,7 +73,10 @@ fn tape_against_serde_value() {
         let mut rounds = Vec::new();
         for _ in 0..5 {
             let t = per_call(|| tape.is_valid_bytes(body.as_bytes()).unwrap(), iters);
-            let v = per_call(|| value.is_valid(&serde_json::from_slice::<serde_json::Value>(body.as_bytes()).unwrap()), iters);
+            let v = per_call(
+                || value.is_valid(&serde_json::from_slice::<serde_json::Value>(body.as_bytes()).unwrap()),
+                iters,
+            );
             rounds.push((t, v));
         }
         rounds.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -94,6 +102,11 @@ fn invalid_body_breakdown() {
         let v = per_call(|| !tape.is_valid_bytes(bad.as_bytes()).unwrap(), 100_000);
         let all = per_call(|| tape.validate_bytes(bad.as_bytes()).unwrap().len() == 1, 100_000);
         let one = per_call(|| tape1.validate_bytes(bad.as_bytes()).unwrap().len() == 1, 100_000);
-        println!("invalid enum: is_valid {:.2} us, validate {:.2} us, validate max_errors=1 {:.2} us", v * 1e6, all * 1e6, one * 1e6);
+        println!(
+            "invalid enum: is_valid {:.2} us, validate {:.2} us, validate max_errors=1 {:.2} us",
+            v * 1e6,
+            all * 1e6,
+            one * 1e6
+        );
     }
 }
