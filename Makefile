@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick bench-schema lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick bench-schema bench-gateway-schema lint clean
 
 all: build
 
@@ -90,6 +90,10 @@ bench-smoke: build
 bench-gateway: build
 	@tools/deps.sh --bench
 	LUAJIT=$(LUAJIT) bench/gateway/run.sh
+
+# The validation handler (bench/schema/gateway.lua) in the same nginx.
+bench-gateway-schema: build
+	QJSON_GATEWAY_SCRIPT=bench/schema/gateway.lua LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
 lint: deps
 	cargo fmt --check

@@ -428,7 +428,7 @@ void qjson_schema_free(qjson_schema *schema);
 // `out` when it fits in `cap` bytes (call again with more room when it
 // does not). `Status::Error` (-1) when the input is not JSON (or a bad
 // argument), `Status::Panic` (-2), with `err` filled in.
-int64_t qjson_schema_check(const qjson_schema *schema,
+int32_t qjson_schema_check(const qjson_schema *schema,
                            const char *input,
                            size_t len,
                            uint8_t *out,
@@ -436,7 +436,7 @@ int64_t qjson_schema_check(const qjson_schema *schema,
                            qjson_error *err);
 
 // As `qjson_schema_check`, for `node` of a parsed document.
-int64_t qjson_schema_check_doc(const qjson_schema *schema,
+int32_t qjson_schema_check_doc(const qjson_schema *schema,
                                qjson_doc *doc,
                                uint32_t node,
                                uint8_t *out,

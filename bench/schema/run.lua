@@ -108,7 +108,7 @@ local CHAT_SCHEMA = [[{
 -- Runs f for about `budget` seconds; seconds per call.
 local function time(f, arg1, budget)
   local n, t0 = 0, now()
-  local t = t0
+  local t
   repeat
     for _ = 1, 8 do
       f(arg1)

@@ -197,13 +197,13 @@ qjson_schema *qjson_schema_new(const char *schema,
                                const qjson_schema_options *opts,
                                qjson_error *err);
 void qjson_schema_free(qjson_schema *schema);
-int64_t qjson_schema_check(const qjson_schema *schema,
+int32_t qjson_schema_check(const qjson_schema *schema,
                            const char *input,
                            size_t len,
                            uint8_t *out,
                            size_t cap,
                            qjson_error *err);
-int64_t qjson_schema_check_doc(const qjson_schema *schema,
+int32_t qjson_schema_check_doc(const qjson_schema *schema,
                                qjson_doc *doc,
                                uint32_t node,
                                uint8_t *out,

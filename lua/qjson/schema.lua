@@ -11,7 +11,7 @@ local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, c
 local ffi_string, ffi_new, ffi_cast, ffi_gc = ffi.string, ffi.new, ffi.cast, ffi.gc
 local tonumber = tonumber
 
-local ERROR, PANIC = tonumber(C.QJSON_STATUS_ERROR), tonumber(C.QJSON_STATUS_PANIC)
+local ERROR = tonumber(C.QJSON_STATUS_ERROR)
 
 local DRAFTS = {
   [4] = C.QJSON_SCHEMA_DRAFT_DRAFT4, ["4"] = C.QJSON_SCHEMA_DRAFT_DRAFT4,
@@ -23,7 +23,21 @@ local DRAFTS = {
 local BOUNDS = { max_depth = true, max_errors = true, backtrack_limit = true, regex_size_limit = true }
 
 local u32p = ffi.typeof("const uint32_t *")
-local err_box = ffi_new("qjson_error")
+-- Error boxes by nesting depth, as init.lua's: a finalizer run by an
+-- allocation between a call and the reading of its box (a boxed result,
+-- the message's string) may validate too, with a box of its own.
+local boxes, nesting = {}, 0
+
+local function enter()
+  nesting = nesting + 1
+  local box = boxes[nesting]
+  if box == nil then
+    box = ffi_new("qjson_error")
+    boxes[nesting] = box
+  end
+  box.message[0] = 0
+  return box
+end
 
 -- Reports are written into Lua memory: this buffer, taken by the call that
 -- uses it (a nested call, from a finalizer, makes its own) and given back
@@ -40,9 +54,6 @@ local Validator = {}
 local ValidatorMT = { __index = Validator, __tostring = function() return "qjson.schema" end }
 M.Validator = Validator
 
-local function message()
-  return ffi_string(err_box.message)
-end
 
 -- Schema text from a string, a table or a view.
 local function json_text(v, what, level)
@@ -111,10 +122,12 @@ end
 function M.compile(schema, opts)
   local text = json_text(schema, "schema", 3)
   local o, remotes = pack(opts)
-  err_box.message[0] = 0
-  local ptr = C.qjson_schema_new(text, #text, remotes, remotes and #remotes or 0, o, err_box)
+  -- A box of its own: the returned pointer is boxed, and that allocation
+  -- may run a finalizer (which may validate) before the message is read.
+  local box = ffi_new("qjson_error")
+  local ptr = C.qjson_schema_new(text, #text, remotes, remotes and #remotes or 0, o, box)
   if ptr == nil then
-    error("qjson: " .. message(), 2)
+    error("qjson: " .. ffi_string(box.message), 2)
   end
   return setmetatable({ ptr = ffi_gc(ptr, C.qjson_schema_free) }, ValidatorMT)
 end
@@ -165,11 +178,11 @@ local function read_report(buf)
   return errors
 end
 
-local function check(self, kind, a, b, buf, cap)
+local function check(self, kind, a, b, buf, cap, box)
   if kind == "string" then
-    return tonumber(C.qjson_schema_check(self.ptr, a, #a, buf, cap, err_box))
+    return C.qjson_schema_check(self.ptr, a, #a, buf, cap, box)
   end
-  return tonumber(C.qjson_schema_check_doc(self.ptr, a, b, buf, cap, err_box))
+  return C.qjson_schema_check_doc(self.ptr, a, b, buf, cap, box)
 end
 
 -- true, or false and the errors (at most max_errors). A body that is not
@@ -181,27 +194,30 @@ function Validator:validate(v)
   local kind, a, b = instance(v)
   local own = scratch or ffi_new("uint8_t[?]", SCRATCH)
   scratch = nil
-  err_box.message[0] = 0
+  local box = enter()
   local buf = own
-  local n = check(self, kind, a, b, buf, SCRATCH)
+  local n = check(self, kind, a, b, buf, SCRATCH, box)
   if n > SCRATCH then
     buf = ffi_new("uint8_t[?]", n)
-    n = check(self, kind, a, b, buf, n)
+    n = check(self, kind, a, b, buf, n, box)
   end
   if n > 0 then
+    nesting = nesting - 1
     local errors = read_report(buf)
     scratch = own
     return false, errors
   end
   scratch = own
   if n == 0 then
+    nesting = nesting - 1
     return true
   end
-  local msg = message()
-  if n == ERROR and kind == "string" and err_box.line > 0 then
+  local msg = ffi_string(box.message)
+  local line, column, offset = box.line, box.column, tonumber(box.offset)
+  nesting = nesting - 1
+  if n == ERROR and kind == "string" and line > 0 then
     return false, { {
-      instance_location = "", keyword_location = "", message = msg,
-      byte = tonumber(err_box.offset), line = err_box.line, column = err_box.column,
+      instance_location = "", keyword_location = "", message = msg, byte = offset, line = line, column = column,
     } }
   end
   error("qjson: " .. msg, 2)
@@ -213,18 +229,20 @@ function Validator:is_valid(v)
     error("bad argument #1 to 'is_valid' (qjson.schema expected)", 2)
   end
   local kind, a, b = instance(v)
+  local box = enter()
   local r
   if kind == "string" then
-    r = C.qjson_schema_valid(self.ptr, a, #a, err_box)
+    r = C.qjson_schema_valid(self.ptr, a, #a, box)
   else
-    r = C.qjson_schema_valid_doc(self.ptr, a, b, err_box)
+    r = C.qjson_schema_valid_doc(self.ptr, a, b, box)
   end
+  nesting = nesting - 1
   if r == 1 then
     return true
-  elseif r == 0 or (r == ERROR and kind == "string" and err_box.line > 0) then
+  elseif r == 0 or (r == ERROR and kind == "string" and box.line > 0) then
     return false
   end
-  error("qjson: " .. message(), 2)
+  error("qjson: " .. ffi_string(box.message), 2)
 end
 
 -- qjson.safe's: compile returns nil and a message; the validator's methods

@@ -107,7 +107,7 @@ pub extern "C" fn qjson_schema_check(
     out: *mut u8,
     cap: usize,
     err: *mut ErrorInfo,
-) -> i64 {
+) -> i32 {
     run(err, || {
         // SAFETY: a live schema or null; `len` readable bytes.
         let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
@@ -125,7 +125,7 @@ pub extern "C" fn qjson_schema_check_doc(
     out: *mut u8,
     cap: usize,
     err: *mut ErrorInfo,
-) -> i64 {
+) -> i32 {
     run(err, || {
         // SAFETY: a live schema or null.
         let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
@@ -175,16 +175,16 @@ pub extern "C" fn qjson_schema_valid_doc(
     })
 }
 
-fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i64, Fail>) -> i64 {
+fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i32, Fail>) -> i32 {
     match guard(None, || Some(f())) {
         Some(Ok(n)) => n,
         Some(Err(e)) => {
             fill_fail(err, &e);
-            Status::Error as i64
+            Status::Error as i32
         }
         None => {
             fill(err, &panic_message());
-            Status::Panic as i64
+            Status::Panic as i32
         }
     }
 }
@@ -204,7 +204,7 @@ fn valid(err: *mut ErrorInfo, f: impl FnOnce() -> Result<bool, Fail>) -> i32 {
 }
 
 /// The report's size, written to `out` when it fits.
-fn write(failures: Result<Vec<Failure>, Fail>, out: *mut u8, cap: usize) -> Result<i64, Fail> {
+fn write(failures: Result<Vec<Failure>, Fail>, out: *mut u8, cap: usize) -> Result<i32, Fail> {
     let failures = failures?;
     if failures.is_empty() {
         return Ok(0);
@@ -214,5 +214,5 @@ fn write(failures: Result<Vec<Failure>, Fail>, out: *mut u8, cap: usize) -> Resu
         // SAFETY: the caller passes `cap` writable bytes at `out`.
         unsafe { std::ptr::copy_nonoverlapping(report.as_ptr(), out, report.len()) };
     }
-    Ok(report.len() as i64)
+    i32::try_from(report.len()).map_err(|_| Fail::from("error report larger than 2 GB".to_string()))
 }
