@@ -28,9 +28,12 @@ ffi.cdef [[
   typedef struct { long tv_sec; long tv_nsec; } qjson_bench_timespec;
   int clock_gettime(int clk, qjson_bench_timespec *ts);
 ]]
+-- The process's CPU time (CLOCK_PROCESS_CPUTIME_ID), not wall time: on a
+-- machine shared with other jobs, wall time also counts the time spent
+-- waiting for a CPU, which inflated some rows several times over.
 local ts = ffi.new("qjson_bench_timespec")
 local function now()
-  ffi.C.clock_gettime(1, ts)
+  ffi.C.clock_gettime(2, ts)
   return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
 end
 
@@ -125,7 +128,11 @@ local function median(xs)
 end
 
 -- qjson and cjson + api7, interleaved for `rounds` rounds.
+-- Each workload starts with no compiled traces: the timing loop is shared
+-- by every workload, and traces left by earlier ones (side exits,
+-- blacklisted loops) otherwise slowed later ones several times over.
 local function compare(name, body, q, a, rounds, budget)
+  jit.flush()
   local qs, as = {}, {}
   for r = 1, rounds do
     qs[r] = time(q, body, budget)
