@@ -114,6 +114,29 @@ describe("qjson.schema", function()
     assert.matches("backtrack", errors[1].message:lower())
   end)
 
+  it("reports a large instance's first error only, in bounded memory", function()
+    -- Collecting all of a million errors took the process's peak RSS up
+    -- by ~350 MB.
+    local function peak_kb()
+      local f = io.open("/proc/self/status")
+      local kb = f and tonumber(f:read("*a"):match("VmHWM:%s*(%d+)"))
+      if f then
+        f:close()
+      end
+      return kb
+    end
+    local v = qjson.schema('{"items":{"type":"string"}}')
+    local body = "[" .. ("1,"):rep(1000000) .. "1]"
+    local before = peak_kb()
+    local ok, errors = v:validate(body)
+    assert.is_false(ok)
+    assert.equal(1, #errors)
+    assert.equal("/0", errors[1].instance_location)
+    if before then
+      assert.is_true(peak_kb() - before < 65536, "peak RSS grew by " .. (peak_kb() - before) .. " KB")
+    end
+  end)
+
   it("writes large reports into a buffer of their own", function()
     local v = qjson.schema('{"items":{"type":"string"}}', { max_errors = 5000 })
     local body = "[" .. ("1,"):rep(2999) .. "1]"

@@ -20,7 +20,7 @@ pub use compile::{
     SCHEMA_DEFAULT_REGEX_SIZE_LIMIT,
 };
 pub use node::{TapeJson, TapeNode};
-pub use report::Failure;
+pub use report::{Failure, ALL_ERRORS_MAX_SLOTS};
 
 use crate::{Document, Error, Node, Options};
 

@@ -112,6 +112,11 @@ impl<'a> TapeNode<'a> {
         &s[..len]
     }
 
+    /// Tape slots this value spans (about one per key and value in it).
+    pub(crate) fn slots(&self) -> usize {
+        (self.skip() - self.at) as usize
+    }
+
     /// Depth of nesting below this value (0 for a scalar), walking only
     /// containers that hold containers.
     pub(crate) fn depth(&self) -> usize {

@@ -34,15 +34,23 @@ pub(crate) fn failures(v: &jsonschema::Validator<TapeJson>, root: TapeNode<'_>, 
     if v.is_valid(root) {
         return Vec::new();
     }
-    v.iter_errors(root)
-        .take(opts.max_errors())
-        .map(|e| {
-            let at = e.instance_path().as_str().to_owned();
-            let node = locate(root, &at);
-            failure(root, node, at, e.evaluation_path().as_str().to_owned(), e.masked().to_string())
-        })
-        .collect()
+    let report = |e: jsonschema::ValidationError<'_>| {
+        let at = e.instance_path().as_str().to_owned();
+        let node = locate(root, &at);
+        failure(root, node, at, e.evaluation_path().as_str().to_owned(), e.masked().to_string())
+    };
+    // The crate collects every error before the first is returned (a few
+    // hundred bytes each): a large instance reports its first error only,
+    // which the crate finds without collecting the others.
+    if root.slots() > ALL_ERRORS_MAX_SLOTS {
+        return v.validate(root).err().into_iter().map(report).collect();
+    }
+    v.iter_errors(root).take(opts.max_errors()).map(report).collect()
 }
+
+/// Largest instance (in tape slots, about one per key and value) for
+/// which `validate` reports every error, up to `max_errors`.
+pub const ALL_ERRORS_MAX_SLOTS: usize = 16384;
 
 fn failure(root: TapeNode<'_>, node: TapeNode<'_>, at: String, keyword: String, message: String) -> Failure {
     let byte = node.offset();
