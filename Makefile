@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
 
 all: build
 
@@ -101,6 +101,10 @@ bench-core: deps
 bench-quick: build
 	$(LUAJIT) bench/run.lua --quick
 
+# JSON Schema validation alone (also run at the end of `make bench`).
+bench-schema: build
+	$(LUAJIT) bench/schema/run.lua
+
 # Every benchmark job of every library once, answers compared (< 1 min).
 bench-smoke: build
 	$(LUAJIT) bench/run.lua --smoke
@@ -109,6 +113,10 @@ bench-smoke: build
 bench-gateway: build
 	@tools/deps.sh --bench
 	LUAJIT=$(LUAJIT) bench/gateway/run.sh
+
+# The validation handler (bench/schema/gateway.lua) in the same nginx.
+bench-gateway-schema: build
+	QJSON_GATEWAY_SCRIPT=bench/schema/gateway.lua LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
 lint: deps
 	cargo fmt --check

@@ -390,6 +390,14 @@ if opts.docs then
   io.write(format("docs:    %s and README.md's headline table\nplots:   %s, %s\n", md, png or "(gnuplot failed)",
     ratios or "(gnuplot failed)"))
 end
+-- 6. JSON Schema validation against lua-cjson + api7's jsonschema, in a
+-- process of its own (bench/schema/run.lua prints its table).
+if not opts.smoke and not opts.only and not opts.libs then
+  io.write("\nJSON Schema validation (bench/schema/run.lua):\n")
+  io.flush()
+  os.execute(util.shell_quote(arg[-1] or "luajit") .. " " .. util.shell_quote(bench_dir .. "/schema/run.lua")
+    .. (opts.quick and " --quick" or ""))
+end
 io.write(format("total %.0f s\n", now() - started))
 if #failed > 0 then
   io.stderr:write(format("\n%d workload(s) or scenario(s) not timed because of a wrong answer:\n", #failed))

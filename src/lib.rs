@@ -17,6 +17,7 @@ pub mod path;
 pub mod scan;
 pub mod select;
 pub mod stream;
+pub mod schema;
 mod string;
 pub mod tape;
 mod validate;

@@ -60,5 +60,6 @@ done
 for _ in $(seq 50); do [ -s "$tmp/nginx.pid" ] && break; sleep 0.1; done
 echo "nginx $(nginx -v 2>&1 | sed 's|.*/||') on 127.0.0.1:$port, prefix $tmp, master pid $(cat "$tmp/nginx.pid")"
 
-QJSON_CJSON_DIR=$cjson_dir "$luajit" "$here/run.lua" --port="$port" --master="$(cat "$tmp/nginx.pid")" --prefix="$tmp" \
-  --cjson="$cjson_which" "$@"
+# QJSON_GATEWAY_SCRIPT: another runner (make bench-gateway-schema).
+QJSON_CJSON_DIR=$cjson_dir "$luajit" "${QJSON_GATEWAY_SCRIPT:-$here/run.lua}" --port="$port" --master="$(cat "$tmp/nginx.pid")" \
+  --prefix="$tmp" --cjson="$cjson_which" "$@"

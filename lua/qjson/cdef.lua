@@ -36,6 +36,15 @@ enum qjson_kind {
   QJSON_KIND_OBJECT = 6,
 };
 typedef int32_t qjson_kind;
+enum qjson_schema_draft {
+  QJSON_SCHEMA_DRAFT_AUTO = 0,
+  QJSON_SCHEMA_DRAFT_DRAFT4 = 4,
+  QJSON_SCHEMA_DRAFT_DRAFT6 = 6,
+  QJSON_SCHEMA_DRAFT_DRAFT7 = 7,
+  QJSON_SCHEMA_DRAFT_DRAFT201909 = 2019,
+  QJSON_SCHEMA_DRAFT_DRAFT202012 = 2020,
+};
+typedef uint32_t qjson_schema_draft;
 enum qjson_status {
   QJSON_STATUS_MISSING = 0,
   QJSON_STATUS_ERROR = -1,
@@ -50,6 +59,7 @@ enum qjson_stream_format {
 typedef uint32_t qjson_stream_format;
 typedef struct qjson_doc qjson_doc;
 typedef struct qjson_path qjson_path;
+typedef struct qjson_schema qjson_schema;
 typedef struct qjson_selector qjson_selector;
 typedef struct qjson_stream qjson_stream;
 typedef union {
@@ -112,6 +122,15 @@ typedef struct {
   const char *joined;
   qjson_error err;
 } qjson_stream_out;
+typedef struct {
+  uint32_t draft;
+  uint32_t formats;
+  uint32_t openapi;
+  uint32_t max_depth;
+  uint32_t max_errors;
+  uint32_t backtrack_limit;
+  uint32_t regex_size_limit;
+} qjson_schema_options;
 typedef struct {
   uint32_t node;
   uint32_t flag;
@@ -256,6 +275,33 @@ int32_t qjson_stream_feed(qjson_stream *st,
                           size_t len,
                           int32_t end,
                           qjson_stream_out *out);
+qjson_schema *qjson_schema_new(const char *schema,
+                               size_t len,
+                               const char *remotes,
+                               size_t remotes_len,
+                               const qjson_schema_options *opts,
+                               qjson_error *err);
+void qjson_schema_free(qjson_schema *schema);
+int32_t qjson_schema_check(const qjson_schema *schema,
+                           const char *input,
+                           size_t len,
+                           uint8_t *out,
+                           size_t cap,
+                           qjson_error *err);
+int32_t qjson_schema_check_doc(const qjson_schema *schema,
+                               qjson_doc *doc,
+                               uint32_t node,
+                               uint8_t *out,
+                               size_t cap,
+                               qjson_error *err);
+int32_t qjson_schema_valid(const qjson_schema *schema,
+                           const char *input,
+                           size_t len,
+                           qjson_error *err);
+int32_t qjson_schema_valid_doc(const qjson_schema *schema,
+                               qjson_doc *doc,
+                               uint32_t node,
+                               qjson_error *err);
 int32_t qjson_child(qjson_doc *doc,
                     uint32_t parent,
                     const char *key,

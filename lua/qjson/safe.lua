@@ -105,6 +105,8 @@ function safe.select(specs, opts)
   local sel, err = qjson._select(specs, opts)
   return sel, err
 end
+-- qjson.schema returning nil and a message, with validators that do not raise.
+safe.schema = require("qjson.schema").safe_compile
 
 function safe.path(s)
   local p, err = qjson._path(s)

@@ -17,6 +17,7 @@ pub mod parse;
 pub mod read;
 pub mod select;
 pub mod stream;
+mod schema;
 mod view;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,0 +1,281 @@
+-- JSON Schema validation: qjson.schema(schema [, opts]) compiles once,
+-- v:validate(instance) / v:is_valid(instance) check a body string, a
+-- document (or cursor) or an unedited view where it lies, with one native
+-- call and no Lua table built (src/schema/ does the work).
+local ffi = require("ffi")
+local C = require("qjson.lib")
+local view = require("qjson.view")
+
+local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, concat =
+  type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
+local ffi_string, ffi_new, ffi_cast, ffi_gc = ffi.string, ffi.new, ffi.cast, ffi.gc
+local tonumber = tonumber
+
+local ERROR = tonumber(C.QJSON_STATUS_ERROR)
+
+local DRAFTS = {
+  [4] = C.QJSON_SCHEMA_DRAFT_DRAFT4, ["4"] = C.QJSON_SCHEMA_DRAFT_DRAFT4,
+  [6] = C.QJSON_SCHEMA_DRAFT_DRAFT6, ["6"] = C.QJSON_SCHEMA_DRAFT_DRAFT6,
+  [7] = C.QJSON_SCHEMA_DRAFT_DRAFT7, ["7"] = C.QJSON_SCHEMA_DRAFT_DRAFT7,
+  ["2019-09"] = C.QJSON_SCHEMA_DRAFT_DRAFT201909,
+  ["2020-12"] = C.QJSON_SCHEMA_DRAFT_DRAFT202012,
+}
+local BOUNDS = { max_depth = true, max_errors = true, backtrack_limit = true, regex_size_limit = true }
+
+local u32p = ffi.typeof("const uint32_t *")
+-- Error boxes by nesting depth, as init.lua's: a finalizer run by an
+-- allocation between a call and the reading of its box (a boxed result,
+-- the message's string) may validate too, with a box of its own.
+local boxes, nesting = {}, 0
+
+local function enter()
+  nesting = nesting + 1
+  local box = boxes[nesting]
+  if box == nil then
+    box = ffi_new("qjson_error")
+    boxes[nesting] = box
+  end
+  box.message[0] = 0
+  return box
+end
+
+-- Reports are written into Lua memory: this buffer, taken by the call that
+-- uses it (a nested call, from a finalizer, makes its own) and given back
+-- after; a larger report gets a buffer of its own.
+local SCRATCH = 16384
+local scratch = ffi_new("uint8_t[?]", SCRATCH)
+
+local M = {}
+
+-- Set by install: qjson.encode, for schemas and instances given as tables.
+local encode
+
+local Validator = {}
+local ValidatorMT = { __index = Validator, __tostring = function() return "qjson.schema" end }
+M.Validator = Validator
+
+
+-- Schema text from a string, a table or a view.
+local function json_text(v, what, level)
+  local t = type(v)
+  if t == "string" then
+    return v
+  elseif t == "table" or t == "boolean" then
+    return encode(v)
+  end
+  error("bad argument #1 to 'schema' (" .. what .. " as JSON string, table or view expected, got " .. t .. ")", level)
+end
+
+local function remotes_text(remotes)
+  if type(remotes) ~= "table" then
+    error("bad argument #2 to 'schema' (remotes: table of URI -> document expected, got " .. type(remotes) .. ")", 4)
+  end
+  local parts = {}
+  for uri, body in pairs(remotes) do
+    if type(uri) ~= "string" then
+      error("bad argument #2 to 'schema' (remotes: URI string keys expected, got " .. type(uri) .. ")", 4)
+    end
+    parts[#parts + 1] = encode(uri) .. ":" .. json_text(body, "remote document", 5)
+  end
+  return "{" .. concat(parts, ",") .. "}"
+end
+
+local function pack(opts)
+  local o = ffi_new("qjson_schema_options")
+  local remotes
+  if opts == nil then
+    return o, nil
+  end
+  if type(opts) ~= "table" then
+    error("bad argument #2 to 'schema' (options table expected, got " .. type(opts) .. ")", 3)
+  end
+  for k, v in pairs(opts) do
+    if k == "draft" then
+      local d = DRAFTS[v]
+      if d == nil then
+        error("bad argument #2 to 'schema' (draft: 4, 6, 7, '2019-09' or '2020-12' expected, got "
+          .. tostring(v) .. ")", 3)
+      end
+      o.draft = d
+    elseif k == "format" then
+      o.formats = v and 1 or 0
+    elseif k == "openapi" then
+      if v ~= false and v ~= "3.0" and v ~= true then
+        error("bad argument #2 to 'schema' (openapi: \"3.0\" expected, got " .. tostring(v) .. ")", 3)
+      end
+      o.openapi = v and 1 or 0
+    elseif k == "remotes" then
+      remotes = remotes_text(v)
+    elseif BOUNDS[k] then
+      if type(v) ~= "number" or v < 1 or v > 0xFFFFFFFF or v % 1 ~= 0 then
+        error("bad argument #2 to 'schema' (" .. k .. ": positive integer expected, got " .. tostring(v) .. ")", 3)
+      end
+      o[k] = v
+    else
+      error("bad argument #2 to 'schema' (unknown option '" .. tostring(k) .. "')", 3)
+    end
+  end
+  return o, remotes
+end
+
+-- qjson.schema(schema [, opts]): raises on a schema that does not compile.
+function M.compile(schema, opts)
+  local text = json_text(schema, "schema", 3)
+  local o, remotes = pack(opts)
+  -- A box of its own: the returned pointer is boxed, and that allocation
+  -- may run a finalizer (which may validate) before the message is read.
+  local box = ffi_new("qjson_error")
+  local ptr = C.qjson_schema_new(text, #text, remotes, remotes and #remotes or 0, o, box)
+  if ptr == nil then
+    error("qjson: " .. ffi_string(box.message), 2)
+  end
+  return setmetatable({ ptr = ffi_gc(ptr, C.qjson_schema_free) }, ValidatorMT)
+end
+
+-- What an instance is: "string" with its text, or "doc" with the handle,
+-- node and the value that keeps the handle's input alive.
+local function instance(v)
+  local t = type(v)
+  if t == "string" then
+    return "string", v
+  elseif t == "table" then
+    if view.is_view(v) then
+      if rawget(v, view.DIRTY) or rawget(v, view.DCHILD) then
+        return "string", encode(v) -- edited: what it would encode to
+      end
+      local d = rawget(v, view.DOC)
+      return "doc", rawget(d, view.PTR), rawget(v, view.NODE)
+    end
+    -- A document or cursor: { ptr = handle (a pointer, or the placed
+    -- document's memory), node = n, src = input }.
+    local ptr, node = rawget(v, "ptr"), rawget(v, "node")
+    if type(ptr) == "cdata" and type(node) == "number" then
+      return "doc", ptr, node
+    end
+    return "string", encode(v)
+  end
+  error("bad argument #1 to 'validate' (JSON string, document, view or table expected, got " .. t .. ")", 3)
+end
+
+local function read_report(buf)
+  local w = ffi_cast(u32p, buf)
+  local n = w[0]
+  local errors = {}
+  local off = 4
+  for i = 1, n do
+    local h = ffi_cast(u32p, buf + off)
+    local il, kl, ml = h[3], h[4], h[5]
+    local p = buf + off + 24
+    errors[i] = {
+      instance_location = ffi_string(p, il),
+      keyword_location = ffi_string(p + il, kl),
+      message = ffi_string(p + il + kl, ml),
+      byte = tonumber(h[0]), line = tonumber(h[1]), column = tonumber(h[2]),
+    }
+    off = off + 24 + il + kl + ml
+    off = off + (4 - off % 4) % 4
+  end
+  return errors
+end
+
+local function check(self, kind, a, b, buf, cap, box)
+  if kind == "string" then
+    return C.qjson_schema_check(self.ptr, a, #a, buf, cap, box)
+  end
+  return C.qjson_schema_check_doc(self.ptr, a, b, buf, cap, box)
+end
+
+-- true, or false and the errors (at most max_errors). A body that is not
+-- JSON is invalid too: one error with the parse error's message and place.
+function Validator:validate(v)
+  if getmetatable(self) ~= ValidatorMT then
+    error("bad argument #1 to 'validate' (qjson.schema expected)", 2)
+  end
+  local kind, a, b = instance(v)
+  local own = scratch or ffi_new("uint8_t[?]", SCRATCH)
+  scratch = nil
+  local box = enter()
+  local buf = own
+  local n = check(self, kind, a, b, buf, SCRATCH, box)
+  if n > SCRATCH then
+    buf = ffi_new("uint8_t[?]", n)
+    n = check(self, kind, a, b, buf, n, box)
+  end
+  if n > 0 then
+    nesting = nesting - 1
+    local errors = read_report(buf)
+    scratch = own
+    return false, errors
+  end
+  scratch = own
+  if n == 0 then
+    nesting = nesting - 1
+    return true
+  end
+  local msg = ffi_string(box.message)
+  local line, column, offset = box.line, box.column, tonumber(box.offset)
+  nesting = nesting - 1
+  if n == ERROR and kind == "string" and line > 0 then
+    return false, { {
+      instance_location = "", keyword_location = "", message = msg, byte = offset, line = line, column = column,
+    } }
+  end
+  error("qjson: " .. msg, 2)
+end
+
+-- The verdict alone (a body that is not JSON is not valid).
+function Validator:is_valid(v)
+  if getmetatable(self) ~= ValidatorMT then
+    error("bad argument #1 to 'is_valid' (qjson.schema expected)", 2)
+  end
+  local kind, a, b = instance(v)
+  local box = enter()
+  local r
+  if kind == "string" then
+    r = C.qjson_schema_valid(self.ptr, a, #a, box)
+  else
+    r = C.qjson_schema_valid_doc(self.ptr, a, b, box)
+  end
+  nesting = nesting - 1
+  if r == 1 then
+    return true
+  elseif r == 0 or (r == ERROR and kind == "string" and box.line > 0) then
+    return false
+  end
+  error("qjson: " .. ffi_string(box.message), 2)
+end
+
+-- qjson.safe's: compile returns nil and a message; the validator's methods
+-- return nil and a message where these raise.
+local SafeValidator = {}
+local SafeMT = { __index = SafeValidator, __tostring = ValidatorMT.__tostring }
+
+local function settle(ok, ...)
+  if ok then
+    return ...
+  end
+  return nil, (...)
+end
+
+function SafeValidator:validate(v)
+  return settle(pcall(Validator.validate, setmetatable({ ptr = self.ptr }, ValidatorMT), v))
+end
+
+function SafeValidator:is_valid(v)
+  return settle(pcall(Validator.is_valid, setmetatable({ ptr = self.ptr }, ValidatorMT), v))
+end
+
+function M.safe_compile(schema, opts)
+  local ok, v = pcall(M.compile, schema, opts)
+  if not ok then
+    return nil, v
+  end
+  return setmetatable({ ptr = v.ptr }, SafeMT)
+end
+
+function M.install(qjson)
+  encode = qjson.encode
+  qjson.schema = M.compile
+end
+
+return M

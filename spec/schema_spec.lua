@@ -1,0 +1,175 @@
+-- qjson.schema: compile once, validate bodies, documents, cursors and
+-- views; errors with their places; options; qjson.safe's variants.
+local qjson = require("qjson")
+local safe = require("qjson.safe")
+
+local SCHEMA = [[{"type":"object","required":["name","items"],"additionalProperties":false,
+  "properties":{"name":{"type":"string","maxLength":5},
+  "items":{"type":"array","items":{"type":"integer"}}}}]]
+
+describe("qjson.schema", function()
+  it("validates a body string", function()
+    local v = qjson.schema(SCHEMA)
+    assert.is_true(v:validate('{"name":"ab","items":[1,2]}'))
+    assert.is_true(v:is_valid('{"name":"ab","items":[1,2]}'))
+    local ok, errors = v:validate('{"name":"abcdef",\n "items":[1,"x"]}')
+    assert.is_false(ok)
+    assert.equal(2, #errors)
+    table.sort(errors, function(a, b) return a.byte < b.byte end)
+    assert.same({ instance_location = "/name", keyword_location = "/properties/name/maxLength",
+      line = 1, column = 9, byte = 8, message = errors[1].message }, errors[1])
+    assert.matches("longer than 5", errors[1].message)
+    assert.same({ "/items/1", "/properties/items/items/type", 2, 13, 30 },
+      { errors[2].instance_location, errors[2].keyword_location, errors[2].line, errors[2].column, errors[2].byte })
+    assert.is_false(v:is_valid('{"name":"abcdef","items":[]}'))
+  end)
+
+  it("tells arrays from objects and integers from other numbers", function()
+    local v = qjson.schema({ type = "object" })
+    assert.is_true(v:is_valid("{}"))
+    assert.is_false(v:is_valid("[]"))
+    local int = qjson.schema('{"type":"integer"}')
+    assert.is_true(int:is_valid("3"))
+    assert.is_false(int:is_valid("3.5"))
+    assert.is_false(qjson.schema('{"type":"integer"}', { draft = 4 }):is_valid("3.0"))
+  end)
+
+  it("validates documents, cursors and views in place", function()
+    local v = qjson.schema('{"type":"array","items":{"type":"integer"}}')
+    local d = qjson.parse('{"a":[1,2],"b":[1,"x"]}')
+    assert.is_true(v:validate(d:get("a")))
+    local ok, errors = v:validate(d:get("b"))
+    assert.is_false(ok)
+    assert.equal("/1", errors[1].instance_location)
+    assert.equal(18, errors[1].byte)
+    assert.is_false(v:is_valid(d))
+    local lazy = qjson.parse('{"b":[1,"x"]}', { mode = "lazy" })
+    assert.is_false(v:is_valid(lazy:get("b")))
+    local t = qjson.decode('{"a":[1,2],"b":[1,"x"]}')
+    assert.is_true(v:is_valid(t.a))
+    assert.is_false(v:is_valid(t.b))
+    -- An edited view is validated as it would encode.
+    t.b[2] = 7
+    assert.is_true(v:is_valid(t.b))
+    t.a[1] = "y"
+    assert.is_false(v:is_valid(t.a))
+    -- Plain tables are encoded first.
+    assert.is_true(v:is_valid({ 1, 2 }))
+  end)
+
+  it("takes the schema as a string, a table or a view", function()
+    local from_view = qjson.schema(qjson.decode('{"s":{"type":"string"}}').s)
+    assert.is_true(from_view:is_valid('"x"'))
+    assert.is_false(from_view:is_valid("1"))
+  end)
+
+  it("reports a body that is not JSON as invalid, with its place", function()
+    local v = qjson.schema("{}")
+    local ok, errors = v:validate('{"a":\n  tru}')
+    assert.is_false(ok)
+    assert.matches("invalid literal", errors[1].message)
+    assert.same({ 2, 3 }, { errors[1].line, errors[1].column })
+    assert.is_false(v:is_valid("{"))
+  end)
+
+  it("raises on an invalid schema, saying where", function()
+    local ok, err = pcall(qjson.schema, '{"properties":{"a":{"minLength":-1}}}')
+    assert.is_false(ok)
+    assert.matches("invalid schema at /properties/a/minLength", err, 1, true)
+    assert.error_matches(function() qjson.schema("{") end, "not JSON")
+    assert.error_matches(function() qjson.schema(42) end, "bad argument #1 to 'schema'")
+    assert.error_matches(function() qjson.schema("{}", { draft = 5 }) end, "draft")
+    assert.error_matches(function() qjson.schema("{}", { bogus = 1 }) end, "unknown option 'bogus'")
+    assert.error_matches(function() qjson.schema("{}"):validate(nil) end, "bad argument #1 to 'validate'")
+  end)
+
+  it("honours the options", function()
+    assert.is_true(qjson.schema('{"format":"ipv4"}'):is_valid('"999.1.1.1"'))
+    assert.is_false(qjson.schema('{"format":"ipv4"}', { format = true }):is_valid('"999.1.1.1"'))
+    local schema = '{"$ref":"http://example.com/defs.json#/$defs/pos"}'
+    local v = qjson.schema(schema, { remotes = {
+      ["http://example.com/defs.json"] = { ["$defs"] = { pos = { type = "number", minimum = 0 } } } } })
+    assert.is_true(v:is_valid("3"))
+    assert.is_false(v:is_valid("-3"))
+    assert.error_matches(function() qjson.schema(schema) end, "never fetches")
+    local oa = qjson.schema('{"type":"string","nullable":true}', { openapi = "3.0" })
+    assert.is_true(oa:is_valid("null"))
+    assert.is_false(qjson.schema('{"type":"string","nullable":true}'):is_valid("null"))
+    local few = qjson.schema('{"items":{"type":"string"}}', { max_errors = 3 })
+    local _, errors = few:validate("[1,2,3,4,5,6]")
+    assert.equal(3, #errors)
+  end)
+
+  it("refuses hostile instances and patterns clearly, in bounded time", function()
+    local v = qjson.schema('{"items":{"$ref":"#"}}')
+    local ok, errors = v:validate(("["):rep(1000) .. ("]"):rep(1000))
+    assert.is_false(ok)
+    assert.matches("deeper than the schema's max_depth %(256%)", errors[1].message)
+    ok, errors = v:validate(("["):rep(1000000) .. ("]"):rep(1000000))
+    assert.is_false(ok)
+    assert.matches("max_depth", errors[1].message)
+    local p = qjson.schema('{"pattern":"^(a|a)*(?!x)b$"}')
+    ok, errors = p:validate('"' .. ("a"):rep(40) .. '"')
+    assert.is_false(ok)
+    assert.matches("backtrack", errors[1].message:lower())
+  end)
+
+  it("reports a large instance's first error only, in bounded memory", function()
+    -- Collecting all of a million errors took the process's peak RSS up
+    -- by ~350 MB.
+    local function peak_kb()
+      local f = io.open("/proc/self/status")
+      local kb = f and tonumber(f:read("*a"):match("VmHWM:%s*(%d+)"))
+      if f then
+        f:close()
+      end
+      return kb
+    end
+    local v = qjson.schema('{"items":{"type":"string"}}')
+    local body = "[" .. ("1,"):rep(1000000) .. "1]"
+    local before = peak_kb()
+    local ok, errors = v:validate(body)
+    assert.is_false(ok)
+    assert.equal(1, #errors)
+    assert.equal("/0", errors[1].instance_location)
+    if before then
+      assert.is_true(peak_kb() - before < 65536, "peak RSS grew by " .. (peak_kb() - before) .. " KB")
+    end
+  end)
+
+  it("writes large reports into a buffer of their own", function()
+    local v = qjson.schema('{"items":{"type":"string"}}', { max_errors = 5000 })
+    local body = "[" .. ("1,"):rep(2999) .. "1]"
+    local ok, errors = v:validate(body)
+    assert.is_false(ok)
+    assert.equal(3000, #errors)
+    assert.equal("/2999", errors[3000].instance_location)
+    assert.is_true(v:validate('["a"]'))
+  end)
+
+  it("survives collection of validators between calls", function()
+    for _ = 1, 200 do
+      local v = qjson.schema('{"type":"string"}')
+      assert.is_true(v:is_valid('"x"'))
+    end
+    collectgarbage()
+    collectgarbage()
+  end)
+end)
+
+describe("qjson.safe.schema", function()
+  it("returns nil and a message instead of raising", function()
+    local v, err = safe.schema('{"type":12}')
+    assert.is_nil(v)
+    assert.matches("invalid schema", err)
+    v = assert(safe.schema('{"type":"string"}'))
+    assert.is_true(v:validate('"x"'))
+    local ok, errors = v:validate("1")
+    assert.is_false(ok)
+    assert.equal("/type", errors[1].keyword_location)
+    local r, msg = v:validate(nil)
+    assert.is_nil(r)
+    assert.matches("bad argument", msg)
+    assert.is_false(v:is_valid("1"))
+  end)
+end)

@@ -1,0 +1,125 @@
+//! JSON Schema validation of a parsed document, in place: the `jsonschema`
+//! crate compiles the schema and walks qjson's tape through its instance
+//! traits (`node`), so validation builds no value tree (see docs/design.md
+//! for the measurements behind this choice).
+//!
+//! Data flow: schema text → `compile` (options, draft, supplied documents,
+//! OpenAPI dialect) → [`Schema`]; document + node → [`Schema::validate`] →
+//! [`Failure`]s located in the instance (`report`).
+
+mod compile;
+mod node;
+pub(crate) mod report;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+pub use compile::{
+    SchemaDraft, SchemaOptions, SCHEMA_DEFAULT_BACKTRACK_LIMIT, SCHEMA_DEFAULT_MAX_DEPTH, SCHEMA_DEFAULT_MAX_ERRORS,
+    SCHEMA_DEFAULT_REGEX_SIZE_LIMIT,
+};
+pub use node::{TapeJson, TapeNode};
+pub use report::{Failure, ALL_ERRORS_MAX_SLOTS};
+
+use crate::{Document, Error, Node, Options};
+
+/// A schema that cannot be compiled: the message, and where in the schema
+/// (a JSON Pointer; empty for the root or when unknown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    pub message: String,
+    pub location: String,
+}
+
+impl SchemaError {
+    pub(crate) fn new(message: String, location: String) -> SchemaError {
+        SchemaError { message, location }
+    }
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.location.is_empty() { "/" } else { &self.location };
+        write!(f, "invalid schema at {at}: {}", self.message)
+    }
+}
+
+/// A compiled schema.
+pub struct Schema {
+    validator: jsonschema::Validator<TapeJson>,
+    opts: SchemaOptions,
+}
+
+impl Schema {
+    /// Compiles the schema in `text` (JSON); `remotes` is a JSON object
+    /// mapping URIs to the documents `$ref` may reach outside `text`.
+    pub fn compile(text: &[u8], remotes: Option<&[u8]>, opts: &SchemaOptions) -> Result<Schema, SchemaError> {
+        let parse = |what: &str, bytes: &[u8]| {
+            serde_json::from_slice::<Value>(bytes).map_err(|e| SchemaError::new(format!("{what}: {e}"), String::new()))
+        };
+        let schema = parse("schema is not JSON", text)?;
+        let remotes: HashMap<String, Value> = match remotes {
+            None => HashMap::new(),
+            Some(bytes) => match parse("remote documents are not JSON", bytes)? {
+                Value::Object(map) => map.into_iter().collect(),
+                _ => return Err(SchemaError::new("remote documents must be a JSON object".into(), String::new())),
+            },
+        };
+        let validator = compile::compile(schema, remotes, opts)?;
+        Ok(Schema { validator, opts: *opts })
+    }
+
+    pub fn options(&self) -> &SchemaOptions {
+        &self.opts
+    }
+
+    /// Whether `node` of `doc` is valid. Documents not parsed in strict
+    /// mode are parsed again strictly first.
+    pub fn is_valid(&self, doc: &Document<'_>, node: Node) -> Result<bool, Error> {
+        self.with_instance(doc, node, |n| Ok(n.depth() <= self.opts.max_depth() && self.validator.is_valid(n)))
+    }
+
+    /// The errors of `node` of `doc` (at most `max_errors`), empty when valid.
+    pub fn validate(&self, doc: &Document<'_>, node: Node) -> Result<Vec<Failure>, Error> {
+        self.with_instance(doc, node, |n| Ok(report::failures(&self.validator, n, &self.opts)))
+    }
+
+    /// Parses `input` (strict) and validates its root, building no
+    /// document beyond the thread's scratch tape.
+    pub fn validate_bytes(&self, input: &[u8]) -> Result<Vec<Failure>, Error> {
+        Document::parse_then(input, &Options::default(), |doc| {
+            let n = TapeNode::new(doc.input(), doc.tape(), crate::ROOT);
+            report::failures(&self.validator, n, &self.opts)
+        })
+    }
+
+    /// As [`Schema::validate_bytes`], the boolean alone.
+    pub fn is_valid_bytes(&self, input: &[u8]) -> Result<bool, Error> {
+        Document::parse_then(input, &Options::default(), |doc| {
+            let n = TapeNode::new(doc.input(), doc.tape(), crate::ROOT);
+            n.depth() <= self.opts.max_depth() && self.validator.is_valid(n)
+        })
+    }
+
+    fn with_instance<R>(
+        &self,
+        doc: &Document<'_>,
+        node: Node,
+        f: impl FnOnce(TapeNode<'_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let o = doc.options();
+        if o.strict() && !o.lenient_numbers() && (node as usize) < doc.tape_len() {
+            return f(TapeNode::new(doc.input(), doc.tape(), node));
+        }
+        // A lazy document has not checked its strings and numbers: parse
+        // its text again strictly (the tape layout is the same).
+        let strict = Options { mode: crate::options::MODE_STRICT, invalid_numbers: 0, ..*o };
+        Document::parse_then(doc.input(), &strict, |d| {
+            if node as usize >= d.tape_len() {
+                return Err(Error::at(crate::ErrorKind::Empty, &[], 0));
+            }
+            f(TapeNode::new(d.input(), d.tape(), node))
+        })?
+    }
+}
