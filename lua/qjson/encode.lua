@@ -155,9 +155,10 @@ local function new_walker()
     end
     if depth > max_depth then
       -- A table met twice on the path is a cycle (reached through another
-      -- member first, so not `t` itself): reported as such.
-      local met = {}
-      for d = 1, depth - 1 do
+      -- member first, so not `t` itself): reported as such, except by
+      -- qjson.cjson, which reports what lua-cjson does.
+      local met = not cycle_as_nesting and {}
+      for d = 1, met and depth - 1 or 0 do
         local x = stack[d]
         if x ~= nil then
           if met[x] then
