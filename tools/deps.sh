@@ -3,7 +3,7 @@
 # idempotently: a second run installs nothing and takes a second.
 set -euo pipefail
 
-packages=(luajit2 libluajit2-5.1-dev lua-cjson lua-dkjson lua-busted lua-check luarocks gnuplot-nox)
+packages=(luajit2 libluajit2-5.1-dev lua-cjson lua-dkjson lua-busted lua-check luarocks gnuplot-nox lua-rex-pcre2)
 case "${1:-}" in
   --bench) packages+=(nginx libnginx-mod-http-lua lua-resty-core wrk) ;;
 esac
