@@ -27,7 +27,8 @@ if ((${#missing[@]})); then
     fail "cannot install ${missing[*]}"
 fi
 
-# The arm64 LuaJIT for the busted leg (optional: the leg says when it is missing).
+# The arm64 LuaJIT and busted's native modules (lfs, system, term) and
+# lua-cjson for the busted leg, unpacked into .deps/arm64 (--luajit).
 if [ "${1:-}" = --luajit ]; then
   lj="$root/.deps/arm64/usr/bin/luajit"
   if ! dpkg-query -W -f='${Status}' libluajit2-5.1-2:arm64 2>/dev/null | grep -q "install ok installed"; then
@@ -43,5 +44,14 @@ if [ "${1:-}" = --luajit ]; then
     dpkg -x "$tmp"/luajit2_*.deb "$root/.deps/arm64" || { rm -rf "$tmp"; fail "cannot unpack luajit2:arm64"; }
     rm -rf "$tmp"
   fi
+  for p in lua-filesystem lua-system lua-term lua-cjson; do
+    stamp="$root/.deps/arm64/.$p"
+    [ -e "$stamp" ] && continue
+    tmp=$(mktemp -d)
+    (cd "$tmp" && apt-get download "$p:arm64" >/dev/null 2>&1) || { rm -rf "$tmp"; fail "cannot download $p:arm64"; }
+    dpkg -x "$tmp"/*.deb "$root/.deps/arm64" || { rm -rf "$tmp"; fail "cannot unpack $p:arm64"; }
+    rm -rf "$tmp"
+    touch "$stamp"
+  done
 fi
 exit 0

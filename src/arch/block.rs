@@ -20,11 +20,13 @@ pub(crate) trait Block: Copy {
     }
     unsafe fn eq(self, byte: u8) -> u64;
     /// `(ops, whitespace)` by the shared nibble tables (see `stage1::OP_TABLE`).
-    unsafe fn classify(self) -> (u64, u64);
+    /// Only the bits set in `outside` (the bytes outside strings) count;
+    /// the others may be anything.
+    unsafe fn classify(self, outside: u64) -> (u64, u64);
     /// Bytes below 0x20.
     unsafe fn control(self) -> u64;
-    /// Bytes at or above 0x80.
-    unsafe fn non_ascii(self) -> u64;
+    /// Whether any byte is at or above 0x80.
+    unsafe fn any_non_ascii(self) -> bool;
     /// What the fast skip over string bodies keeps of the blocks it
     /// passes (strict mode): enough to tell whether any held a control or
     /// a non-ASCII byte, folded without a mask per block.

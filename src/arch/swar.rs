@@ -22,6 +22,13 @@ fn nonzero(x: u64) -> u64 {
     ((x & LOW7) + LOW7) | x
 }
 
+/// The high bit of each byte of `v` (whose bytes are all below 0x80) that
+/// differs from `c` (below 0x80): no carry leaves a byte.
+#[inline(always)]
+fn ne7(v: u64, c: u8) -> u64 {
+    (v ^ splat(c)) + LOW7
+}
+
 /// Bit `i` for the high bit of byte `i` of `m` (a movemask).
 #[inline(always)]
 fn gather(m: u64) -> u64 {
@@ -65,31 +72,33 @@ impl Block for Swar {
     }
     #[inline(always)]
     unsafe fn eq(self, byte: u8) -> u64 {
-        self.mask(|w| !nonzero(w ^ splat(byte)))
+        if byte < 0x80 {
+            self.mask(|w| !(ne7(w & LOW7, byte) | w))
+        } else {
+            self.mask(|w| !nonzero(w ^ splat(byte)))
+        }
     }
     #[inline(always)]
-    unsafe fn classify(self) -> (u64, u64) {
+    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
         // The ops of the shared nibble tables are the bytes that, with
         // 0x20 set, are `:` `{` `,` `}`; whitespace is space, tab, LF, CR.
         let op = self.mask(|w| {
-            let v = w | splat(0x20);
-            !(nonzero(v ^ splat(b':')) & nonzero(v ^ splat(b'{')) & nonzero(v ^ splat(b',')) & nonzero(v ^ splat(b'}')))
+            let v = (w & LOW7) | splat(0x20);
+            !(ne7(v, b':') & ne7(v, b'{') & ne7(v, b',') & ne7(v, b'}') | w)
         });
         let ws = self.mask(|w| {
-            !(nonzero(w ^ splat(b' '))
-                & nonzero(w ^ splat(b'\t'))
-                & nonzero(w ^ splat(b'\n'))
-                & nonzero(w ^ splat(b'\r')))
+            let v = w & LOW7;
+            !(ne7(v, b' ') & ne7(v, b'\t') & ne7(v, b'\n') & ne7(v, b'\r') | w)
         });
         (op, ws)
     }
     #[inline(always)]
     unsafe fn control(self) -> u64 {
-        self.mask(|w| !nonzero(w & splat(0xE0)))
+        self.mask(|w| !(((w & splat(0x60)) + LOW7) | w))
     }
     #[inline(always)]
-    unsafe fn non_ascii(self) -> u64 {
-        self.mask(|w| w)
+    unsafe fn any_non_ascii(self) -> bool {
+        self.0.iter().fold(0, |acc, w| acc | w) & HIGH != 0
     }
     #[inline(always)]
     unsafe fn fold_start() -> Self::Fold {
@@ -113,7 +122,10 @@ impl Block for Swar {
     }
     #[inline(always)]
     unsafe fn quote_or_backslash(self) -> u64 {
-        self.mask(|w| !(nonzero(w ^ splat(b'"')) & nonzero(w ^ splat(b'\\'))))
+        self.mask(|w| {
+            let v = w & LOW7;
+            !(ne7(v, b'"') & ne7(v, b'\\') | w)
+        })
     }
     #[inline(always)]
     unsafe fn any_quote_or_backslash(a: Self, b: Self) -> bool {

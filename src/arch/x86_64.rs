@@ -64,7 +64,7 @@ impl Block for Avx2 {
         Self::mask(_mm256_cmpeq_epi8(self.0[0], b), _mm256_cmpeq_epi8(self.0[1], b))
     }
     #[inline(always)]
-    unsafe fn classify(self) -> (u64, u64) {
+    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
         let ws_t = _mm256_broadcastsi128_si256(repeat16(&WS_TABLE));
         let op_t = _mm256_broadcastsi128_si256(repeat16(&OP_TABLE));
         let x20 = _mm256_set1_epi8(0x20);
@@ -86,8 +86,8 @@ impl Block for Avx2 {
         Self::mask(_mm256_cmpeq_epi8(_mm256_min_epu8(a, lim), a), _mm256_cmpeq_epi8(_mm256_min_epu8(b, lim), b))
     }
     #[inline(always)]
-    unsafe fn non_ascii(self) -> u64 {
-        Self::mask(self.0[0], self.0[1])
+    unsafe fn any_non_ascii(self) -> bool {
+        Self::mask(self.0[0], self.0[1]) != 0
     }
     #[inline(always)]
     unsafe fn fold_start() -> Self::Fold {
@@ -107,7 +107,7 @@ impl Block for Avx2 {
     }
     #[inline(always)]
     unsafe fn fold_has_non_ascii((_, high): Self::Fold) -> bool {
-        high.non_ascii() != 0
+        high.any_non_ascii()
     }
     #[inline(always)]
     unsafe fn quote_or_backslash(self) -> u64 {
@@ -144,7 +144,7 @@ impl Block for Avx512 {
         _mm512_cmpeq_epi8_mask(self.0, _mm512_set1_epi8(byte as i8))
     }
     #[inline(always)]
-    unsafe fn classify(self) -> (u64, u64) {
+    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
         let ws_t = _mm512_broadcast_i32x4(repeat16(&WS_TABLE));
         let op_t = _mm512_broadcast_i32x4(repeat16(&OP_TABLE));
         let x = self.0;
@@ -157,8 +157,8 @@ impl Block for Avx512 {
         _mm512_cmplt_epu8_mask(self.0, _mm512_set1_epi8(0x20))
     }
     #[inline(always)]
-    unsafe fn non_ascii(self) -> u64 {
-        _mm512_movepi8_mask(self.0)
+    unsafe fn any_non_ascii(self) -> bool {
+        _mm512_movepi8_mask(self.0) != 0
     }
     #[inline(always)]
     unsafe fn fold_start() -> Self::Fold {
@@ -174,7 +174,7 @@ impl Block for Avx512 {
     }
     #[inline(always)]
     unsafe fn fold_has_non_ascii((_, high): Self::Fold) -> bool {
-        Avx512(high).non_ascii() != 0
+        Avx512(high).any_non_ascii()
     }
     #[inline(always)]
     unsafe fn quote_or_backslash(self) -> u64 {

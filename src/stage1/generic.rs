@@ -200,8 +200,8 @@ unsafe fn step<B: Block, const STRICT: bool>(
     let in_string = B::prefix_xor(quote) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;
 
-    let (op, ws) = block.classify();
     let outside = !in_string;
+    let (op, ws) = block.classify(outside);
     let atom = !(op | ws | quote) & outside;
     let atom_start = atom & !((atom << 1) | carry.atom);
     carry.atom = atom >> 63;
@@ -235,7 +235,7 @@ unsafe fn check_string_bytes<B: Block>(
     if control != 0 {
         note(info, at + control.trailing_zeros() as usize, ErrorKind::ControlInString);
     }
-    if block.non_ascii() != 0 {
+    if block.any_non_ascii() {
         carry.non_ascii_block(at);
     } else {
         carry.ascii_block(at, input, info);

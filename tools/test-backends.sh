@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the cargo tests that parse documents and the busted suite with each
+# stage 1 backend this CPU has, except the one detected by default (which
+# `make test-rust` / `make test-lua` already run), each forced with
+# QJSON_BACKEND; checks that the forced backend is the one that ran.
+set -uo pipefail
+export PATH="$HOME/.cargo/bin:$PATH"
+cd "$(dirname "$0")/.."
+LUAJIT=${LUAJIT:-luajit}
+lua_path='lua/?.lua;lua/?/init.lua;spec/?.lua;;'
+backend() { QJSON_BACKEND=$1 LUA_PATH=$lua_path $LUAJIT -e 'io.write(require("qjson").backend())'; }
+
+default=$(env -u QJSON_BACKEND LUA_PATH=$lua_path $LUAJIT -e 'io.write(require("qjson").backend())') || exit 1
+all=$(cargo test --release --test scan_agreement backends_are_detected -- --nocapture 2>&1 |
+  sed -n 's/^comparing backends \[\(.*\)\] with scalar$/\1/p' | tr -d '",')
+[ -n "$all" ] || { echo "test-backends: cannot list the backends"; exit 1; }
+echo "test-backends: backends on this CPU: $all (default $default)"
+for b in $all; do
+  [ "$b" = "$default" ] && continue
+  start=$(date +%s)
+  got=$(backend "$b") || exit 1
+  [ "$got" = "$b" ] || { echo "test-backends: QJSON_BACKEND=$b ran $got"; exit 1; }
+  echo "test-backends: $b: cargo tests"
+  QJSON_BACKEND=$b cargo test --release -q --test conformance --test differential --test errors --test hostile \
+    --test paths --test placed --test flatten -- --skip work_is_linear_in_the_input || exit 1
+  echo "test-backends: $b: busted"
+  QJSON_BACKEND=$b QJSON_LUAJIT_BUILD=${LUAJIT_BUILD:-plain} LUA_PATH="$lua_path" busted --lua="$LUAJIT" -o dot spec || exit 1
+  echo "test-backends: $b passed in $(($(date +%s) - start)) s"
+done
