@@ -61,7 +61,7 @@ echo "test-aarch64: qjson.backend() = $backend"
 # array (its double-to-int conversion saturates there), where the
 # drop-in tests take x86 lua-cjson's answers as the reference.
 specs=$(ls spec/*_spec.lua | grep -v loader_spec)
-QJSON_LUAJIT_BUILD=plain lj /usr/bin/busted -o dot \
+QJSON_LUAJIT_BUILD=plain lj /usr/bin/busted \
   --filter-out='"shortest" reads back to the same double' \
   --filter-out='encode matches lua%-cjson on number keys' \
   --filter-out='matches lua%-cjson with encode_invalid_numbers%("null"%)' \
