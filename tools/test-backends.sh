@@ -23,7 +23,7 @@ for b in $all; do
   echo "test-backends: $b: cargo tests"
   QJSON_BACKEND=$b cargo test --release -q --test conformance --test differential --test errors --test hostile \
     --test paths --test placed --test flatten -- --skip work_is_linear_in_the_input || exit 1
-  echo "test-backends: $b: busted"
+  echo "test-backends: $b: cargo tests passed in $(($(date +%s) - start)) s; busted"
   QJSON_BACKEND=$b QJSON_LUAJIT_BUILD=${LUAJIT_BUILD:-plain} LUA_PATH="$lua_path" busted --lua="$LUAJIT" spec || exit 1
   echo "test-backends: $b passed in $(($(date +%s) - start)) s"
 done
