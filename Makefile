@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
 
 all: build
 
@@ -28,7 +28,7 @@ header:
 	QJSON_BLESS=1 cargo test --release --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-cjson-suite test-install fuzz-smoke bench-smoke
+test: build test-rust test-lua test-cjson-suite test-install test-backends test-aarch64 fuzz-smoke bench-smoke
 
 test-rust:
 	cargo test --release
@@ -49,6 +49,18 @@ test-install: build
 # ../shared/vendor/lua-cjson into .deps/) and against qjson.cjson (~5 s).
 test-cjson-suite: build
 	LUAJIT=$(LUAJIT) tools/cjson-suite.sh
+
+# The document-parsing cargo tests and the busted suite again with each
+# other stage 1 backend this CPU has forced by QJSON_BACKEND (test-rust and
+# test-lua run the one detected).
+test-backends: build
+	LUAJIT=$(LUAJIT) LUAJIT_BUILD=$(LUAJIT_BUILD) tools/test-backends.sh
+
+# The crate cross-compiled for aarch64 and run under qemu (NEON against
+# the scalar oracle, conformance, differential, hostile, busted on an arm64
+# LuaJIT); skipped with a message when the tools cannot be installed.
+test-aarch64: deps
+	tools/test-aarch64.sh
 
 # Fuzzing (cargo-fuzz, libFuzzer): FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 300

@@ -6,6 +6,7 @@
 //! [`tape`], and a [`Document`] answers reads by walking the tape. The C ABI
 //! used by the Lua binding is in [`ffi`].
 
+pub mod arch;
 pub mod document;
 pub mod encode;
 pub mod error;
@@ -14,7 +15,7 @@ pub mod flatten;
 pub mod number;
 pub mod options;
 pub mod path;
-pub mod scan;
+pub mod stage1;
 pub mod select;
 pub mod stream;
 pub mod schema;
@@ -26,4 +27,6 @@ pub use document::Document;
 pub use error::{Error, ErrorKind};
 pub use options::Options;
 pub use path::Path;
+/// Stage 1 under its former name.
+pub use stage1 as scan;
 pub use tape::{Kind, Node, ROOT};

@@ -21,7 +21,10 @@ local V = {}
 local function hash(s)
   local h = 0x811C9DC5
   for i = 1, #s do
-    h = bit.tobit(bit.bxor(h, s:byte(i)) * 0x01000193)
+    -- x * 0x01000193 mod 2^32 with every step exact: a product past 2^53
+    -- makes bit.tobit differ between arm64's interpreter and JIT.
+    local x = bit.bxor(h, s:byte(i))
+    h = bit.tobit(x * 0x193 + bit.lshift(x, 24))
   end
   return h
 end

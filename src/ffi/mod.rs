@@ -130,15 +130,9 @@ pub extern "C" fn qjson_version() -> *const std::ffi::c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// The stage 1 backend in use ("avx512", "avx2" or "scalar"), NUL-terminated.
+/// The stage 1 backend in use (`arch::Backend::name`: "avx512", "avx2",
+/// "neon", "neon-nopmull", "swar" or "scalar"), NUL-terminated.
 #[no_mangle]
 pub extern "C" fn qjson_backend() -> *const std::ffi::c_char {
-    let name: &'static [u8] = guard(b"unknown\0", || match crate::scan::Backend::detect() {
-        crate::scan::Backend::Scalar => b"scalar\0",
-        #[cfg(target_arch = "x86_64")]
-        crate::scan::Backend::Avx2 => b"avx2\0",
-        #[cfg(target_arch = "x86_64")]
-        crate::scan::Backend::Avx512 => b"avx512\0",
-    });
-    name.as_ptr().cast()
+    guard(c"unknown", || crate::arch::Backend::detect().c_name()).as_ptr()
 }

@@ -8,21 +8,17 @@
 //! over the blocks that hold non-ASCII bytes), so stage 2 never rereads a
 //! long string.
 //!
-//! The algorithm is written once in [`generic`] over the [`vector::Block`]
-//! trait and instantiated for AVX-512 and AVX2; [`scalar`] is an independent
-//! byte-at-a-time version, used on other CPUs and as the test oracle.
-//! [`Backend::detect`] is the one place that looks at CPU features.
+//! The algorithm is written once in [`generic`] over the `arch::Block`
+//! trait and instantiated in `arch` for AVX-512, AVX2, NEON and portable
+//! u64 words (SWAR); [`scalar`] is an independent byte-at-a-time version,
+//! the test oracle. [`Backend::detect`] picks one per process.
 
 mod escape;
-mod generic;
+pub(crate) mod generic;
 pub mod scalar;
-mod vector;
-#[cfg(target_arch = "x86_64")]
-mod x86_64;
 
+pub use crate::arch::Backend;
 use crate::error::ErrorKind;
-
-use std::sync::OnceLock;
 
 /// What stage 1 learned besides the index itself.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -68,74 +64,6 @@ impl EscapedStrings {
             self.room = self.room.max(end - index[k] as usize);
         }
         self.room
-    }
-}
-
-/// The stage 1 implementations; all produce identical output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    Scalar,
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-}
-
-impl Backend {
-    /// The fastest backend this CPU supports (checked once per process).
-    pub fn detect() -> Backend {
-        static CHOSEN: OnceLock<Backend> = OnceLock::new();
-        *CHOSEN.get_or_init(|| {
-            if let Ok(forced) = std::env::var("QJSON_BACKEND") {
-                if let Some(b) = Backend::available().into_iter().find(|b| b.name() == forced) {
-                    return b;
-                }
-            }
-            Backend::available()[0]
-        })
-    }
-
-    /// Every backend usable on this CPU, fastest first.
-    pub fn available() -> Vec<Backend> {
-        #[allow(unused_mut)]
-        let mut v = Vec::new();
-        #[cfg(target_arch = "x86_64")]
-        {
-            if x86_64::avx512_supported() {
-                v.push(Backend::Avx512);
-            }
-            if x86_64::avx2_supported() {
-                v.push(Backend::Avx2);
-            }
-        }
-        v.push(Backend::Scalar);
-        v
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Scalar => "scalar",
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => "avx512",
-        }
-    }
-
-    /// Appends the structural index of `input` to `out` (which is cleared);
-    /// with `measure`, also measures [`ScanInfo::escape_room`] (a few
-    /// percent of a scan of escape-heavy text, so only when asked).
-    pub fn scan(self, input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
-        out.clear();
-        match self {
-            Backend::Scalar => scalar::scan(input, strict, measure, out),
-            // SAFETY: these variants are only handed out by `available`,
-            // after the CPU feature check.
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => unsafe { x86_64::scan_avx2(input, strict, measure, out) },
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => unsafe { x86_64::scan_avx512(input, strict, measure, out) },
-        }
     }
 }
 

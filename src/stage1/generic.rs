@@ -2,8 +2,8 @@
 //! `generic/stage1`). Each instance is inlined into a `#[target_feature]`
 //! wrapper in the architecture module.
 
-use super::vector::Block;
 use super::{escape, EscapedStrings, ScanInfo};
+use crate::arch::Block;
 use crate::error::ErrorKind;
 
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
@@ -140,27 +140,23 @@ unsafe fn skip_string_body<B: Block, const STRICT: bool>(
 ) -> usize {
     let p = input.as_ptr();
     let mut at = start;
-    let mut low = B::load([0xFFu8; 64].as_ptr());
-    let mut high = B::load([0u8; 64].as_ptr());
+    let mut acc = B::fold_start();
     while at + 128 <= full {
         let a = B::load(p.add(at));
         let b = B::load(p.add(at + 64));
-        // A byte XOR its target is zero exactly on a match: one compare
-        // of the folded minimum tests both bytes in both blocks.
-        if (a.quote_or_backslash() | b.quote_or_backslash()) != 0 {
+        if B::any_quote_or_backslash(a, b) {
             break;
         }
         if STRICT {
-            low = low.min(a.min(b));
-            high = high.or(a.or(b));
+            acc = b.fold(a.fold(acc));
         }
         at += 128;
     }
     if STRICT && at > start {
-        if low.control() != 0 {
+        if B::fold_has_control(acc) {
             locate_control(&input[..at], start, info);
         }
-        if high.non_ascii() != 0 {
+        if B::fold_has_non_ascii(acc) {
             carry.non_ascii_block(start);
         } else {
             carry.ascii_block(start, input, info);
@@ -204,8 +200,8 @@ unsafe fn step<B: Block, const STRICT: bool>(
     let in_string = B::prefix_xor(quote) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;
 
-    let (op, ws) = block.classify();
     let outside = !in_string;
+    let (op, ws) = block.classify(outside);
     let atom = !(op | ws | quote) & outside;
     let atom_start = atom & !((atom << 1) | carry.atom);
     carry.atom = atom >> 63;
@@ -239,7 +235,7 @@ unsafe fn check_string_bytes<B: Block>(
     if control != 0 {
         note(info, at + control.trailing_zeros() as usize, ErrorKind::ControlInString);
     }
-    if block.non_ascii() != 0 {
+    if block.any_non_ascii() {
         carry.non_ascii_block(at);
     } else {
         carry.ascii_block(at, input, info);

@@ -1,17 +1,25 @@
-//! AVX2 and AVX-512 instances of the generic stage 1 (thin wrappers).
+//! AVX2 and AVX-512 instances of the generic stage 1.
 
-use super::generic;
-use super::vector::Block;
-use super::ScanInfo;
+use super::{backend_entry, Block};
+use crate::stage1::{OP_TABLE, WS_TABLE};
 use core::arch::x86_64::*;
 
-pub(super) fn avx2_supported() -> bool {
-    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("pclmulqdq")
-}
-
-pub(super) fn avx512_supported() -> bool {
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("pclmulqdq")
-}
+// popcnt, bmi1 and bmi2 serve the bit loops of the generic code
+// (`count_ones`, `trailing_zeros`, clearing the lowest set bit).
+backend_entry!(
+    is_x86_feature_detected,
+    avx2_supported,
+    scan_avx2,
+    Avx2,
+    ["avx2", "pclmulqdq", "popcnt", "bmi1", "bmi2"]
+);
+backend_entry!(
+    is_x86_feature_detected,
+    avx512_supported,
+    scan_avx512,
+    Avx512,
+    ["avx512f", "avx512bw", "pclmulqdq", "popcnt", "bmi1", "bmi2"]
+);
 
 #[inline(always)]
 unsafe fn clmul_prefix_xor(x: u64) -> u64 {
@@ -43,6 +51,9 @@ impl Avx2 {
 }
 
 impl Block for Avx2 {
+    /// Running bytewise minimum and OR.
+    type Fold = (Self, Self);
+
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
         Avx2([_mm256_loadu_si256(p as *const __m256i), _mm256_loadu_si256(p.add(32) as *const __m256i)])
@@ -53,9 +64,9 @@ impl Block for Avx2 {
         Self::mask(_mm256_cmpeq_epi8(self.0[0], b), _mm256_cmpeq_epi8(self.0[1], b))
     }
     #[inline(always)]
-    unsafe fn classify(self) -> (u64, u64) {
-        let ws_t = _mm256_broadcastsi128_si256(repeat16(&super::WS_TABLE));
-        let op_t = _mm256_broadcastsi128_si256(repeat16(&super::OP_TABLE));
+    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
+        let ws_t = _mm256_broadcastsi128_si256(repeat16(&WS_TABLE));
+        let op_t = _mm256_broadcastsi128_si256(repeat16(&OP_TABLE));
         let x20 = _mm256_set1_epi8(0x20);
         let [a, b] = self.0;
         let ws = Self::mask(
@@ -75,16 +86,28 @@ impl Block for Avx2 {
         Self::mask(_mm256_cmpeq_epi8(_mm256_min_epu8(a, lim), a), _mm256_cmpeq_epi8(_mm256_min_epu8(b, lim), b))
     }
     #[inline(always)]
-    unsafe fn non_ascii(self) -> u64 {
-        Self::mask(self.0[0], self.0[1])
+    unsafe fn any_non_ascii(self) -> bool {
+        Self::mask(self.0[0], self.0[1]) != 0
     }
     #[inline(always)]
-    unsafe fn min(self, o: Self) -> Self {
-        Avx2([_mm256_min_epu8(self.0[0], o.0[0]), _mm256_min_epu8(self.0[1], o.0[1])])
+    unsafe fn fold_start() -> Self::Fold {
+        (Self::load([0xFF; 64].as_ptr()), Self::load([0; 64].as_ptr()))
     }
     #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        Avx2([_mm256_or_si256(self.0[0], o.0[0]), _mm256_or_si256(self.0[1], o.0[1])])
+    unsafe fn fold(self, (low, high): Self::Fold) -> Self::Fold {
+        let [a, b] = self.0;
+        (
+            Avx2([_mm256_min_epu8(a, low.0[0]), _mm256_min_epu8(b, low.0[1])]),
+            Avx2([_mm256_or_si256(a, high.0[0]), _mm256_or_si256(b, high.0[1])]),
+        )
+    }
+    #[inline(always)]
+    unsafe fn fold_has_control((low, _): Self::Fold) -> bool {
+        low.control() != 0
+    }
+    #[inline(always)]
+    unsafe fn fold_has_non_ascii((_, high): Self::Fold) -> bool {
+        high.any_non_ascii()
     }
     #[inline(always)]
     unsafe fn quote_or_backslash(self) -> u64 {
@@ -102,6 +125,9 @@ impl Block for Avx2 {
 pub(super) struct Avx512(__m512i);
 
 impl Block for Avx512 {
+    /// Running bytewise minimum and OR.
+    type Fold = (__m512i, __m512i);
+
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
         Avx512(_mm512_loadu_si512(p as *const _))
@@ -118,9 +144,9 @@ impl Block for Avx512 {
         _mm512_cmpeq_epi8_mask(self.0, _mm512_set1_epi8(byte as i8))
     }
     #[inline(always)]
-    unsafe fn classify(self) -> (u64, u64) {
-        let ws_t = _mm512_broadcast_i32x4(repeat16(&super::WS_TABLE));
-        let op_t = _mm512_broadcast_i32x4(repeat16(&super::OP_TABLE));
+    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
+        let ws_t = _mm512_broadcast_i32x4(repeat16(&WS_TABLE));
+        let op_t = _mm512_broadcast_i32x4(repeat16(&OP_TABLE));
         let x = self.0;
         let ws = _mm512_cmpeq_epi8_mask(x, _mm512_shuffle_epi8(ws_t, x));
         let op = _mm512_cmpeq_epi8_mask(_mm512_or_si512(x, _mm512_set1_epi8(0x20)), _mm512_shuffle_epi8(op_t, x));
@@ -131,16 +157,24 @@ impl Block for Avx512 {
         _mm512_cmplt_epu8_mask(self.0, _mm512_set1_epi8(0x20))
     }
     #[inline(always)]
-    unsafe fn non_ascii(self) -> u64 {
-        _mm512_movepi8_mask(self.0)
+    unsafe fn any_non_ascii(self) -> bool {
+        _mm512_movepi8_mask(self.0) != 0
     }
     #[inline(always)]
-    unsafe fn min(self, o: Self) -> Self {
-        Avx512(_mm512_min_epu8(self.0, o.0))
+    unsafe fn fold_start() -> Self::Fold {
+        (_mm512_set1_epi8(-1), _mm512_setzero_si512())
     }
     #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        Avx512(_mm512_or_si512(self.0, o.0))
+    unsafe fn fold(self, (low, high): Self::Fold) -> Self::Fold {
+        (_mm512_min_epu8(self.0, low), _mm512_or_si512(self.0, high))
+    }
+    #[inline(always)]
+    unsafe fn fold_has_control((low, _): Self::Fold) -> bool {
+        Avx512(low).control() != 0
+    }
+    #[inline(always)]
+    unsafe fn fold_has_non_ascii((_, high): Self::Fold) -> bool {
+        Avx512(high).any_non_ascii()
     }
     #[inline(always)]
     unsafe fn quote_or_backslash(self) -> u64 {
@@ -150,23 +184,5 @@ impl Block for Avx512 {
     #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {
         clmul_prefix_xor(x)
-    }
-}
-
-#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-pub(super) unsafe fn scan_avx2(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
-    if strict {
-        generic::scan::<Avx2, true>(input, measure, out)
-    } else {
-        generic::scan::<Avx2, false>(input, measure, out)
-    }
-}
-
-#[target_feature(enable = "avx512f,avx512bw,pclmulqdq,popcnt,bmi1,bmi2")]
-pub(super) unsafe fn scan_avx512(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
-    if strict {
-        generic::scan::<Avx512, true>(input, measure, out)
-    } else {
-        generic::scan::<Avx512, false>(input, measure, out)
     }
 }

@@ -19,18 +19,29 @@ pub(crate) trait Block: Copy {
         Self::load(buf.as_ptr())
     }
     unsafe fn eq(self, byte: u8) -> u64;
-    /// `(ops, whitespace)` by the shared nibble tables (see `scan::OP_TABLE`).
-    unsafe fn classify(self) -> (u64, u64);
+    /// `(ops, whitespace)` by the shared nibble tables (see `stage1::OP_TABLE`).
+    /// Only the bits set in `outside` (the bytes outside strings) count;
+    /// the others may be anything.
+    unsafe fn classify(self, outside: u64) -> (u64, u64);
     /// Bytes below 0x20.
     unsafe fn control(self) -> u64;
-    /// Bytes at or above 0x80.
-    unsafe fn non_ascii(self) -> u64;
-    /// Bytewise unsigned minimum and bitwise OR, to fold many blocks into
-    /// one before testing.
-    unsafe fn min(self, other: Self) -> Self;
-    unsafe fn or(self, other: Self) -> Self;
+    /// Whether any byte is at or above 0x80.
+    unsafe fn any_non_ascii(self) -> bool;
+    /// What the fast skip over string bodies keeps of the blocks it
+    /// passes (strict mode): enough to tell whether any held a control or
+    /// a non-ASCII byte, folded without a mask per block.
+    type Fold: Copy;
+    unsafe fn fold_start() -> Self::Fold;
+    unsafe fn fold(self, acc: Self::Fold) -> Self::Fold;
+    unsafe fn fold_has_control(acc: Self::Fold) -> bool;
+    unsafe fn fold_has_non_ascii(acc: Self::Fold) -> bool;
     /// Quotes and backslashes (and, harmlessly, NUL bytes).
     unsafe fn quote_or_backslash(self) -> u64;
+    /// Whether `a` or `b` holds a quote or a backslash (the skip's test).
+    #[inline(always)]
+    unsafe fn any_quote_or_backslash(a: Self, b: Self) -> bool {
+        (a.quote_or_backslash() | b.quote_or_backslash()) != 0
+    }
     /// Bit `i` is the XOR of bits `0..=i` of `x`.
     unsafe fn prefix_xor(x: u64) -> u64;
 }

@@ -1,0 +1,206 @@
+//! The portable instance of the generic stage 1: a 64-byte block as eight
+//! u64 words, each compared eight bytes at a time (SWAR). It needs no CPU
+//! feature, so it is the production backend on CPUs with neither AVX2 nor
+//! NEON; the byte-at-a-time `stage1::scalar` stays the independent oracle.
+
+use super::Block;
+use crate::stage1::ScanInfo;
+
+const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+#[inline(always)]
+const fn splat(b: u8) -> u64 {
+    ONES * b as u64
+}
+
+/// The high bit of each byte of `x` that is not zero. Exact (no borrow
+/// crosses bytes), unlike the classic `(x - ONES) & !x` test.
+#[inline(always)]
+fn nonzero(x: u64) -> u64 {
+    ((x & LOW7) + LOW7) | x
+}
+
+/// The high bit of each byte of `v` (whose bytes are all below 0x80) that
+/// differs from `c` (below 0x80): no carry leaves a byte.
+#[inline(always)]
+fn ne7(v: u64, c: u8) -> u64 {
+    (v ^ splat(c)) + LOW7
+}
+
+/// Bit `i` for the high bit of byte `i` of `m` (a movemask). Shifts, not
+/// the usual multiply: the compiler vectorizes this code with SSE2 on
+/// x86, which has no 64-bit multiply (emulating it cost more than the
+/// shifts).
+#[inline(always)]
+fn gather(m: u64) -> u64 {
+    let mut m = (m & HIGH) >> 7;
+    m |= m >> 7;
+    m |= m >> 14;
+    m |= m >> 28;
+    m & 0xFF
+}
+
+/// Whether some byte of `x` is zero (only the first is exact, which an
+/// existence test does not need).
+#[inline(always)]
+fn has_zero(x: u64) -> u64 {
+    x.wrapping_sub(ONES) & !x & HIGH
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Swar([u64; 8]);
+
+impl Swar {
+    /// One bit per byte from `f`, which gives the high bit of each byte of
+    /// a word.
+    #[inline(always)]
+    fn mask(self, f: impl Fn(u64) -> u64) -> u64 {
+        let mut m = 0;
+        for (k, &w) in self.0.iter().enumerate() {
+            m |= gather(f(w)) << (8 * k);
+        }
+        m
+    }
+}
+
+impl Block for Swar {
+    /// Words flagging a control byte and a non-ASCII byte somewhere.
+    type Fold = (u64, u64);
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        let mut w = [0u64; 8];
+        for (k, x) in w.iter_mut().enumerate() {
+            *x = u64::from_le(p.add(8 * k).cast::<u64>().read_unaligned());
+        }
+        Swar(w)
+    }
+    #[inline(always)]
+    unsafe fn eq(self, byte: u8) -> u64 {
+        if byte < 0x80 {
+            self.mask(|w| !(ne7(w & LOW7, byte) | w))
+        } else {
+            self.mask(|w| !nonzero(w ^ splat(byte)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
+        // The ops of the shared nibble tables are the bytes that, with
+        // 0x20 set, are `:` `{` `,` `}`; whitespace is space, tab, LF, CR.
+        let op = self.mask(|w| {
+            let v = (w & LOW7) | splat(0x20);
+            !(ne7(v, b':') & ne7(v, b'{') & ne7(v, b',') & ne7(v, b'}') | w)
+        });
+        let ws = self.mask(|w| {
+            let v = w & LOW7;
+            !(ne7(v, b' ') & ne7(v, b'\t') & ne7(v, b'\n') & ne7(v, b'\r') | w)
+        });
+        (op, ws)
+    }
+    #[inline(always)]
+    unsafe fn control(self) -> u64 {
+        self.mask(|w| !(((w & splat(0x60)) + LOW7) | w))
+    }
+    #[inline(always)]
+    unsafe fn any_non_ascii(self) -> bool {
+        self.0.iter().fold(0, |acc, w| acc | w) & HIGH != 0
+    }
+    #[inline(always)]
+    unsafe fn fold_start() -> Self::Fold {
+        (0, 0)
+    }
+    #[inline(always)]
+    unsafe fn fold(self, (mut control, mut high): Self::Fold) -> Self::Fold {
+        for w in self.0 {
+            control |= w.wrapping_sub(splat(0x20)) & !w;
+            high |= w;
+        }
+        (control, high)
+    }
+    #[inline(always)]
+    unsafe fn fold_has_control((control, _): Self::Fold) -> bool {
+        control & HIGH != 0
+    }
+    #[inline(always)]
+    unsafe fn fold_has_non_ascii((_, high): Self::Fold) -> bool {
+        high & HIGH != 0
+    }
+    #[inline(always)]
+    unsafe fn quote_or_backslash(self) -> u64 {
+        self.mask(|w| {
+            let v = w & LOW7;
+            !(ne7(v, b'"') & ne7(v, b'\\') | w)
+        })
+    }
+    #[inline(always)]
+    unsafe fn any_quote_or_backslash(a: Self, b: Self) -> bool {
+        let mut any = 0;
+        for k in 0..8 {
+            for w in [a.0[k], b.0[k]] {
+                any |= has_zero(w ^ splat(b'"')) | has_zero(w ^ splat(b'\\'));
+            }
+        }
+        any != 0
+    }
+    #[inline(always)]
+    unsafe fn prefix_xor(x: u64) -> u64 {
+        prefix_xor(x)
+    }
+}
+
+/// Bit `i` is the XOR of bits `0..=i` of `x`, by doubling shifts.
+#[inline(always)]
+pub(crate) fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+pub(crate) fn scan(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>) -> ScanInfo {
+    // SAFETY: Swar needs no CPU feature; its loads stay inside the blocks
+    // the generic code hands it.
+    unsafe {
+        if strict {
+            crate::stage1::generic::scan::<Swar, true>(input, measure, out)
+        } else {
+            crate::stage1::generic::scan::<Swar, false>(input, measure, out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_helpers_match_bytewise_definitions() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Bytes from a small alphabet so that zeros and matches are common.
+            let bytes: [u8; 8] = std::array::from_fn(|k| {
+                [0, 1, 0x1f, 0x20, 0x22, 0x5c, 0x7f, 0x80, 0xff][(seed >> (5 * k)) as usize % 9]
+            });
+            let w = u64::from_le_bytes(bytes);
+            let want_zero: u64 = (0..8).filter(|&k| bytes[k] == 0).map(|k| 1 << k).sum();
+            assert_eq!(gather(!nonzero(w)), want_zero, "{bytes:?}");
+            let want_high: u64 = (0..8).filter(|&k| bytes[k] >= 0x80).map(|k| 1 << k).sum();
+            assert_eq!(gather(w), want_high, "{bytes:?}");
+            assert_eq!(has_zero(w) != 0, want_zero != 0, "{bytes:?}");
+            let x = seed;
+            let want_xor = (0..64).fold((0u64, 0u64), |(acc, run), i| {
+                let run = run ^ (x >> i & 1);
+                (acc | run << i, run)
+            });
+            assert_eq!(prefix_xor(x), want_xor.0);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The aarch64 leg of `make test`: the crate cross-compiled and run under
+# qemu user-mode emulation, so that the NEON backends (neon, neon-nopmull)
+# and the portable one are checked against the scalar oracle on an arm64
+# CPU model. Test executables are linked statically (dynamically linked
+# ones hang under this qemu); the cdylib is loaded by an arm64 LuaJIT for
+# the busted suite. Emulation says nothing about speed: nothing is timed.
+#
+# When the tools cannot be installed, says what is missing and exits 0, so
+# that `make test` goes on.
+set -uo pipefail
+export PATH="$HOME/.cargo/bin:$PATH"
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+if ! tools/aarch64-deps.sh --luajit; then
+  echo "test-aarch64: SKIPPED: the cross toolchain, qemu-aarch64-static or the arm64 LuaJIT could not be installed (above)"
+  exit 0
+fi
+
+target=aarch64-unknown-linux-gnu
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER=qemu-aarch64-static
+export QEMU_LD_PREFIX=/
+# Fewer random cases: emulation is 10-50x slower.
+export PROPTEST_CASES=${PROPTEST_CASES:-128}
+
+# The hostile battery without its biggest inputs (each minutes under
+# emulation; none is specific to a backend: every_prefix_* reparse a
+# document thousands of times, the rest exercise stage 2) and without its
+# timing test (no timing under emulation).
+skip=(every_prefix_of_real_documents every_prefix_of_a_real_document ten_thousand_random_byte_flips_of_a_real_document
+      an_object_of_a_million_keys a_100mb_string a_million_nested_objects work_is_linear_in_the_input)
+skip_args=()
+for t in "${skip[@]}"; do skip_args+=(--skip "$t"); done
+
+echo "test-aarch64: cargo test (static, under qemu-aarch64-static; PROPTEST_CASES=$PROPTEST_CASES)"
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" \
+  cargo test --release --target $target --target-dir target/aarch64-static \
+  --test scan_agreement --test conformance --test differential --test errors || exit 1
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" \
+  cargo test --release --target $target --target-dir target/aarch64-static --test hostile -- "${skip_args[@]}" || exit 1
+
+echo "test-aarch64: busted on an arm64 LuaJIT with the arm64 libqjson.so"
+cargo build --release --target $target || exit 1
+lib=$PWD/target/$target/release/libqjson.so
+arm=$PWD/.deps/arm64/usr
+lj() {
+  QJSON_LIB=$lib LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua;;" \
+    LUA_CPATH="$arm/lib/aarch64-linux-gnu/lua/5.1/?.so" qemu-aarch64-static "$arm/bin/luajit" "$@"
+}
+backend=$(lj -e 'io.write(require("qjson").backend())') || exit 1
+echo "test-aarch64: qjson.backend() = $backend"
+[ "$backend" = neon ] || { echo "test-aarch64: expected the neon backend under qemu (a cortex-max model with PMULL)"; exit 1; }
+# loader_spec starts the host's luajit (an x86 process): it tests the host
+# build, not this one, so it is left to the x86 legs.
+# Three tests assume what only x86 gives, and are left out here (all
+# three fail the same with QJSON_BACKEND=scalar, so they are not about
+# NEON): arm64 LuaJIT reads the literal -0.0 as +0 (1/-0.0 is inf), and
+# lua-cjson on arm64 calls a table with the key 1e20 an excessively sparse
+# array (its double-to-int conversion saturates there), where the
+# drop-in tests take x86 lua-cjson's answers as the reference.
+specs=$(ls spec/*_spec.lua | grep -v loader_spec)
+QJSON_LUAJIT_BUILD=plain lj /usr/bin/busted \
+  --filter-out='"shortest" reads back to the same double' \
+  --filter-out='encode matches lua%-cjson on number keys' \
+  --filter-out='matches lua%-cjson with encode_invalid_numbers%("null"%)' \
+  $specs || exit 1
+echo "test-aarch64: passed in $(($(date +%s) - start)) s"
