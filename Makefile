@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
+.PHONY: all deps build header test test-rust test-lua test-lua52 test-gc test-install fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-quick lint clean
 
 all: build
 
@@ -28,7 +28,7 @@ header:
 	QJSON_BLESS=1 cargo test --release --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-install fuzz-smoke bench-smoke
+test: build test-rust test-lua test-gc test-install fuzz-smoke bench-smoke
 
 test-rust:
 	cargo test --release
@@ -41,6 +41,13 @@ test-lua52: build
 	@luajit52='$(LUAJIT52)'; [ -n "$$luajit52" ] || luajit52=$$(tools/luajit52.sh) || exit 1; \
 	echo "busted --lua=$$luajit52 (LUAJIT_ENABLE_LUA52COMPAT)"; \
 	QJSON_LUAJIT_BUILD=lua52compat LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua="$$luajit52" spec
+
+# The whole Lua suite in forced-GC mode (spec/gc_stress.lua): the collector
+# never paused and finalizers that call qjson pending at every cycle, with
+# the JIT on, then off (docs/security.md, guarantee 8).
+test-gc: build
+	QJSON_GC_STRESS=1 QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) --helper=spec/gc_stress.lua spec
+	QJSON_GC_STRESS=1 QJSON_GC_STRESS_JIT=off QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) --helper=spec/gc_stress.lua spec
 
 test-install: build
 	tools/test-install.sh

@@ -367,6 +367,16 @@ int32_t qjson_get_str(qjson_doc *doc,
                       const char **out_ptr,
                       size_t *out_len);
 
+// Copies the string at `node`, unescaped, to `dst` when it fits in `cap`
+// bytes; returns its length either way, or a negative status (`Error`
+// for a closed document or a value that is not a string). The Lua
+// binding's way to read a string with no pointer into the document held
+// while Lua code may run (see lua/qjson/base.lua).
+int64_t qjson_copy_str(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
+
+// `qjson_copy_str` for the exact JSON text of any value.
+int64_t qjson_copy_raw(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
+
 // A number as the nearest double.
 int32_t qjson_get_num(qjson_doc *doc,
                       uint32_t base,

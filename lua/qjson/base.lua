@@ -11,9 +11,16 @@
 --     memory a box may point into: close). The caller takes the values
 --     it needs out of the boxes into locals, then checks `S.seq == t`:
 --     if anything else called qjson meanwhile, the values may be another
---     call's (or point into memory just freed), and the read is done
---     again. A pointer so taken becomes a string at once. (In a compiled
---     trace no finalizer runs, and the check folds away.)
+--     call's, and the read is done again. Only values that are plain
+--     numbers to Lua (no allocation) are taken before the check, so a
+--     retry cannot be caught again by the same finalizer; 64-bit values
+--     are read after it (the read copies before it allocates). (In a
+--     compiled trace no finalizer runs, and the check folds away.)
+--   * A pointer into a document (a string read) is boxed by LuaJIT, an
+--     allocation, before the string can be made: a second check after it
+--     tells whether a finalizer ran qjson meanwhile (and may have closed
+--     the document or reused its string scratch), and then the string is
+--     copied out natively into memory of the call's own (copy_string).
 --   * No pointer into a document is held across code that can allocate:
 --     the encoder copies from a document through qjson_copy_input; a
 --     build from events that point into a document pins it (qjson_pin).
@@ -65,6 +72,25 @@ function M.error_message(ptr)
     C.qjson_last_error(ptr, err)
   end
   return ffi_string(err_message)
+end
+
+-- The string (or with `raw`, the JSON text) of node `node` of document
+-- `ptr`, copied natively into memory of this call's own: the slow path
+-- of string reads. nil when the read fails (the document's last error
+-- says why).
+function M.copy_string(ptr, node, raw)
+  local copy = raw and C.qjson_copy_raw or C.qjson_copy_str
+  local n = copy(ptr, node, nil, 0)
+  if n < 0 then
+    return nil
+  end
+  n = tonumber(n)
+  local mem = ffi_new("uint8_t[?]", n)
+  local m = copy(ptr, node, mem, n)
+  if m ~= n then
+    return nil
+  end
+  return ffi_string(mem, n)
 end
 
 -- A `qjson_options` box for one call.

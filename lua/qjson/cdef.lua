@@ -148,6 +148,8 @@ int32_t qjson_get_str(qjson_doc *doc,
                       const qjson_path *compiled,
                       const char **out_ptr,
                       size_t *out_len);
+int64_t qjson_copy_str(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
+int64_t qjson_copy_raw(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
 int32_t qjson_get_num(qjson_doc *doc,
                       uint32_t base,
                       const char *path,

@@ -24,7 +24,7 @@ local KIND_NAMES = { "null", "boolean", "number", "string", "array", "object" }
 local C, S = base.C, base.S
 local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
   base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
-local error_message = base.error_message
+local error_message, copy_string = base.error_message, base.copy_string
 
 local path_type = ffi.typeof("qjson_path *")
 
@@ -95,6 +95,22 @@ local function new_cursor(self, node)
   return setmetatable({ ptr = self.ptr, node = node, src = self.src }, getmetatable(self))
 end
 
+-- The node at `path` (which a read just found), for a read's slow path.
+local function node_at(self, path)
+  local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
+  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  local node = node_box[0]
+  if S.seq ~= t then
+    return node_at(self, path)
+  end
+  if k <= 0 then
+    fail(self, k == MISSING and ERROR or k, path)
+  end
+  return node
+end
+
 -- The Lua value of node `node` of kind `k` (containers become cursors).
 local function value_at(self, node, k)
   local r
@@ -105,7 +121,7 @@ local function value_at(self, node, k)
     if r == STRING then
       local p, n = ptr_box[0], size_box[0]
       if S.seq ~= t then
-        return value_at(self, node, k)
+        return copy_string(self.ptr, node) or fail(self, ERROR)
       end
       return ffi_string(p, n)
     end
@@ -159,12 +175,11 @@ function Doc:len(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_get_len(self.ptr, self.node, p, n, c, size_box)
-  local v = (k == ARRAY or k == OBJECT) and size_box[0]
   if S.seq ~= t then
     return Doc.len(self, path)
   end
-  if v then
-    return tonumber(v)
+  if k == ARRAY or k == OBJECT then
+    return tonumber(size_box[0])
   elseif k ~= MISSING then
     fail(self, k, path, "array or object")
   end
@@ -176,14 +191,14 @@ function Doc:get_str(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_get_str(self.ptr, self.node, p, n, c, ptr_box, size_box)
-  local sp, sn
-  if k == STRING then
-    sp, sn = ptr_box[0], size_box[0]
-  end
   if S.seq ~= t then
     return Doc.get_str(self, path)
   end
   if k == STRING then
+    local sp, sn = ptr_box[0], size_box[0]
+    if S.seq ~= t then
+      return copy_string(self.ptr, node_at(self, path)) or fail(self, ERROR)
+    end
     return ffi_string(sp, sn)
   elseif k ~= MISSING then
     fail(self, k, path, "string")
@@ -216,15 +231,11 @@ function Doc:get_i64(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_get_i64(self.ptr, self.node, p, n, c, i64_box)
-  local v
-  if k == NUMBER then
-    v = C.qjson_load_i64(i64_box)
-  end
   if S.seq ~= t then
     return Doc.get_i64(self, path)
   end
   if k == NUMBER then
-    return v
+    return C.qjson_load_i64(i64_box)
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -236,15 +247,11 @@ function Doc:get_u64(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_get_u64(self.ptr, self.node, p, n, c, u64_box)
-  local v
-  if k == NUMBER then
-    v = C.qjson_load_u64(u64_box)
-  end
   if S.seq ~= t then
     return Doc.get_u64(self, path)
   end
   if k == NUMBER then
-    return v
+    return C.qjson_load_u64(u64_box)
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -293,14 +300,14 @@ function Doc:raw(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_get_raw(self.ptr, self.node, p, n, c, ptr_box, size_box)
-  local sp, sn
-  if k > 0 then
-    sp, sn = ptr_box[0], size_box[0]
-  end
   if S.seq ~= t then
     return Doc.raw(self, path)
   end
   if k > 0 then
+    local sp, sn = ptr_box[0], size_box[0]
+    if S.seq ~= t then
+      return copy_string(self.ptr, node_at(self, path), true) or fail(self, ERROR)
+    end
     return ffi_string(sp, sn)
   elseif k ~= MISSING then
     fail(self, k, path)
@@ -498,45 +505,47 @@ function M.open(s, o)
   local t = S.seq + 1
   S.seq = t
   local size = C.qjson_parse_size(s, n, o, err_box)
-  local mem
   if size == 0 then
-    mem = nil
-  elseif size <= PLACED_MAX then
-    -- (Allocating may run finalizers that parse: qjson_parse_in then
-    -- parses `s` again instead of taking the tape measured above.)
-    mem = doc_mem(rshift(size + 7, 3))
-    if C.qjson_parse_in(s, n, o, mem, size, err_box) == 0 then
-      mem = nil
-    end
-  else
-    mem = doc_mem(HANDLE_WORDS)
-    if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, err_box) == 0 then
-      mem = nil
-    else
-      ffi.gc(mem, C.qjson_finalize)
-    end
-  end
-  if mem == nil then
-    local msg = error_message()
     if S.seq ~= t then
       return M.open(s, o)
     end
-    return nil, msg
+    return nil, error_message()
+  elseif size <= PLACED_MAX then
+    -- (Allocating may run finalizers that parse: qjson_parse_in then
+    -- parses `s` again instead of taking the tape measured above.)
+    local mem = doc_mem(rshift(size + 7, 3))
+    t = S.seq + 1
+    S.seq = t
+    if C.qjson_parse_in(s, n, o, mem, size, err_box) == 0 then
+      if S.seq ~= t then
+        return M.open(s, o)
+      end
+      return nil, error_message()
+    end
+    return mem
   end
-  return mem
+  local mem = doc_mem(HANDLE_WORDS)
+  t = S.seq + 1
+  S.seq = t
+  if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, err_box) == 0 then
+    if S.seq ~= t then
+      return M.open(s, o)
+    end
+    return nil, error_message()
+  end
+  return ffi.gc(mem, C.qjson_finalize)
 end
 
 -- Parses the file at `path`: the handle, or nil and the message.
 function M.open_file(path, o)
+  local mem = doc_mem(HANDLE_WORDS)
   local t = S.seq + 1
   S.seq = t
-  local mem = doc_mem(HANDLE_WORDS)
   if C.qjson_parse_file_in(path, #path, o, mem, base.HANDLE_SIZE, err_box) == 0 then
-    local msg = error_message()
     if S.seq ~= t then
       return M.open_file(path, o)
     end
-    return nil, msg
+    return nil, error_message()
   end
   return ffi.gc(mem, C.qjson_finalize)
 end

@@ -166,9 +166,15 @@ function qjson._path(s)
   S.seq = t
   local p = C.qjson_path_compile(s, #s, base.err_box)
   if p == nil then
-    local msg = base.error_message()
-    if S.seq ~= t then
-      return qjson._path(s)
+    local msg
+    if S.seq == t then
+      msg = base.error_message()
+    else
+      -- (A pointer result is boxed, an allocation: a finalizer may have
+      -- compiled a path since. The message again, into a box of its own.)
+      local err = ffi.new("qjson_error")
+      C.qjson_path_compile(s, #s, err)
+      msg = ffi_string(err.message)
     end
     return nil, "bad argument #1 to 'path' (" .. msg .. ")", true
   end

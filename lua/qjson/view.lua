@@ -99,7 +99,7 @@ local key_box, val_box, node_box, ptr_box, size_box, i64_box, u64_box =
 -- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 local val_num = base.val_num
-local error_message = base.error_message
+local error_message, copy_string = base.error_message, base.copy_string
 local RETRY = setmetatable({}, { __tostring = function() return "qjson.view.retry" end })
 
 local ObjectMT, ArrayMT = {}, {}
@@ -242,26 +242,34 @@ local function big_integer(st, node, approx)
   local t = S.seq + 1
   S.seq = t
   if mode == "cdata" then
-    local v
-    if C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box) == NUMBER then
-      v = C.qjson_load_i64(i64_box)
-    elseif C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box) == NUMBER then
-      v = C.qjson_load_u64(u64_box)
-    end
+    -- (The 64-bit loads allocate: after the checks.)
+    local k = C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box)
     if S.seq ~= t then
       return big_integer(st, node, approx)
     end
-    if v ~= nil then
-      return v
+    if k == NUMBER then
+      return C.qjson_load_i64(i64_box)
+    end
+    t = S.seq + 1
+    S.seq = t
+    k = C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box)
+    if S.seq ~= t then
+      return big_integer(st, node, approx)
+    end
+    if k == NUMBER then
+      return C.qjson_load_u64(u64_box)
     end
   elseif mode == "string" then
     local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
-    local p, n = ptr_box[0], size_box[0]
     if S.seq ~= t then
       return big_integer(st, node, approx)
     end
     if k <= 0 then
       fail(st)
+    end
+    local p, n = ptr_box[0], size_box[0]
+    if S.seq ~= t then
+      return copy_string(st[DOC][PTR], node, true) or fail(st)
     end
     local str = ffi_string(p, n)
     return str
@@ -276,9 +284,13 @@ local function value_of(st, k, key, t)
   -- a frame below the trace.)
   local box = val_box
   if k == STRING then
-    local p, n = box.ptr, box.len
+    local node = box.node
     if S.seq ~= t then
       return RETRY
+    end
+    local p, n = box.ptr, box.len
+    if S.seq ~= t then
+      return copy_string(st[DOC][PTR], node) or fail(st)
     end
     local str = ffi_string(p, n)
     return str
@@ -292,11 +304,11 @@ local function value_of(st, k, key, t)
     end
     return num
   elseif k == OBJECT or k == ARRAY then
-    local node, len, leaf = box.node, box.len, box.flag ~= 0
+    local node, leaf = box.node, box.flag ~= 0
     if S.seq ~= t then
       return RETRY
     end
-    local v = child_view(st, node, k, key, len, leaf)
+    local v = child_view(st, node, k, key, box.len, leaf)
     return v
   elseif k == BOOLEAN then
     local b = box.flag ~= 0
@@ -354,14 +366,13 @@ local function array_len(st)
     local t = S.seq + 1
     S.seq = t
     local k = C.qjson_get_len(st[DOC][PTR], st[NODE], nil, 0, nil, size_box)
-    local len = size_box[0]
     if S.seq ~= t then
       return array_len(st)
     end
     if k ~= ARRAY then
       fail(st)
     end
-    n = tonumber(len)
+    n = tonumber(size_box[0])
     st[LEN] = n
   end
   return n
@@ -442,6 +453,16 @@ local function unique_pairs(st)
   return u
 end
 
+-- The key just read into key_box under ticket `t` (node `kn`).
+local function key_string(st, kn, t)
+  local p, n = key_box.ptr, key_box.len
+  if S.seq ~= t then
+    return copy_string(st[DOC][PTR], kn) or fail(st)
+  end
+  local key = ffi_string(p, n)
+  return key
+end
+
 -- Steps through an object's original members, each key once with its last
 -- value. `pos` is 0 to start; returns the next pos, the key, the value's
 -- kind and node, and the ticket under which the value was read into
@@ -458,14 +479,13 @@ local function step_member(st, pos)
     end
     local kn, vn = u[2 * i - 1], u[2 * i]
     local kk = C.qjson_read(st[DOC][PTR], kn, key_box)
-    local kp, klen = key_box.ptr, key_box.len
     if S.seq ~= t then
       return step_member(st, pos)
     end
     if kk ~= STRING then
       fail(st)
     end
-    local key = ffi_string(kp, klen)
+    local key = key_string(st, kn, t)
     t = S.seq + 1
     S.seq = t
     local kind = C.qjson_read(st[DOC][PTR], vn, val_box)
@@ -475,7 +495,7 @@ local function step_member(st, pos)
     return i, key, kind, vn, t
   end
   local kind = C.qjson_entry(st[DOC][PTR], st[NODE], pos, key_box, val_box)
-  local kn, kp, klen = key_box.node, key_box.ptr, key_box.len
+  local kn = key_box.node
   if S.seq ~= t then
     return step_member(st, pos)
   end
@@ -485,7 +505,7 @@ local function step_member(st, pos)
     end
     fail(st)
   end
-  return kn, ffi_string(kp, klen), kind, kn + 1, t
+  return kn, key_string(st, kn, t), kind, kn + 1, t
 end
 
 -- The value of member `key` (value node `vn`, of kind `kind`) that

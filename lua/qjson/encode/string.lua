@@ -50,8 +50,8 @@ local function put_long(buf, s, n, flags)
     local t = S.seq + 1
     S.seq = t
     local w = qjson_escape(from + off, len, p, flags, last, consumed)
-    local used = tonumber(consumed[0])
     if S.seq == t then
+      local used = tonumber(consumed[0])
       if w < 0 then
         fail(w, off + used)
       end
@@ -77,11 +77,10 @@ function M.put(buf, s, flags)
     local t = S.seq + 1
     S.seq = t
     w = qjson_escape(s, n, p + 1, flags, true, consumed)
-    local at = tonumber(consumed[0])
     if S.seq ~= t then
       return M.put(buf, s, flags)
     end
-    fail(w, at)
+    fail(w, tonumber(consumed[0]))
   end
   p[w + 1] = QUOTE
   buf:commit(w + 2)
