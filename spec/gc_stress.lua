@@ -34,10 +34,16 @@ do
 end
 local path = qjson.path("b.c")
 
+-- Keeps what the reads return from being optimised away.
+local sink
+local function use(...)
+  sink = select("#", ...)
+end
+
 local actions = {
   function()
     local d = qjson.parse(small)
-    local _ = d:get_str("s"), d:get_num("a.1"), d:len("a"), d:get_bool(path), d:raw("b")
+    use(d:get_str("s"), d:get_num("a[1]"), d:len("a"), d:get_bool(path), d:raw("b"))
     for _, x in d:pairs("b") do
       local _ = x
     end
@@ -45,7 +51,7 @@ local actions = {
   end,
   function()
     local v = qjson.decode(small)
-    local _ = v.s, v.a[3], qjson.len(v.a), v.b.c
+    use(v.s, v.a[3], qjson.len(v.a), v.b.c)
     for _, x in qjson.pairs(v) do
       local _ = x
     end
@@ -58,9 +64,9 @@ local actions = {
   end,
   function()
     local d = qjson.parse(big)
-    local _ = d:get_str("[2999].name"), d:len()
+    use(d:get_str("[2999].name"), d:len(), d:get_num("[5].id"))
     local v = d:get()
-    local _ = v[10].name
+    use(v[10].name, sink)
     d:close()
   end,
   function()

@@ -166,7 +166,8 @@ function S.shared_boxes()
   local d = qjson.parse('{"k":"short","n":2,"b":true,"a":[1,2],"o":{"x":"y"}}')
   local v = qjson.decode('{"k":"short","n":2,"b":true,"a":[1,2],"o":{"x":"y"}}')
   arm(function()
-    local _ = other:get_str("s"), other:get_num("n"), other:len("a"), ov.s, ov.n, #ov.s, qjson.len(ov.a)
+    local reads = { other:get_str("s"), other:get_num("n"), other:len("a"), ov.s, ov.n, #ov.s, qjson.len(ov.a) }
+    assert(#reads == 7)
   end)
   stress()
   for _ = 1, 20 do
