@@ -45,8 +45,8 @@ test-lua52: build
 # The whole Lua suite in forced-GC mode (spec/gc_stress.lua): the collector
 # never paused and finalizers that call qjson pending at every cycle, with
 # the JIT on, then off (docs/security.md, guarantee 8). Not in `make test`
-# yet: it takes several times the suite's time, and it still finds a crash
-# (docs/security.md, "Open issues").
+# yet: it takes several times the suite's time (docs/security.md, "Open
+# issues").
 test-gc: build
 	QJSON_GC_STRESS=1 QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) --helper=spec/gc_stress.lua spec
 	QJSON_GC_STRESS=1 QJSON_GC_STRESS_JIT=off QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) --helper=spec/gc_stress.lua spec
