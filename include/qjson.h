@@ -105,7 +105,11 @@ typedef uint32_t qjson_stream_format;
 
 // A parsed document. `doc` is `None` once closed: the document's memory
 // is released at once, while the handle itself stays valid (reads report
-// `CLOSED`) until freed.
+// `CLOSED`) until freed. A handle may be pinned (`qjson_pin`) while the
+// binding reads from its memory across calls that can run Lua code (a
+// finalizer that closes it): closing a pinned handle only marks it closed
+// (reads report `CLOSED`), and the memory goes when the last pin does, or
+// at `qjson_free` / `qjson_finalize`.
 //
 // A handle is either boxed (`qjson_parse*`, freed by `qjson_free`) or
 // placed in memory the caller owns (`qjson_parse_in`), which the caller
@@ -300,6 +304,17 @@ uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
 // Returns 1, or `Error` for a closed document.
 int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
 
+// Where value `node` lies in the input: bytes `out[0]`..`out[1]` (for
+// `qjson_copy_input`). Returns the value's kind, or `Error`.
+int32_t qjson_raw_span(qjson_doc *doc, uint32_t node, uint32_t *out);
+
+// Copies the input's bytes `start`..`start + len` to `dst` (room for
+// `len` bytes). A changed view's encoder copies its untouched parts so,
+// one call per run, rather than from a pointer to the input that Lua
+// would hold across code that may close the document. Returns 1, or
+// `Error` (a closed document, a range past the input).
+int32_t qjson_copy_input(qjson_doc *doc, uint32_t start, uint32_t len, uint8_t *dst);
+
 // Where child `child` of container `parent` lies in the input, for
 // encoding a changed view (untouched members are copied from the input,
 // runs of them at a time, without looking for the end of each value).
@@ -400,13 +415,15 @@ int32_t qjson_parse_in(const char *input,
 // (`size` bytes, 8-byte aligned) when it fits, as `qjson_parse_in` does.
 // Returns minus the bytes it used when placed; else the bytes it needs
 // (the parse is kept: follow with `qjson_parse_in` on memory that large,
-// or `qjson_parse_measured`), or 0 with `err` filled in.
-int64_t qjson_parse_into(const char *input,
-                         size_t len,
-                         const qjson_options *opts,
-                         void *mem,
-                         size_t size,
-                         qjson_error *err);
+// or `qjson_parse_measured`), or 0 with `err` filled in. A double, exact
+// for any size: LuaJIT boxes a 64-bit integer result, an allocation that
+// may run a finalizer (which may parse) before the caller reads `err`.
+double qjson_parse_into(const char *input,
+                        size_t len,
+                        const qjson_options *opts,
+                        void *mem,
+                        size_t size,
+                        qjson_error *err);
 
 // Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
 // parses it; the document owns the bytes. Only a regular file of at most
@@ -420,13 +437,60 @@ qjson_doc *qjson_parse_file(const char *path,
                             const qjson_options *opts,
                             qjson_error *err);
 
+// `qjson_parse_file`, with the handle written to `mem` (`size` bytes,
+// 8-byte aligned, at least `qjson_handle_size()`), as for
+// `qjson_parse_measured_in`. Returns 1, or 0 with `err` filled in.
+int32_t qjson_parse_file_in(const char *path,
+                            size_t path_len,
+                            uint64_t max_size,
+                            const qjson_options *opts,
+                            void *mem,
+                            size_t size,
+                            qjson_error *err);
+
+// Second half for a document too large to place, like
+// `qjson_parse_measured`, but with the handle itself written to `mem`
+// (`size` bytes, 8-byte aligned, at least `qjson_handle_size()`), memory
+// the caller owns and frees after `qjson_finalize`; the document's tape
+// and strings are on the heap. The handle then lives exactly as long as
+// that memory: a read after `qjson_finalize` (the Lua binding's
+// finalizer; at `lua_close` LuaJIT runs it before finalizers of other
+// objects that may still read) reports a closed document instead of
+// reading freed memory. Returns 1, or 0 with `err` filled in.
+int32_t qjson_parse_measured_in(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                void *mem,
+                                size_t size,
+                                qjson_error *err);
+
+// Bytes of caller memory a handle needs (`qjson_parse_measured_in`,
+// `qjson_parse_file_in`).
+size_t qjson_handle_size(void);
+
 // Frees a document (null is ignored).
 void qjson_free(qjson_doc *doc);
 
 // Releases a document's memory now (its tape, and its bytes for
 // `qjson_parse_file`); the handle stays valid and every later read on it
-// fails with "document is closed". Null is ignored.
+// fails with "document is closed". A pinned document is only marked
+// closed: its memory goes with the last pin. Null is ignored.
 void qjson_close(qjson_doc *doc);
+
+// Pins a document: its memory stays until `qjson_unpin`, even if it is
+// closed meanwhile (reads then fail as for a closed document). For a
+// reader that keeps pointers into the document across calls that may run
+// other code. Returns 1, or `Error` for a closed document or null.
+int32_t qjson_pin(qjson_doc *doc);
+
+// Takes back a pin of `qjson_pin`; the last one completes a close that
+// waited for it. Null is ignored.
+void qjson_unpin(qjson_doc *doc);
+
+// Releases the document of a handle in caller memory at the end of the
+// memory's life (its finalizer), pins or not. The handle stays readable
+// (closed) until the memory is freed. Null is ignored.
+void qjson_finalize(qjson_doc *doc);
 
 // How many documents are alive (parsed, neither closed nor freed),
 // process-wide:
@@ -455,6 +519,16 @@ int32_t qjson_get_str(qjson_doc *doc,
                       const qjson_path *compiled,
                       const char **out_ptr,
                       size_t *out_len);
+
+// Copies the string at `node`, unescaped, to `dst` when it fits in `cap`
+// bytes; returns its length either way, or a negative status (`Error`
+// for a closed document or a value that is not a string). The Lua
+// binding's way to read a string with no pointer into the document held
+// while Lua code may run (see lua/qjson/base.lua).
+int64_t qjson_copy_str(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
+
+// `qjson_copy_str` for the exact JSON text of any value.
+int64_t qjson_copy_raw(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
 
 // A number as the nearest double.
 int32_t qjson_get_num(qjson_doc *doc,

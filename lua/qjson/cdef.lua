@@ -148,6 +148,8 @@ int32_t qjson_escape(const char *src,
                      size_t *consumed);
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
 int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
+int32_t qjson_raw_span(qjson_doc *doc, uint32_t node, uint32_t *out);
+int32_t qjson_copy_input(qjson_doc *doc, uint32_t start, uint32_t len, uint8_t *dst);
 int32_t qjson_member_span(qjson_doc *doc,
                           uint32_t parent,
                           uint32_t child,
@@ -182,19 +184,36 @@ int32_t qjson_parse_in(const char *input,
                        void *mem,
                        size_t size,
                        qjson_error *err);
-int64_t qjson_parse_into(const char *input,
-                         size_t len,
-                         const qjson_options *opts,
-                         void *mem,
-                         size_t size,
-                         qjson_error *err);
+double qjson_parse_into(const char *input,
+                        size_t len,
+                        const qjson_options *opts,
+                        void *mem,
+                        size_t size,
+                        qjson_error *err);
 qjson_doc *qjson_parse_file(const char *path,
                             size_t path_len,
                             uint64_t max_size,
                             const qjson_options *opts,
                             qjson_error *err);
+int32_t qjson_parse_file_in(const char *path,
+                            size_t path_len,
+                            uint64_t max_size,
+                            const qjson_options *opts,
+                            void *mem,
+                            size_t size,
+                            qjson_error *err);
+int32_t qjson_parse_measured_in(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                void *mem,
+                                size_t size,
+                                qjson_error *err);
+size_t qjson_handle_size(void);
 void qjson_free(qjson_doc *doc);
 void qjson_close(qjson_doc *doc);
+int32_t qjson_pin(qjson_doc *doc);
+void qjson_unpin(qjson_doc *doc);
+void qjson_finalize(qjson_doc *doc);
 uint64_t qjson_live_documents(void);
 qjson_path *qjson_path_compile(const char *path, size_t len, qjson_error *err);
 void qjson_path_free(qjson_path *path);
@@ -211,6 +230,8 @@ int32_t qjson_get_str(qjson_doc *doc,
                       const qjson_path *compiled,
                       const char **out_ptr,
                       size_t *out_len);
+int64_t qjson_copy_str(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
+int64_t qjson_copy_raw(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
 int32_t qjson_get_num(qjson_doc *doc,
                       uint32_t base,
                       const char *path,

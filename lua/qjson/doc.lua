@@ -3,8 +3,11 @@
 -- the cursor at the root. Both are plain tables { ptr, node, src } that
 -- share one native handle; `src` keeps the parsed Lua string alive for as
 -- long as anything reads from it (the native side borrows its bytes).
+-- Every read follows qjson.base's rules: a ticket before the native call,
+-- the values out of the boxes, then the check (a read that something
+-- else ran into is done again).
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
 local view = require("qjson.view")
 
 local type, error, tonumber, setmetatable, getmetatable, tostring =
@@ -16,16 +19,12 @@ local MISSING, ERROR, PANIC = 0, -1, -2
 local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
 local KIND_NAMES = { "null", "boolean", "number", "string", "array", "object" }
 
--- Out-parameter boxes, allocated once: no allocation on the read path.
--- Numbers leave their box through C.qjson_load_* (src/ffi/load.rs says why).
-local ptr_box = ffi.new("const char *[1]")
-local size_box = ffi.new("size_t[1]")
-local num_box = ffi.new("double[1]")
-local i64_box = ffi.new("int64_t[1]")
-local u64_box = ffi.new("uint64_t[1]")
-local bool_box = ffi.new("uint8_t[1]")
-local node_box = ffi.new("uint32_t[1]")
-local err_box = ffi.new("qjson_error")
+-- Out-parameter boxes (qjson.base's). Numbers leave their box through
+-- C.qjson_load_* (src/ffi/load.rs says why).
+local C, S = base.C, base.S
+local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
+  base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
+local error_message, copy_string = base.error_message, base.copy_string
 
 local path_type = ffi.typeof("qjson_path *")
 
@@ -40,9 +39,7 @@ local DocMT = { __index = Doc }
 M.DocMT = DocMT
 
 local function last_error(ptr)
-  err_box.message[0] = 0
-  C.qjson_last_error(ptr, err_box)
-  local msg = ffi_string(err_box.message)
+  local msg = error_message(ptr)
   -- Only a method called on something that is not a document says nothing.
   return msg ~= "" and msg or "not a qjson document or cursor"
 end
@@ -101,38 +98,76 @@ local function new_cursor(self, node)
     getmetatable(self))
 end
 
+-- The node at `path` (which a read just found), for a read's slow path.
+local function node_at(self, path)
+  local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
+  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  local node = node_box[0]
+  if S.seq ~= t then
+    return node_at(self, path)
+  end
+  if k <= 0 then
+    fail(self, k == MISSING and ERROR or k, path)
+  end
+  return node
+end
+
 -- The Lua value of node `node` of kind `k` (containers become cursors).
 local function value_at(self, node, k)
   local r
+  local t = S.seq + 1
+  S.seq = t
   if k == STRING then
     r = C.qjson_get_str(self.ptr, node, nil, 0, nil, ptr_box, size_box)
     if r == STRING then
-      return ffi_string(ptr_box[0], size_box[0])
+      local p, n = ptr_box[0], size_box[0]
+      if S.seq ~= t then
+        return copy_string(self.ptr, node) or fail(self, ERROR)
+      end
+      return ffi_string(p, n)
     end
   elseif k == NUMBER then
     r = C.qjson_get_num(self.ptr, node, nil, 0, nil, num_box)
     if r == NUMBER then
-      return C.qjson_load_f64(num_box)
+      local v = C.qjson_load_f64(num_box)
+      if S.seq ~= t then
+        return value_at(self, node, k)
+      end
+      return v
     end
   elseif k == BOOLEAN then
     r = C.qjson_get_bool(self.ptr, node, nil, 0, nil, bool_box)
     if r == BOOLEAN then
-      return bool_box[0] ~= 0
+      local v = bool_box[0] ~= 0
+      if S.seq ~= t then
+        return value_at(self, node, k)
+      end
+      return v
     end
   elseif k == NULL then
     return M.null
   else
     return new_cursor(self, node)
   end
+  if S.seq ~= t then
+    return value_at(self, node, k)
+  end
   fail(self, r, nil, KIND_NAMES[k])
 end
 
 function Doc:typeof(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
   if k > 0 then
     return KIND_NAMES[k]
   elseif k ~= MISSING then
+    if S.seq ~= t then
+      return Doc.typeof(self, path)
+    end
     fail(self, k, path)
   end
   return nil
@@ -140,7 +175,12 @@ end
 
 function Doc:len(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_get_len(self.ptr, self.node, p, n, c, size_box)
+  if S.seq ~= t then
+    return Doc.len(self, path)
+  end
   if k == ARRAY or k == OBJECT then
     return tonumber(size_box[0])
   elseif k ~= MISSING then
@@ -151,9 +191,18 @@ end
 
 function Doc:get_str(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_get_str(self.ptr, self.node, p, n, c, ptr_box, size_box)
+  if S.seq ~= t then
+    return Doc.get_str(self, path)
+  end
   if k == STRING then
-    return ffi_string(ptr_box[0], size_box[0])
+    local sp, sn = ptr_box[0], size_box[0]
+    if S.seq ~= t then
+      return copy_string(self.ptr, node_at(self, path)) or fail(self, ERROR)
+    end
+    return ffi_string(sp, sn)
   elseif k ~= MISSING then
     fail(self, k, path, "string")
   end
@@ -162,9 +211,18 @@ end
 
 function Doc:get_num(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_get_num(self.ptr, self.node, p, n, c, num_box)
+  local v
   if k == NUMBER then
-    return C.qjson_load_f64(num_box)
+    v = C.qjson_load_f64(num_box)
+  end
+  if S.seq ~= t then
+    return Doc.get_num(self, path)
+  end
+  if k == NUMBER then
+    return v
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -173,7 +231,12 @@ end
 
 function Doc:get_i64(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_get_i64(self.ptr, self.node, p, n, c, i64_box)
+  if S.seq ~= t then
+    return Doc.get_i64(self, path)
+  end
   if k == NUMBER then
     return C.qjson_load_i64(i64_box)
   elseif k ~= MISSING then
@@ -184,7 +247,12 @@ end
 
 function Doc:get_u64(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_get_u64(self.ptr, self.node, p, n, c, u64_box)
+  if S.seq ~= t then
+    return Doc.get_u64(self, path)
+  end
   if k == NUMBER then
     return C.qjson_load_u64(u64_box)
   elseif k ~= MISSING then
@@ -195,9 +263,18 @@ end
 
 function Doc:get_bool(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_get_bool(self.ptr, self.node, p, n, c, bool_box)
+  local v
   if k == BOOLEAN then
-    return bool_box[0] ~= 0
+    v = bool_box[0] ~= 0
+  end
+  if S.seq ~= t then
+    return Doc.get_bool(self, path)
+  end
+  if k == BOOLEAN then
+    return v
   elseif k ~= MISSING then
     fail(self, k, path, "boolean")
   end
@@ -207,10 +284,15 @@ end
 -- true for null, false for any other value, nil when the path is missing.
 function Doc:is_null(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
   if k > 0 then
     return k == NULL
   elseif k ~= MISSING then
+    if S.seq ~= t then
+      return Doc.is_null(self, path)
+    end
     fail(self, k, path)
   end
   return nil
@@ -218,9 +300,18 @@ end
 
 function Doc:raw(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_get_raw(self.ptr, self.node, p, n, c, ptr_box, size_box)
+  if S.seq ~= t then
+    return Doc.raw(self, path)
+  end
   if k > 0 then
-    return ffi_string(ptr_box[0], size_box[0])
+    local sp, sn = ptr_box[0], size_box[0]
+    if S.seq ~= t then
+      return copy_string(self.ptr, node_at(self, path), true) or fail(self, ERROR)
+    end
+    return ffi_string(sp, sn)
   elseif k ~= MISSING then
     fail(self, k, path)
   end
@@ -231,11 +322,17 @@ end
 -- objects and arrays as lazy views (qjson.view), the same view each time.
 function Doc:get(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  local node = node_box[0]
+  if S.seq ~= t then
+    return Doc.get(self, path)
+  end
   if k == ARRAY or k == OBJECT then
-    return view.open(self, node_box[0], k)
+    return view.open(self, node, k)
   elseif k > 0 then
-    return value_at(self, node_box[0], k)
+    return value_at(self, node, k)
   elseif k ~= MISSING then
     fail(self, k, path)
   end
@@ -245,9 +342,15 @@ end
 -- A cursor at `path`: the same methods, with paths relative to it.
 function Doc:open(path)
   local p, n, c = path_args(path)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  local node = node_box[0]
+  if S.seq ~= t then
+    return Doc.open(self, path)
+  end
   if k > 0 then
-    return new_cursor(self, node_box[0])
+    return new_cursor(self, node)
   elseif k ~= MISSING then
     fail(self, k, path)
   end
@@ -257,9 +360,15 @@ end
 -- The container at `path`, raising unless it is one of `want` kinds.
 local function container(self, path, want1, want2, wanted)
   local p, n, c = path_args(path, 4)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
+  local node = node_box[0]
+  if S.seq ~= t then
+    return container(self, path, want1, want2, wanted)
+  end
   if k == want1 or k == want2 then
-    return node_box[0], k
+    return node, k
   end
   if k == MISSING then
     error("qjson: nothing at " .. describe(path) .. " to iterate", 0)
@@ -277,14 +386,19 @@ end
 -- Steps to the next child: its node and the kind of its value, or nil at
 -- the end.
 local function advance(st)
+  local t = S.seq + 1
+  S.seq = t
   local k = C.qjson_next(st.ptr, st.parent, st.prev, node_box)
+  local node = node_box[0]
+  if S.seq ~= t then
+    return advance(st)
+  end
   if k <= 0 then
     if k ~= MISSING then
       fail(st.doc, k)
     end
     return nil
   end
-  local node = node_box[0]
   st.prev = node
   return node, k
 end
@@ -320,9 +434,12 @@ function Doc:pairs(path)
   local ptr = self.ptr
   local count = tonumber(C.qjson_unique_members(ptr, node, nil, 0))
   if count > 0 then
-    -- Keys repeat: iterate the deduplicated (key, last value) list.
+    -- Keys repeat: iterate the deduplicated (key, last value) list (in a
+    -- buffer of this call's own; the document may be closed meanwhile).
     local pairs_buf = ffi.new("uint32_t[?]", 2 * count)
-    C.qjson_unique_members(ptr, node, pairs_buf, count)
+    if C.qjson_unique_members(ptr, node, pairs_buf, count) < 0 then
+      fail(self, ERROR)
+    end
     local i = 0
     return function()
       if i >= count then
@@ -345,7 +462,13 @@ end
 -- Releases the document's native memory now instead of at garbage
 -- collection; any later read on it or its cursors raises
 -- "qjson: document is closed". Closing twice is harmless.
+-- A close while something reads the document (a finalizer that closes
+-- it during a read, an encode or a materialize) is safe: a read that was
+-- between its native call and its string retries and finds the document
+-- closed; a build from its events has it pinned, and the memory goes
+-- when the build is done.
 function Doc:close()
+  S.seq = S.seq + 1
   C.qjson_close(self.ptr)
 end
 
@@ -362,65 +485,99 @@ end
 -- it like a string, with no finalizer: an ffi.gc finalizer and the native
 -- allocations cost more than parsing a few hundred bytes does. The size
 -- follows the structure, not the length: a 1 MB chat request whose bulk
--- is one base64 string needs under 1 KB. Larger documents are native,
--- freed by their finalizer. (Native handles in a weak-valued slot table
--- swept once per collection cycle were tried too: faster, but they kept
--- hundreds of KB of Lua heap between sweeps.)
+-- is one base64 string needs under 1 KB. Larger documents keep their tape
+-- on the native heap, released by a finalizer; their handle is in Lua
+-- memory too, so that it outlives that finalizer (at lua_close, LuaJIT
+-- runs every cdata finalizer before any userdata's __gc: one that reads
+-- a document then gets "document is closed", not freed memory). (Native
+-- handles in a weak-valued slot table swept once per collection cycle
+-- were tried too: faster, but they kept hundreds of KB of Lua heap
+-- between sweeps.)
 local PLACED_MAX = 16384
 M.PLACED_MAX = PLACED_MAX
 
-ffi.cdef("struct qjson_doc { uint64_t mem[?]; };")
-local placed_doc = ffi.typeof("struct qjson_doc")
+local doc_mem, HANDLE_WORDS = base.doc_mem, rshift(base.HANDLE_SIZE + 7, 3)
+local err_box = base.err_box
 
 -- Parses `s` with packed options `o` (or nil): the document's handle, or
--- nil with the message in error box `box`. A placed document's handle is
--- its memory, so whatever holds the handle (documents, cursors, views)
--- keeps the memory alive. With `n`, `s` may also be a pointer to `n`
--- bytes (a value inside a larger string, which the caller keeps alive).
+-- nil and the message. A placed document's handle is its memory, so
+-- whatever holds the handle (documents, cursors, views) keeps the memory
+-- alive. With `n`, `s` may also be a pointer to `n` bytes (a value inside
+-- a larger string, which the caller keeps alive).
 -- The memory the next parse tries first (one native call parses and
 -- places when the document fits): sized after the last placed document,
 -- so a run of similar documents parses in one call. A parse takes it
 -- before calling (a finalizer parsing meanwhile allocates its own).
 local spare, spare_bytes, want_bytes = nil, 0, 512
 
-function M.open(s, o, box, n)
+function M.open(s, o, n)
   n = n or #s
   local mem, bytes = spare, spare_bytes
   spare = nil
   if mem == nil then
     bytes = want_bytes
-    mem = placed_doc(rshift(bytes, 3))
+    mem = doc_mem(rshift(bytes, 3))
   end
-  local r = tonumber(C.qjson_parse_into(s, n, o, mem, bytes, box))
+  local t = S.seq + 1
+  S.seq = t
+  local r = C.qjson_parse_into(s, n, o, mem, bytes, err_box)
   if r < 0 then
-    -- Placed, using -r bytes: size the next spare after it.
+    -- Placed, using -r bytes: size the next spare after it. (The document
+    -- is in memory of this call's own: a finalizer cannot have changed it.)
     want_bytes = band(-r + 7, -8)
     return mem
   end
   spare, spare_bytes = mem, bytes
   if r == 0 then
-    return nil
+    if S.seq ~= t then
+      return M.open(s, o, n)
+    end
+    return nil, error_message()
   elseif r <= PLACED_MAX then
     -- (Allocating may run finalizers that parse: qjson_parse_in then
     -- parses `s` again instead of taking the tape measured above.)
     want_bytes = band(r + 7, -8)
-    local size = r
-    mem = placed_doc(rshift(size + 7, 3))
-    if C.qjson_parse_in(s, n, o, mem, size, box) == 0 then
-      return nil
+    mem = doc_mem(rshift(r + 7, 3))
+    t = S.seq + 1
+    S.seq = t
+    if C.qjson_parse_in(s, n, o, mem, r, err_box) == 0 then
+      if S.seq ~= t then
+        return M.open(s, o, n)
+      end
+      return nil, error_message()
     end
     return mem
   end
-  local ptr = C.qjson_parse_measured(s, n, o, box)
-  if ptr == nil then
-    return nil
+  mem = doc_mem(HANDLE_WORDS)
+  t = S.seq + 1
+  S.seq = t
+  if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, err_box) == 0 then
+    if S.seq ~= t then
+      return M.open(s, o, n)
+    end
+    return nil, error_message()
   end
-  return ffi.gc(ptr, C.qjson_free)
+  return ffi.gc(mem, C.qjson_finalize)
 end
 
--- Wraps a fresh native handle (already checked non-null), for parse_file.
+-- Parses the file at `path`, of at most `max_size` bytes (-1: the native
+-- limit): the handle, or nil and the message.
+function M.open_file(path, max_size, o)
+  local mem = doc_mem(HANDLE_WORDS)
+  local t = S.seq + 1
+  S.seq = t
+  if C.qjson_parse_file_in(path, #path, max_size, o, mem, base.HANDLE_SIZE, err_box) == 0 then
+    if S.seq ~= t then
+      return M.open_file(path, max_size, o)
+    end
+    return nil, error_message()
+  end
+  return ffi.gc(mem, C.qjson_finalize)
+end
+
+-- A document from a handle of `open` or `open_file`.
 function M.wrap(ptr, src, mt, lazy)
-  return setmetatable({ ptr = ffi.gc(ptr, C.qjson_free), node = 0, src = src, lazy = lazy }, mt or DocMT)
+  return setmetatable({ ptr = ptr, node = 0, src = src, lazy = lazy }, mt or DocMT)
 end
 
 return M

@@ -1,7 +1,7 @@
 -- qjson: fast, strict JSON for LuaJIT, backed by a SIMD parser in Rust.
 -- This module is the public entry point; see docs/api.md.
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
 local options = require("qjson.options")
 local doc = require("qjson.doc")
 local view = require("qjson.view")
@@ -11,8 +11,9 @@ local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
 local selector = require("qjson.select")
 
-local type, error, pairs, next, getmetatable, setmetatable =
-  type, error, pairs, next, getmetatable, setmetatable
+local type, error, pairs, next, tostring, getmetatable, setmetatable =
+  type, error, pairs, next, tostring, getmetatable, setmetatable
+local C, S = base.C, base.S
 local open, DocMT = doc.open, doc.DocMT
 local ffi_string, byte = ffi.string, string.byte
 
@@ -43,31 +44,6 @@ qjson.empty_array = encoder.empty_array
 qjson.array_mt = encoder.array_mt
 qjson.empty_array_mt = encoder.empty_array_mt
 
--- Error boxes by nesting. LuaJIT's FFI runs collector steps, and so
--- finalizers, after a call that returns a pointer and before its caller
--- reads the box: a parse in such a finalizer takes the next box instead of
--- writing over this one's message. enter() before the call; after it,
--- `nesting = nesting - 1`, or on failure failed(box), which reads the
--- message first (reading it allocates, and so may run finalizers too).
-local err_boxes, nesting = {}, 0
-
-local function enter()
-  nesting = nesting + 1
-  local box = err_boxes[nesting]
-  if box == nil then
-    box = ffi.new("qjson_error")
-    err_boxes[nesting] = box
-  end
-  box.message[0] = 0
-  return box
-end
-
-local function failed(box)
-  local message = ffi_string(box.message)
-  nesting = nesting - 1
-  return message
-end
-
 -- Shared by qjson and qjson.safe: returns a document, or nil and a
 -- message plus whether the message is about the caller's arguments
 -- (`name`: the function to name in those, "parse" by default).
@@ -79,12 +55,10 @@ function qjson._parse(s, opts, mt, name)
   if oerr then
     return nil, "bad argument #2 to '" .. (name or "parse") .. "' (" .. oerr .. ")", true
   end
-  local box = enter()
-  local ptr = open(s, o, box)
+  local ptr, err = open(s, o)
   if ptr == nil then
-    return nil, "qjson: " .. failed(box)
+    return nil, "qjson: " .. err
   end
-  nesting = nesting - 1
   return setmetatable({ ptr = ptr, node = 0, src = s, lazy = type(opts) == "table" and opts.mode == "lazy" or nil },
     mt or DocMT)
 end
@@ -126,12 +100,10 @@ function qjson._parse_file(path, opts, mt)
   if oerr then
     return nil, "bad argument #2 to 'parse_file' (" .. oerr .. ")", true
   end
-  local box = enter()
-  local ptr = C.qjson_parse_file(path, #path, max_size, o, box)
+  local ptr, err = doc.open_file(path, max_size, o)
   if ptr == nil then
-    return nil, "qjson: " .. failed(box)
+    return nil, "qjson: " .. err
   end
-  nesting = nesting - 1
   return doc.wrap(ptr, nil, mt, type(opts) == "table" and opts.mode == "lazy" or nil)
 end
 
@@ -199,12 +171,10 @@ local function install_decoder(into)
     if opts == nil and type(s) == "string" and ds.max_depth == options.DEFAULT_MAX_DEPTH
       and not ds.invalid_numbers then
       -- The common call, without the checks options need.
-      local box = enter()
-      local ptr = open(s, nil, box)
+      local ptr, err = open(s, nil)
       if ptr == nil then
-        error("qjson: " .. failed(box), 0)
+        error("qjson: " .. err, 0)
       end
-      nesting = nesting - 1
       local v = view.decoded(ptr, s, byte(s, 1))
       if not ds.views then
         return tables_of(ds, v)
@@ -244,12 +214,22 @@ function qjson._path(s)
   if type(s) ~= "string" then
     return nil, "bad argument #1 to 'path' (string expected, got " .. type(s) .. ")", true
   end
-  local box = enter()
-  local p = C.qjson_path_compile(s, #s, box)
+  local t = S.seq + 1
+  S.seq = t
+  local p = C.qjson_path_compile(s, #s, base.err_box)
   if p == nil then
-    return nil, "bad argument #1 to 'path' (" .. failed(box) .. ")", true
+    local msg
+    if S.seq == t then
+      msg = base.error_message()
+    else
+      -- (A pointer result is boxed, an allocation: a finalizer may have
+      -- compiled a path since. The message again, into a box of its own.)
+      local err = ffi.new("qjson_error")
+      C.qjson_path_compile(s, #s, err)
+      msg = ffi_string(err.message)
+    end
+    return nil, "bad argument #1 to 'path' (" .. msg .. ")", true
   end
-  nesting = nesting - 1
   p = ffi.gc(p, C.qjson_path_free)
   doc.path_text[p] = s
   return p

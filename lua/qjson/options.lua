@@ -1,5 +1,5 @@
 -- Parse options: a Lua table checked and packed into `qjson_options`.
-local ffi = require("ffi")
+local new_options = require("qjson.base").new_options
 
 local type, pairs, tostring, floor = type, pairs, tostring, math.floor
 
@@ -8,8 +8,6 @@ local M = {}
 M.MODES = { strict = 0, lazy = 1 }
 M.DUPLICATES = { last = 0, reject = 1 }
 M.DEFAULT_MAX_DEPTH = 1000
-
-local box = ffi.new("qjson_options")
 
 -- What a bad value was: a number or string as itself (strings quoted),
 -- anything else by its type.
@@ -27,8 +25,9 @@ local function bad(name, want, got)
   return ("bad option '%s' (%s expected, got %s)"):format(name, want, describe(got))
 end
 
--- Returns a `qjson_options *` for `opts` (nil for the defaults), or nil and
--- a message. The box is shared: it is read by the parse it is passed to.
+-- Returns a `qjson_options` for `opts` (nil for the defaults), or nil and
+-- a message. The box is the call's own: a parse reads it after allocating
+-- (doc.open), when a finalizer may have parsed with options of its own.
 function M.pack(opts)
   if opts == nil then
     return nil
@@ -36,6 +35,7 @@ function M.pack(opts)
   if type(opts) ~= "table" then
     return nil, "bad options (table expected, got " .. type(opts) .. ")"
   end
+  local box = new_options()
   box.mode, box.max_depth, box.duplicate_keys, box.ijson = 0, M.DEFAULT_MAX_DEPTH, 0, 0
   box.invalid_numbers = 0
   for k, v in pairs(opts) do

@@ -3,7 +3,8 @@
 -- document (or cursor) or an unedited view where it lies, with one native
 -- call and no Lua table built (src/schema/ does the work).
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
+local C = base.C
 local view = require("qjson.view")
 
 local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, concat =

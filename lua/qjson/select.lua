@@ -7,7 +7,8 @@
 -- it: a finalizer that runs during the call's allocations and selects
 -- too takes another record, so nothing a call is still reading is shared.
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
+local C = base.C
 local doc = require("qjson.doc")
 local view = require("qjson.view")
 local options = require("qjson.options")
@@ -81,10 +82,9 @@ M.SelectorMT = SelectorMT
 local function container(self, st, node, tag)
   local d = st.doc
   if d == nil then
-    local box = ffi_new("qjson_error")
-    local h = doc.open(st.ptr, self.opts, box, st.len)
+    local h, msg = doc.open(st.ptr, self.opts, st.len)
     if h == nil then
-      error("qjson: " .. ffi_string(box.message), 0)
+      error("qjson: " .. msg, 0)
     end
     d = setmetatable({ ptr = h, node = 0, src = st.anchor }, doc.DocMT)
     st.doc = d
@@ -128,12 +128,22 @@ end
 local function run(self, vals, d, node, anchor, ptr, len, docobj)
   local r = take()
   local out = r.out
+  -- A document's strings are read from its memory while Lua strings are
+  -- made (allocations, which may run a finalizer that closes it): pinned
+  -- meanwhile (qjson.base).
+  if d ~= nil and C.qjson_pin(d) ~= 1 then
+    give(r)
+    return "qjson: " .. base.error_message(d)
+  end
   local rc = C.qjson_select(self.ptr, d, node, ptr, len, self.opts, out)
   if rc == 0 then
     grow(r, out.count, out.used)
     rc = C.qjson_select(self.ptr, d, node, ptr, len, self.opts, out)
   end
   if rc ~= 1 then
+    if d ~= nil then
+      C.qjson_unpin(d)
+    end
     local msg = ffi_string(out.err.message)
     give(r)
     return "qjson: " .. msg
@@ -158,6 +168,9 @@ local function run(self, vals, d, node, anchor, ptr, len, docobj)
       end
       vals[i], j = value(self, st, items, j)
     end
+  end
+  if d ~= nil then
+    C.qjson_unpin(d)
   end
   give(r)
   return nil

@@ -9,7 +9,8 @@
 --   local f = stream.feeder("sse", sel, { max_size = 1048576 })
 --   for i, content in f:feed(chunk, eof) do ... end   -- body_filter
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
+local C = base.C
 local doc = require("qjson.doc")
 local options = require("qjson.options")
 local selector = require("qjson.select")
@@ -17,7 +18,7 @@ local selector = require("qjson.select")
 local type, error, tostring, tonumber, setmetatable, getmetatable, pairs =
   type, error, tostring, tonumber, setmetatable, getmetatable, pairs
 local unpack = unpack
-local ffi_string, ffi_new, ffi_gc, ffi_copy, ffi_sizeof = ffi.string, ffi.new, ffi.gc, ffi.copy, ffi.sizeof
+local ffi_string, ffi_gc, ffi_copy, ffi_sizeof = ffi.string, ffi.gc, ffi.copy, ffi.sizeof
 local read_span = selector.read_span
 local SelectorMT = selector.SelectorMT
 local DocMT = doc.DocMT
@@ -165,11 +166,9 @@ local function hand_out(it, i, anchor, ptr, len, at)
     end
     return spread(i, vals, sel.n, false)
   end
-  local box = it.box
-  box.message[0] = 0
-  local h = doc.open(ptr, it.opts, box, len)
+  local h, msg = doc.open(ptr, it.opts, len)
   if h == nil then
-    error(located("qjson: " .. ffi_string(box.message), at), 0)
+    error(located("qjson: " .. msg, at), 0)
   end
   return i, setmetatable({ ptr = h, node = 0, src = anchor }, DocMT)
 end
@@ -214,7 +213,7 @@ function M.each(buf, format, how, opts)
   local rc = C.qjson_stream_split(st, buf, #buf, out)
   local it = {
     st = st, key = key, out = out, n = out.count, src = buf, base = ffi.cast(char_ptr, buf),
-    how = h, sel = sel, vals = sel and {} or nil, opts = o, box = h == "doc" and ffi_new("qjson_error") or nil,
+    how = h, sel = sel, vals = sel and {} or nil, opts = o,
   }
   if rc ~= 1 then
     it.err = "qjson: " .. ffi_string(out.err.message)
@@ -231,7 +230,7 @@ function M.feeder(format, how, opts)
   local f, h, sel, max, o = settings("feeder", format, how, opts)
   return setmetatable({
     st = splitter(f, max), out = out_type(), how = h, sel = sel, vals = sel and {} or nil, opts = o,
-    box = h == "doc" and ffi_new("qjson_error") or nil, done = false, texts = {}, busy = false,
+    done = false, texts = {}, busy = false,
   }, FeederMT)
 end
 
@@ -276,7 +275,7 @@ function Feeder:feed(chunk, last)
   end
   self.done = out.done ~= 0
   local it = {
-    texts = texts, at = at, how = self.how, sel = self.sel, vals = self.vals, opts = self.opts, box = self.box,
+    texts = texts, at = at, how = self.how, sel = self.sel, vals = self.vals, opts = self.opts,
   }
   if rc ~= 1 then
     it.err = "qjson: " .. ffi_string(out.err.message)

@@ -11,17 +11,20 @@
 -- object: 92 against 189 ns, 2026-11-24). Without table.clone (LuaJIT
 -- other than OpenResty's), every object has its keys inserted.
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
+local C = base.C
 local new_tab = require("table.new")
 local has_clone, clone = pcall(require, "table.clone")
 if not has_clone then
   clone = nil
 end
 
-local setmetatable, error, tostring, type, pcall = setmetatable, error, tostring, type, pcall
+local setmetatable, error, tostring, type, next = setmetatable, error, tostring, type, next
 local ffi_string = ffi.string
 
 local M = {}
+
+local slot_boxes = base.slot_boxes
 
 local NUMBER, STRING, KEY = C.QJSON_EVENT_TAG_NUMBER, C.QJSON_EVENT_TAG_STRING, C.QJSON_EVENT_TAG_KEY
 local ARRAY, OBJECT = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_OBJECT
@@ -29,34 +32,69 @@ local ARRAY, OBJECT = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_OBJECT
 local SCALAR_ARRAY = C.QJSON_EVENT_TAG_SCALAR_ARRAY
 local TRUE, FALSE, NULL = C.QJSON_EVENT_TAG_TRUE, C.QJSON_EVENT_TAG_FALSE, C.QJSON_EVENT_TAG_NULL
 
-local opts_box = ffi.new("qjson_options")
+-- The native side keeps the events of a call in a buffer per slot,
+-- reused by the next call with that slot, with boxes per slot too
+-- (base.slot_boxes). A decode started while another one is still
+-- building its tables (from a finalizer the collector runs during the
+-- build) takes another slot, so it cannot overwrite them.
+--
+-- claims[slot + 1] is the builder stack of the build holding that slot,
+-- a table that only the build's own frame refers to otherwise (`claims`
+-- is weak): a build ended by an error (raised by a finalizer, or out of
+-- memory) lets go of its slot when the collector takes its stack, with
+-- no pcall on the way. `held` counts claims not given back; when it is
+-- not 0, the slots are counted again (some may have been let go so).
+-- Only a decode with no other claim takes slot 0, the one that may renew
+-- the key cache (whose strings the events of every running build point
+-- to).
+local SLOTS = 16
+local claims = setmetatable({}, { __mode = "v" })
+local held = 0
+local spare, nspare = {}, 0 -- builder stacks given back, for reuse
 
--- The native side keeps the events of a call in a buffer per slot, reused
--- by the next call with that slot. A decode started while another one is
--- still building its tables (from a finalizer the collector runs during
--- the build) takes the next slot, so it cannot overwrite them.
-local active = 0
--- stacks[slot + 1]: the builder's stack for that slot, five entries per
--- level (container, members left, 1 for an object, last array index,
--- shape to make a template of).
-local stacks = {}
-
--- infos[slot + 1], errs[slot + 1]: the stream info and error boxes of the
--- calls with that slot. Per slot, because LuaJIT's FFI runs collector steps
--- (and so finalizers) after a call that returns a pointer, before the
--- caller can read the boxes; a decode in such a finalizer uses the next
--- slot, and so boxes of its own.
-local infos, errs = {}, {}
-
-local function boxes(slot)
-  local info = infos[slot + 1]
-  if info == nil then
-    info = ffi.new("qjson_stream_info")
-    infos[slot + 1], errs[slot + 1] = info, ffi.new("qjson_error")
+-- The slot for a new build when `held` is not 0.
+local function free_slot()
+  held = 0
+  for i = 1, SLOTS do
+    if claims[i] ~= nil then
+      held = held + 1
+    end
   end
-  local err = errs[slot + 1]
-  err.message[0] = 0
-  return info, err
+  if held == 0 then
+    return 0
+  end
+  for i = 2, SLOTS do
+    if claims[i] == nil then
+      return i - 1
+    end
+  end
+  return SLOTS -- (the native side refuses it: "nested more than 16 deep")
+end
+
+-- Claims a slot: the slot and the builder stack that holds it.
+local function claim()
+  local slot = 0
+  if held ~= 0 then
+    slot = free_slot()
+  end
+  local stack
+  if nspare > 0 then
+    stack = spare[nspare]
+    spare[nspare] = nil
+    nspare = nspare - 1
+  else
+    stack = {}
+  end
+  claims[slot + 1] = stack
+  held = held + 1
+  return slot, stack
+end
+
+local function release(slot, stack)
+  claims[slot + 1] = nil
+  held = held - 1
+  nspare = nspare + 1
+  spare[nspare] = stack
 end
 
 -- keys[id]: the string of each key in the native key cache (KEY events),
@@ -221,33 +259,19 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
   return root
 end
 
--- Builds of at least this many events run under pcall, so that a failure
--- gives their slot back. Not smaller ones: a compiled loop cannot return
--- into pcall's frame, and the way back through the interpreter would cost
--- a small document more than its build. A small build fails only when
--- memory runs out; its slot then stays taken, later decodes use the next,
--- and after 16 such failures decode raises "decodes nested more than 16
--- deep".
-local PROTECT_FROM = 16384
-
-local function settle(slot, ok, v)
-  active = slot
-  if not ok then
-    error(v, 0)
-  end
-  return v
-end
-
--- Builds the result of a native call that used `slot` (which the caller
--- claimed by raising `active` before the call). With `fallback`, a text
--- `s` the parser rejected is `fallback(s)`'s (a tail call: a decode that
--- returns through another frame compiles worse).
-local function run(ev, slot, settings, fallback, s)
-  local info = infos[slot + 1]
+-- Builds the result of a native call that used `slot`, held by `stack`
+-- (see claim); `doc` is the pinned document the events point into, if
+-- any (unpinned when done). With `fallback`, a text `s` the parser
+-- rejected is `fallback(s)`'s (a tail call: a decode that returns through
+-- another frame compiles worse).
+local function run(ev, slot, stack, info, err, settings, doc, fallback, s)
   local count, generation = info.count, info.key_generation
   if ev == nil then
-    local message = ffi_string(errs[slot + 1].message) -- (allocates: before the slot is given back)
-    active = slot
+    local message = ffi_string(err.message) -- (allocates: before the slot is given back)
+    release(slot, stack)
+    if doc ~= nil then
+      C.qjson_unpin(doc)
+    end
     if fallback then
       return fallback(s)
     end
@@ -256,20 +280,12 @@ local function run(ev, slot, settings, fallback, s)
   if generation ~= key_generation then
     keys, templates, key_generation = {}, {}, generation
   end
-  local stack = stacks[slot + 1]
-  if not stack then
-    stack = {}
-    stacks[slot + 1] = stack
+  local v = build(ev, count, settings.null, settings.array_mt, settings.empty_array_mt, stack)
+  release(slot, stack)
+  if doc ~= nil then
+    C.qjson_unpin(doc)
   end
-  local null, array_mt, empty_mt = settings.null, settings.array_mt, settings.empty_array_mt
-  if count < PROTECT_FROM then
-    local v = build(ev, count, null, array_mt, empty_mt, stack)
-    active = slot
-    return v
-  end
-  -- Protected, so that the slot is given back even when building fails
-  -- (out of memory, or a table past LuaJIT's size limit).
-  return settle(slot, pcall(build, ev, count, null, array_mt, empty_mt, stack))
+  return v
 end
 
 -- Plain tables for the JSON text `s`. `settings`: `null` (the value of a
@@ -280,23 +296,26 @@ end
 -- input raises "qjson: <what> at line L, column C (byte B)", or with
 -- `fallback` returns fallback(s).
 function M.from_string(s, settings, fallback)
-  local slot = active
-  active = slot + 1
-  local info, err = boxes(slot) -- (may run finalizers: before opts_box is filled)
-  opts_box.mode, opts_box.duplicate_keys, opts_box.ijson = 0, 0, 0
-  opts_box.max_depth = settings.max_depth or 1000
-  opts_box.invalid_numbers = settings.invalid_numbers and 1 or 0
-  opts_box.cjson_integers = settings.cjson_integers and 1 or 0
-  return run(C.qjson_decode(s, #s, opts_box, slot, info, err), slot, settings, fallback, s)
+  local slot, stack = claim()
+  local info, err, opts = slot_boxes(slot)
+  opts.mode, opts.duplicate_keys, opts.ijson = 0, 0, 0
+  opts.max_depth = settings.max_depth or 1000
+  opts.invalid_numbers = settings.invalid_numbers and 1 or 0
+  opts.cjson_integers = settings.cjson_integers and 1 or 0
+  return run(C.qjson_decode(s, #s, opts, slot, info, err), slot, stack, info, err, settings, nil, fallback, s)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a
--- `qjson_doc *`); the document's own options applied at its parse.
+-- `qjson_doc *`); the document's own options applied at its parse. The
+-- document is pinned while its events are read: a finalizer that closes
+-- it meanwhile only marks it closed.
 function M.from_node(doc_ptr, node, settings)
-  local slot = active
-  active = slot + 1
-  local info, err = boxes(slot)
-  return run(C.qjson_flatten(doc_ptr, node, slot, info, err), slot, settings)
+  if C.qjson_pin(doc_ptr) <= 0 then
+    error("qjson: " .. base.error_message(doc_ptr), 0)
+  end
+  local slot, stack = claim()
+  local info, err = slot_boxes(slot)
+  return run(C.qjson_flatten(doc_ptr, node, slot, info, err), slot, stack, info, err, settings, doc_ptr)
 end
 
 -- For error messages about the argument of a decode function.

@@ -63,7 +63,7 @@
 -- them for the encoder and qjson.view.materialize turns them into plain
 -- tables, both through the internals exported at the end.
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
 
 local type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, floor, next, ipairs =
   type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, math.floor, next, ipairs
@@ -97,17 +97,18 @@ local MAX_INDEX = 2 ^ 32
 
 local DELETED = setmetatable({}, { __tostring = function() return "qjson.view.deleted" end })
 
-local key_box = ffi.new("qjson_value")
-local val_box = ffi.new("qjson_value")
-local node_box = ffi.new("uint32_t[1]")
-local ptr_box = ffi.new("const char *[1]")
-local size_box = ffi.new("size_t[1]")
-local i64_box = ffi.new("int64_t[1]")
-local u64_box = ffi.new("uint64_t[1]")
-local err_box = ffi.new("qjson_error")
+-- The boxes are qjson.base's, and so are the rules for reading them: a
+-- ticket (S.seq) before each native call, the values out of the box,
+-- then the check. value_of returns RETRY when the check fails: the
+-- caller reads again.
+local C, S = base.C, base.S
+local key_box, val_box, node_box, ptr_box, size_box, i64_box, u64_box =
+  base.key_box, base.val_box, base.node_box, base.ptr_box, base.size_box, base.i64_box, base.u64_box
 -- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
-local val_num = ffi.cast("const double *", ffi.cast("const uint8_t *", val_box) + ffi.offsetof("qjson_value", "num"))
+local val_num = base.val_num
+local error_message, copy_string = base.error_message, base.copy_string
+local RETRY = setmetatable({}, { __tostring = function() return "qjson.view.retry" end })
 
 local ObjectMT, ArrayMT = {}, {}
 M.ObjectMT, M.ArrayMT = ObjectMT, ArrayMT
@@ -115,9 +116,7 @@ M.ObjectMT, M.ArrayMT = ObjectMT, ArrayMT
 -- Raises the message of the native read that just failed (lazy mode's
 -- deferred value errors, a closed document).
 local function fail(st)
-  err_box.message[0] = 0
-  C.qjson_last_error(st[DOC][PTR], err_box)
-  error("qjson: " .. ffi_string(err_box.message), 0)
+  error("qjson: " .. error_message(st[DOC][PTR]), 0)
 end
 
 -- Raises when array view `st` has a raw element: table.insert (which
@@ -308,11 +307,8 @@ end
 -- The view of child container `node` of view `pst`, at `key` of its cache
 -- (which the caller found empty); `key` nil for an edited array, whose
 -- VALS hold what was read (indexes move there, so they cannot key a cache).
-local function child_view(pst, node, kind, key)
-  -- The element count and leaf flag the read left in val_box, taken
-  -- before anything allocates (a finalizer run meanwhile may read into
-  -- the box).
-  local len, leaf = val_box.len, val_box.flag ~= 0
+-- `len` and `leaf`: the element count and leaf flag the read gave.
+local function child_view(pst, node, kind, key, len, leaf)
   local registry = rawget(pst[DOC], VIEWS)
   local v = registry and registry[node]
   if v == nil then
@@ -350,46 +346,90 @@ end
 -- An integer beyond ±(2^53 - 1), exactly, per the decode's big_int option.
 local function big_integer(st, node, approx)
   local mode = rawget(st[DOC], BIG_INT)
+  local t = S.seq + 1
+  S.seq = t
   if mode == "cdata" then
-    if C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box) == NUMBER then
+    -- (The 64-bit loads allocate: after the checks.)
+    local k = C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box)
+    if S.seq ~= t then
+      return big_integer(st, node, approx)
+    end
+    if k == NUMBER then
       return C.qjson_load_i64(i64_box)
-    elseif C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box) == NUMBER then
+    end
+    t = S.seq + 1
+    S.seq = t
+    k = C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box)
+    if S.seq ~= t then
+      return big_integer(st, node, approx)
+    end
+    if k == NUMBER then
       return C.qjson_load_u64(u64_box)
     end
   elseif mode == "string" then
-    if C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box) <= 0 then
+    local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
+    if S.seq ~= t then
+      return big_integer(st, node, approx)
+    end
+    if k <= 0 then
       fail(st)
     end
-    local str = ffi_string(ptr_box[0], size_box[0])
+    local p, n = ptr_box[0], size_box[0]
+    if S.seq ~= t then
+      return copy_string(st[DOC][PTR], node, true) or fail(st)
+    end
+    local str = ffi_string(p, n)
     return str
   end
   return approx
 end
 
 -- The Lua value of kind `k` just read into val_box, the child at `key` of
--- view `st`.
-local function value_of(st, k, key)
+-- view `st`; RETRY when the box may have been rewritten since ticket `t`.
+local function value_of(st, k, key, t)
   -- (No tail calls here: LuaJIT cannot trace a return from a builtin into
   -- a frame below the trace.)
   local box = val_box
   if k == STRING then
-    local str = ffi_string(box.ptr, box.len)
+    local node = box.node
+    if S.seq ~= t then
+      return RETRY
+    end
+    local p, n = box.ptr, box.len
+    if S.seq ~= t then
+      return copy_string(st[DOC][PTR], node) or fail(st)
+    end
+    local str = ffi_string(p, n)
     return str
   elseif k == NUMBER then
-    if box.flag ~= 0 and rawget(st[DOC], BIG_INT) ~= nil then
-      return big_integer(st, box.node, C.qjson_load_f64(val_num))
+    local flag, node, num = box.flag, box.node, C.qjson_load_f64(val_num)
+    if S.seq ~= t then
+      return RETRY
     end
-    local num = C.qjson_load_f64(val_num)
+    if flag ~= 0 and rawget(st[DOC], BIG_INT) ~= nil then
+      return big_integer(st, node, num)
+    end
     return num
   elseif k == OBJECT or k == ARRAY then
-    local v = child_view(st, box.node, k, key)
+    local node, leaf = box.node, box.flag ~= 0
+    if S.seq ~= t then
+      return RETRY
+    end
+    local v = child_view(st, node, k, key, box.len, leaf)
     return v
   elseif k == BOOLEAN then
-    return box.flag ~= 0
+    local b = box.flag ~= 0
+    if S.seq ~= t then
+      return RETRY
+    end
+    return b
   elseif k == NULL then
     return M.null
   elseif k == MISSING then
     return nil
+  end
+  if S.seq ~= t then
+    return RETRY
   end
   fail(st)
 end
@@ -415,7 +455,12 @@ local function object_get(st, k)
   if c ~= nil then
     return c
   end
-  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box), k)
+  local t = S.seq + 1
+  S.seq = t
+  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box), k, t)
+  if v == RETRY then
+    return object_get(st, k)
+  end
   return v
 end
 
@@ -425,7 +470,13 @@ local function array_len(st)
   if not n then
     -- (A failed read, of a closed document say, leaves size_box as the
     -- last read of any document left it.)
-    if C.qjson_get_len(st[DOC][PTR], st[NODE], nil, 0, nil, size_box) ~= ARRAY then
+    local t = S.seq + 1
+    S.seq = t
+    local k = C.qjson_get_len(st[DOC][PTR], st[NODE], nil, 0, nil, size_box)
+    if S.seq ~= t then
+      return array_len(st)
+    end
+    if k ~= ARRAY then
       fail(st)
     end
     n = tonumber(size_box[0])
@@ -447,7 +498,12 @@ local function array_get(st, i)
     local vals = rawget(st, VALS)
     local v = vals[i]
     if v == nil then
-      v = value_of(st, C.qjson_read(st[DOC][PTR], o, val_box), nil)
+      local t = S.seq + 1
+      S.seq = t
+      v = value_of(st, C.qjson_read(st[DOC][PTR], o, val_box), nil, t)
+      if v == RETRY then
+        return array_get(st, i)
+      end
       vals[i] = v
     elseif v == DELETED then
       return nil
@@ -463,7 +519,12 @@ local function array_get(st, i)
   if i < 1 or i ~= floor(i) or i > MAX_INDEX then
     return nil
   end
-  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], nil, 0, i - 1, val_box), i)
+  local t = S.seq + 1
+  S.seq = t
+  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], nil, 0, i - 1, val_box), i, t)
+  if v == RETRY then
+    return array_get(st, i)
+  end
   return v
 end
 
@@ -551,8 +612,12 @@ local function unique_pairs(st)
     end
     u = false
     if count > 0 then
+      -- (A buffer of this call's own: the document may be closed while
+      -- it is allocated.)
       local buf = ffi.new("uint32_t[?]", 2 * count)
-      C.qjson_unique_members(st[DOC][PTR], st[NODE], buf, count)
+      if C.qjson_unique_members(st[DOC][PTR], st[NODE], buf, count) < 0 then
+        fail(st)
+      end
       u = { n = count }
       for i = 0, 2 * count - 1 do
         u[i + 1] = buf[i]
@@ -563,37 +628,71 @@ local function unique_pairs(st)
   return u
 end
 
+-- The key just read into key_box under ticket `t` (node `kn`).
+local function key_string(st, kn, t)
+  local p, n = key_box.ptr, key_box.len
+  if S.seq ~= t then
+    return copy_string(st[DOC][PTR], kn) or fail(st)
+  end
+  local key = ffi_string(p, n)
+  return key
+end
+
 -- Steps through an object's original members, each key once with its last
 -- value. `pos` is 0 to start; returns the next pos, the key, the value's
--- kind (the value itself is in val_box) and the key's and value's nodes;
--- nil at the end.
+-- kind and node, and the ticket under which the value was read into
+-- val_box (making the key's string may have run a finalizer since: see
+-- member_value); nil at the end.
 local function step_member(st, pos)
   local u = unique_pairs(st)
+  local t = S.seq + 1
+  S.seq = t
   if u then
     local i = pos + 1
     if i > u.n then
       return nil
     end
     local kn, vn = u[2 * i - 1], u[2 * i]
-    if C.qjson_read(st[DOC][PTR], kn, key_box) ~= STRING then
+    local kk = C.qjson_read(st[DOC][PTR], kn, key_box)
+    if S.seq ~= t then
+      return step_member(st, pos)
+    end
+    if kk ~= STRING then
       fail(st)
     end
-    local key = ffi_string(key_box.ptr, key_box.len)
+    local key = key_string(st, kn, t)
+    t = S.seq + 1
+    S.seq = t
     local kind = C.qjson_read(st[DOC][PTR], vn, val_box)
-    if kind <= 0 then
+    if kind <= 0 and S.seq == t then
       fail(st)
     end
-    return i, key, kind, kn, vn
+    return i, key, kind, vn, t
   end
   local kind = C.qjson_entry(st[DOC][PTR], st[NODE], pos, key_box, val_box)
+  local kn = key_box.node
+  if S.seq ~= t then
+    return step_member(st, pos)
+  end
   if kind <= 0 then
     if kind == MISSING then
       return nil
     end
     fail(st)
   end
-  local kn = key_box.node
-  return kn, ffi_string(key_box.ptr, key_box.len), kind, kn, kn + 1
+  return kn, key_string(st, kn, t), kind, kn + 1, t
+end
+
+-- The value of member `key` (value node `vn`, of kind `kind`) that
+-- step_member read into val_box under ticket `t`, read again if needed.
+local function member_value(st, kind, key, vn, t)
+  local v = value_of(st, kind, key, t)
+  while v == RETRY do
+    t = S.seq + 1
+    S.seq = t
+    v = value_of(st, C.qjson_read(st[DOC][PTR], vn, val_box), key, t)
+  end
+  return v
 end
 
 -- Iterator state: { st, pos (original members), added (index into
@@ -602,7 +701,7 @@ local function object_next(it)
   local st = it.st
   local pos = it.pos
   while pos ~= nil do
-    local np, k, kind = step_member(st, pos)
+    local np, k, kind, vn, t = step_member(st, pos)
     it.pos = np
     pos = np
     if np ~= nil then
@@ -611,7 +710,7 @@ local function object_next(it)
       if e == nil then
         local v = cached(st, k)
         if v == nil then
-          v = value_of(st, kind, k)
+          v = member_value(st, kind, k, vn, t)
         end
         return k, v
       elseif e ~= DELETED then
@@ -736,9 +835,14 @@ local function object_set(st, k, x)
   end
   if edits[k] == nil then
     -- First edit of `k`: does the document have it?
+    local t = S.seq + 1
+    S.seq = t
     local kind = tk == "string" and C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box) or MISSING
+    local vn = val_box.node
+    if S.seq ~= t then
+      return object_set(st, k, x)
+    end
     if kind > 0 then
-      local vn = val_box.node -- (before anything allocates: see child_view)
       local enode = rawget(st, ENODE)
       if enode == nil then
         enode = {}
@@ -776,17 +880,22 @@ local function edit_array(st)
   local orig, vals, n = {}, {}, 0
   local prev = 0
   while true do
+    local t = S.seq + 1
+    S.seq = t
     local k = C.qjson_next(st[DOC][PTR], st[NODE], prev, node_box)
-    if k <= 0 then
-      if k ~= MISSING then
-        fail(st)
+    local node = node_box[0]
+    if S.seq == t then
+      if k <= 0 then
+        if k ~= MISSING then
+          fail(st)
+        end
+        break
       end
-      break
+      n = n + 1
+      prev = node
+      orig[n] = prev
+      vals[n] = cached(st, n)
     end
-    n = n + 1
-    prev = node_box[0]
-    orig[n] = prev
-    vals[n] = cached(st, n)
   end
   rawset(st, ORIG, orig)
   rawset(st, VALS, vals)
@@ -943,7 +1052,13 @@ function M.decoded(ptr, src, first, big_int, lazy)
     end
     return v
   end
-  local v = value_of({ [DOC] = { [PTR] = ptr, [BIG_INT] = big_int } }, kind, nil)
+  local st = { [DOC] = { [PTR] = ptr, [BIG_INT] = big_int } }
+  local t = S.seq + 1
+  S.seq = t
+  local v = value_of(st, C.qjson_read(ptr, 0, val_box), nil, t)
+  if v == RETRY then
+    return M.decoded(ptr, src, first, big_int)
+  end
   C.qjson_close(ptr)
   return v
 end
@@ -989,6 +1104,6 @@ M.PARENT, M.CKEY, M.CVIEW, M.CKEY2, M.CVIEW2 = PARENT, CKEY, CVIEW, CKEY2, CVIEW
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED = DIRTY, DCHILD, EDITS, ENODE, ADDED
 M.NENODE, M.REPLACED, M.ORIG, M.VALS = NENODE, REPLACED, ORIG, VALS
 M.fail, M.unique_pairs, M.array_len, M.array_get = fail, unique_pairs, array_len, array_get
-M.step_member, M.value_of, M.cached, M.LAZY = step_member, value_of, cached, LAZY
+M.step_member, M.member_value, M.cached, M.LAZY = step_member, member_value, cached, LAZY
 
 return M

@@ -7,7 +7,11 @@ use crate::Document;
 
 /// A parsed document. `doc` is `None` once closed: the document's memory
 /// is released at once, while the handle itself stays valid (reads report
-/// `CLOSED`) until freed.
+/// `CLOSED`) until freed. A handle may be pinned (`qjson_pin`) while the
+/// binding reads from its memory across calls that can run Lua code (a
+/// finalizer that closes it): closing a pinned handle only marks it closed
+/// (reads report `CLOSED`), and the memory goes when the last pin does, or
+/// at `qjson_free` / `qjson_finalize`.
 ///
 /// A handle is either boxed (`qjson_parse*`, freed by `qjson_free`) or
 /// placed in memory the caller owns (`qjson_parse_in`), which the caller
@@ -21,6 +25,9 @@ pub struct Handle {
     /// Counted in `LIVE` (boxed handles only: the caller frees a placed one
     /// without telling us).
     counted: bool,
+    /// Pins held (`qjson_pin`), and whether a close waits for them.
+    pub(crate) pins: u32,
+    pub(crate) closing: bool,
 }
 
 pub(crate) const CLOSED: &str = "document is closed";
@@ -31,16 +38,34 @@ pub(crate) static LIVE: std::sync::atomic::AtomicU64 = std::sync::atomic::Atomic
 impl Handle {
     pub(crate) fn boxed(doc: Document<'static>) -> Box<Handle> {
         LIVE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Box::new(Handle { doc: Some(doc), counted: true })
+        Box::new(Handle::counted(doc))
+    }
+
+    /// A counted handle, for memory the caller owns but whose document
+    /// owns heap memory (released by `qjson_finalize`).
+    pub(crate) fn counted(doc: Document<'static>) -> Handle {
+        LIVE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Handle { doc: Some(doc), counted: true, pins: 0, closing: false }
     }
 
     /// A handle for a document placed in caller memory (not counted).
     pub(crate) fn placed(doc: Document<'static>) -> Handle {
-        Handle { doc: Some(doc), counted: false }
+        Handle { doc: Some(doc), counted: false, pins: 0, closing: false }
     }
 
-    /// Releases the document now; the handle stays until freed.
+    /// Closes the document: at once, or when the last pin goes.
     pub(crate) fn close(&mut self) {
+        self.closing = true;
+        if self.pins == 0 {
+            self.release();
+        }
+    }
+
+    /// Releases the document now, pinned or not; the handle stays until
+    /// freed.
+    pub(crate) fn release(&mut self) {
+        self.closing = true;
+        self.pins = 0;
         if self.doc.take().is_some() && self.counted {
             LIVE.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -49,7 +74,7 @@ impl Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        self.close();
+        self.release();
     }
 }
 
@@ -59,8 +84,8 @@ pub(crate) fn open_doc<'h>(doc: *mut Handle) -> Result<&'h mut Document<'static>
     // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
     let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Status::Error as i32) };
     match &mut h.doc {
-        Some(d) => Ok(d),
-        None => Err(set_error(doc, CLOSED)),
+        Some(d) if !h.closing => Ok(d),
+        _ => Err(set_error(doc, CLOSED)),
     }
 }
 

@@ -92,6 +92,47 @@ pub extern "C" fn qjson_input(doc: *mut Handle, out_ptr: *mut *const c_char, out
     })
 }
 
+/// Where value `node` lies in the input: bytes `out[0]`..`out[1]` (for
+/// `qjson_copy_input`). Returns the value's kind, or `Error`.
+#[no_mangle]
+pub extern "C" fn qjson_raw_span(doc: *mut Handle, node: u32, out: *mut u32) -> i32 {
+    with_input(doc, |d| {
+        if out.is_null() || node as usize >= d.tape_len() {
+            return Err("qjson_raw_span: no such value".into());
+        }
+        let kind = d.kind(node).map_err(|e| e.to_string())?;
+        let raw = d.raw(node).map_err(|e| e.to_string())?;
+        let start = raw.as_ptr() as usize - d.input().as_ptr() as usize;
+        // SAFETY: `out` has room for two offsets (the contract); offsets
+        // fit u32 (inputs are at most u32::MAX bytes).
+        unsafe {
+            *out = start as u32;
+            *out.add(1) = (start + raw.len()) as u32;
+        }
+        Ok(kind as i32)
+    })
+}
+
+/// Copies the input's bytes `start`..`start + len` to `dst` (room for
+/// `len` bytes). A changed view's encoder copies its untouched parts so,
+/// one call per run, rather than from a pointer to the input that Lua
+/// would hold across code that may close the document. Returns 1, or
+/// `Error` (a closed document, a range past the input).
+#[no_mangle]
+pub extern "C" fn qjson_copy_input(doc: *mut Handle, start: u32, len: u32, dst: *mut u8) -> i32 {
+    with_input(doc, |d| {
+        let input = d.input();
+        let (start, len) = (start as usize, len as usize);
+        if dst.is_null() || start > input.len() || len > input.len() - start {
+            return Err("qjson_copy_input: range past the input".into());
+        }
+        // SAFETY: the caller reserved `len` bytes at `dst`, which cannot
+        // overlap the document's memory.
+        unsafe { std::ptr::copy_nonoverlapping(input.as_ptr().add(start), dst, len) };
+        Ok(1)
+    })
+}
+
 /// Where child `child` of container `parent` lies in the input, for
 /// encoding a changed view (untouched members are copied from the input,
 /// runs of them at a time, without looking for the end of each value).

@@ -134,7 +134,9 @@ pub extern "C" fn qjson_flatten(
     with_stream(slot, info, err, |stream, keys| {
         // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
         let Some(h) = (unsafe { doc.as_mut() }) else { return Err(Failure::Message("no document".into())) };
-        let Some(d) = h.doc.as_mut() else { return Err(Failure::Message(super::doc::CLOSED.into())) };
+        let Some(d) = (if h.closing { None } else { h.doc.as_mut() }) else {
+            return Err(Failure::Message(super::doc::CLOSED.into()));
+        };
         // Every node is below the root's end (nodes come from the library;
         // a number past the tape is refused rather than trusted).
         if node >= d.skip(d.root()) {

@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 use std::os::unix::ffi::OsStrExt;
 
-use super::{bytes, guard, panic_message, ErrorInfo, Handle};
+use super::{bytes, guard, panic_message, ErrorInfo, Handle, Status};
 use crate::document::file::read_file;
 use crate::{Document, Options, Path};
 
@@ -134,7 +134,9 @@ pub extern "C" fn qjson_parse_in(
 /// (`size` bytes, 8-byte aligned) when it fits, as `qjson_parse_in` does.
 /// Returns minus the bytes it used when placed; else the bytes it needs
 /// (the parse is kept: follow with `qjson_parse_in` on memory that large,
-/// or `qjson_parse_measured`), or 0 with `err` filled in.
+/// or `qjson_parse_measured`), or 0 with `err` filled in. A double, exact
+/// for any size: LuaJIT boxes a 64-bit integer result, an allocation that
+/// may run a finalizer (which may parse) before the caller reads `err`.
 #[no_mangle]
 pub extern "C" fn qjson_parse_into(
     input: *const c_char,
@@ -143,7 +145,7 @@ pub extern "C" fn qjson_parse_into(
     mem: *mut std::ffi::c_void,
     size: usize,
     err: *mut ErrorInfo,
-) -> i64 {
+) -> f64 {
     let placed = guard(None, || {
         if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
             report(err, |r| r.fill("bad memory for a placed document", 0, 0, 0));
@@ -165,13 +167,13 @@ pub extern "C" fn qjson_parse_into(
                 let used = PLACED_HEADER + Document::measured_size(input, &o).unwrap_or(size - PLACED_HEADER);
                 // SAFETY: aligned and large enough (checked above).
                 unsafe { mem.cast::<Handle>().write(Handle::placed(doc)) };
-                Ok(-(used as i64))
+                Ok(-(used as f64))
             }
-            Ok(None) => Ok(Document::measured_size(input, &o).map_or(i64::MAX, |n| (PLACED_HEADER + n) as i64)),
+            Ok(None) => Ok(Document::measured_size(input, &o).map_or(f64::MAX, |n| (PLACED_HEADER + n) as f64)),
             Err(e) => Err(e),
         })
     });
-    settle(placed, err).unwrap_or(0)
+    settle(placed, err).unwrap_or(0.0)
 }
 
 /// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
@@ -188,21 +190,98 @@ pub extern "C" fn qjson_parse_file(
     opts: *const Options,
     err: *mut ErrorInfo,
 ) -> *mut Handle {
-    let parsed = guard(None, || {
-        // SAFETY: the caller passes `path_len` readable bytes.
-        let raw = unsafe { bytes(path as *const u8, path_len) };
-        // File names are bytes on Unix, not necessarily UTF-8.
-        let file = std::path::Path::new(std::ffi::OsStr::from_bytes(raw));
-        let name = String::from_utf8_lossy(raw);
-        match read_file(file, max_size) {
-            Ok(data) => Some(Document::parse_owned(data, &options(opts))),
-            Err(e) => {
-                report(err, |r| r.fill(&format!("cannot read file '{name}': {e}"), 0, 0, 0));
-                None
-            }
-        }
-    });
+    let parsed = guard(None, || parse_file_at(path, path_len, max_size, opts, err));
     finish(parsed, err)
+}
+
+/// `qjson_parse_file`, with the handle written to `mem` (`size` bytes,
+/// 8-byte aligned, at least `qjson_handle_size()`), as for
+/// `qjson_parse_measured_in`. Returns 1, or 0 with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_parse_file_in(
+    path: *const c_char,
+    path_len: usize,
+    max_size: u64,
+    opts: *const Options,
+    mem: *mut std::ffi::c_void,
+    size: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    in_memory(mem, size, err, || parse_file_at(path, path_len, max_size, opts, err))
+}
+
+fn parse_file_at(
+    path: *const c_char,
+    path_len: usize,
+    max_size: u64,
+    opts: *const Options,
+    err: *mut ErrorInfo,
+) -> Option<Result<Document<'static>, crate::Error>> {
+    // SAFETY: the caller passes `path_len` readable bytes.
+    let raw = unsafe { bytes(path as *const u8, path_len) };
+    // File names are bytes on Unix, not necessarily UTF-8.
+    let file = std::path::Path::new(std::ffi::OsStr::from_bytes(raw));
+    let name = String::from_utf8_lossy(raw);
+    match read_file(file, max_size) {
+        Ok(data) => Some(Document::parse_owned(data, &options(opts))),
+        Err(e) => {
+            report(err, |r| r.fill(&format!("cannot read file '{name}': {e}"), 0, 0, 0));
+            None
+        }
+    }
+}
+
+/// Second half for a document too large to place, like
+/// `qjson_parse_measured`, but with the handle itself written to `mem`
+/// (`size` bytes, 8-byte aligned, at least `qjson_handle_size()`), memory
+/// the caller owns and frees after `qjson_finalize`; the document's tape
+/// and strings are on the heap. The handle then lives exactly as long as
+/// that memory: a read after `qjson_finalize` (the Lua binding's
+/// finalizer; at `lua_close` LuaJIT runs it before finalizers of other
+/// objects that may still read) reports a closed document instead of
+/// reading freed memory. Returns 1, or 0 with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_parse_measured_in(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    mem: *mut std::ffi::c_void,
+    size: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    in_memory(mem, size, err, || {
+        // SAFETY: as for `qjson_parse`.
+        let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
+        Some(Document::parse_measured(input, &options(opts)))
+    })
+}
+
+/// Bytes of caller memory a handle needs (`qjson_parse_measured_in`,
+/// `qjson_parse_file_in`).
+#[no_mangle]
+pub extern "C" fn qjson_handle_size() -> usize {
+    PLACED_HEADER
+}
+
+/// Writes a counted handle for the document `build` makes to `mem`.
+fn in_memory(
+    mem: *mut std::ffi::c_void,
+    size: usize,
+    err: *mut ErrorInfo,
+    build: impl FnOnce() -> Option<Result<Document<'static>, crate::Error>>,
+) -> i32 {
+    let built = guard(None, || {
+        if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
+            report(err, |r| r.fill("bad memory for a document handle", 0, 0, 0));
+            return None;
+        }
+        build()
+    });
+    settle(built, err).map_or(0, |doc| {
+        // SAFETY: aligned and large enough (checked above).
+        unsafe { mem.cast::<Handle>().write(Handle::counted(doc)) };
+        1
+    })
 }
 
 /// A boxed handle for the parsed document, or null with `err` filled in.
@@ -245,13 +324,59 @@ pub extern "C" fn qjson_free(doc: *mut Handle) {
 
 /// Releases a document's memory now (its tape, and its bytes for
 /// `qjson_parse_file`); the handle stays valid and every later read on it
-/// fails with "document is closed". Null is ignored.
+/// fails with "document is closed". A pinned document is only marked
+/// closed: its memory goes with the last pin. Null is ignored.
 #[no_mangle]
 pub extern "C" fn qjson_close(doc: *mut Handle) {
     guard((), || {
         // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
         if let Some(h) = unsafe { doc.as_mut() } {
             h.close();
+        }
+    })
+}
+
+/// Pins a document: its memory stays until `qjson_unpin`, even if it is
+/// closed meanwhile (reads then fail as for a closed document). For a
+/// reader that keeps pointers into the document across calls that may run
+/// other code. Returns 1, or `Error` for a closed document or null.
+#[no_mangle]
+pub extern "C" fn qjson_pin(doc: *mut Handle) -> i32 {
+    guard(Status::Panic as i32, || match super::doc::open_doc(doc) {
+        Ok(_) => {
+            // SAFETY: `open_doc` checked that `doc` is a live handle.
+            let h = unsafe { &mut *doc };
+            h.pins = h.pins.saturating_add(1);
+            1
+        }
+        Err(status) => status,
+    })
+}
+
+/// Takes back a pin of `qjson_pin`; the last one completes a close that
+/// waited for it. Null is ignored.
+#[no_mangle]
+pub extern "C" fn qjson_unpin(doc: *mut Handle) {
+    guard((), || {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        if let Some(h) = unsafe { doc.as_mut() } {
+            h.pins = h.pins.saturating_sub(1);
+            if h.pins == 0 && h.closing {
+                h.release();
+            }
+        }
+    })
+}
+
+/// Releases the document of a handle in caller memory at the end of the
+/// memory's life (its finalizer), pins or not. The handle stays readable
+/// (closed) until the memory is freed. Null is ignored.
+#[no_mangle]
+pub extern "C" fn qjson_finalize(doc: *mut Handle) {
+    guard((), || {
+        // SAFETY: `doc` is null or a live handle.
+        if let Some(h) = unsafe { doc.as_mut() } {
+            h.release();
         }
     })
 }

@@ -101,6 +101,46 @@ pub extern "C" fn qjson_get_str(
     })
 }
 
+/// Copies the string at `node`, unescaped, to `dst` when it fits in `cap`
+/// bytes; returns its length either way, or a negative status (`Error`
+/// for a closed document or a value that is not a string). The Lua
+/// binding's way to read a string with no pointer into the document held
+/// while Lua code may run (see lua/qjson/base.lua).
+#[no_mangle]
+pub extern "C" fn qjson_copy_str(doc: *mut Handle, node: u32, dst: *mut u8, cap: usize) -> i64 {
+    copy_out(doc, node, dst, cap, |d, node| d.str(node))
+}
+
+/// `qjson_copy_str` for the exact JSON text of any value.
+#[no_mangle]
+pub extern "C" fn qjson_copy_raw(doc: *mut Handle, node: u32, dst: *mut u8, cap: usize) -> i64 {
+    copy_out(doc, node, dst, cap, |d, node| d.raw(node))
+}
+
+fn copy_out(
+    doc: *mut Handle,
+    node: u32,
+    dst: *mut u8,
+    cap: usize,
+    bytes_of: impl FnOnce(&mut Doc, Node) -> Result<&[u8], Error>,
+) -> i64 {
+    let mut len = 0usize;
+    let status = read_at(doc, node, std::ptr::null(), 0, std::ptr::null(), |d, node, _| {
+        let b = bytes_of(d, node)?;
+        len = b.len();
+        if !dst.is_null() && len <= cap {
+            // SAFETY: the caller passes `cap` writable bytes at `dst`,
+            // which are not the document's.
+            unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), dst, len) };
+        }
+        Ok(())
+    });
+    if status <= 0 {
+        return status as i64;
+    }
+    len as i64
+}
+
 /// A number as the nearest double.
 #[no_mangle]
 pub extern "C" fn qjson_get_num(

@@ -85,7 +85,7 @@ local MAXCSTACK = 8000
 local u8p, charp = ffi.typeof("const uint8_t *"), ffi.typeof("const char *")
 local QUOTE_BACKSLASH = '"\\' -- (a quote and a backslash)
 local WHITESPACE = " \t\n\r" -- (ch2token's T_WHITESPACE)
-local endp = ffi.new("char *[1]")
+local endp_t = ffi.typeof("char *[1]")
 
 local function hexdigit(b)
   if b >= 48 and b <= 57 then
@@ -124,8 +124,10 @@ local function utf8(cp)
 end
 
 -- The decoder state of one call (a decode never yields, so one is enough;
--- a nested decode from a finalizer saves and restores it).
-local s, p, pos, cfg
+-- a nested decode from a finalizer saves and restores it). `endp` is the
+-- call's own strtod/strtoll out-parameter: a finalizer's decode may run
+-- between a call and the read of its box (the boxed int64 result allocates).
+local s, p, pos, cfg, endp
 
 -- json_append_unicode_escape at pos (a backslash): the UTF-8 text and the
 -- escape's length, or nil.
@@ -327,7 +329,7 @@ local function decode(text, settings)
       error("JSON parser does not support UTF-16 or UTF-32", 0)
     end
   end
-  s, p, pos, cfg = text, cast(u8p, text), 0, settings
+  s, p, pos, cfg, endp = text, cast(u8p, text), 0, settings, endp_t()
   local max_depth, array_mt, null = settings.max_depth, settings.array_mt, settings.null
   -- Open containers: frames[d] the table, keys[d] the pending key of an
   -- object (nil for an array), index[d] the next array index.
@@ -437,9 +439,9 @@ end
 -- its message. `settings`: max_depth, allow_comment, invalid_numbers,
 -- array_mt (set on every array, or nil), null.
 function M.decode(text, settings)
-  local saved_s, saved_p, saved_pos, saved_cfg = s, p, pos, cfg
+  local saved_s, saved_p, saved_pos, saved_cfg, saved_endp = s, p, pos, cfg, endp
   local ok, v = pcall(decode, text, settings)
-  s, p, pos, cfg = saved_s, saved_p, saved_pos, saved_cfg
+  s, p, pos, cfg, endp = saved_s, saved_p, saved_pos, saved_cfg, saved_endp
   if not ok then
     error(v, 0)
   end

@@ -4,7 +4,7 @@
 -- Integer-valued doubles with at most N digits are printed as `%.Ng`
 -- would print them, by LuaJIT's `%d` (four times faster than a call).
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local C = require("qjson.base").C
 
 local error, floor, tostring, sub = error, math.floor, tostring, string.sub
 local ffi_istype = ffi.istype

@@ -2,7 +2,8 @@
 -- the reserved space of the output buffer (one FFI call per string, no
 -- Lua string made). Escaping rules and flags: src/encode/escape.rs.
 local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
+local C, S = base.C, base.S
 
 local error, tonumber = error, tonumber
 local qjson_escape = C.qjson_escape
@@ -21,19 +22,20 @@ local QUOTE = 34
 -- rather than 6 x the string (a 10 MB string would want 60 MB).
 local CHUNK = 256 * 1024
 
-local consumed = ffi.new("size_t[1]")
+-- (Read under a ticket, as qjson.base says.)
+local consumed = base.consumed_box
 
--- A negative result from qjson_escape: -1 is invalid UTF-8 at the offset
--- in `consumed`, anything else a bug caught at the boundary.
-local function fail(w, base)
+-- A negative result from qjson_escape: -1 is invalid UTF-8 at offset
+-- `at`, anything else a bug caught at the boundary.
+local function fail(w, at)
   if w == -1 then
-    error("Cannot serialise string: invalid UTF-8 at byte " .. (base + tonumber(consumed[0])), 0)
+    error("Cannot serialise string: invalid UTF-8 at byte " .. at, 0)
   end
   error("qjson: internal error while escaping a string", 0)
 end
 
 local function put_long(buf, s, n, flags)
-  local base = ffi_cast("const char *", s)
+  local from = ffi_cast("const char *", s)
   local p = buf:reserve(1)
   p[0] = QUOTE
   buf:commit(1)
@@ -45,12 +47,17 @@ local function put_long(buf, s, n, flags)
       len = CHUNK
     end
     p = buf:reserve(len * 6 + 16)
-    local w = qjson_escape(base + off, len, p, flags, last, consumed)
-    if w < 0 then
-      fail(w, off)
+    local t = S.seq + 1
+    S.seq = t
+    local w = qjson_escape(from + off, len, p, flags, last, consumed)
+    if S.seq == t then
+      local used = tonumber(consumed[0])
+      if w < 0 then
+        fail(w, off + used)
+      end
+      buf:commit(w)
+      off = off + used
     end
-    buf:commit(w)
-    off = off + tonumber(consumed[0])
   end
   p = buf:reserve(1)
   p[0] = QUOTE
@@ -67,7 +74,13 @@ function M.put(buf, s, flags)
   p[0] = QUOTE
   local w = qjson_escape(s, n, p + 1, flags, true, consumed)
   if w < 0 then
-    fail(w, 0)
+    local t = S.seq + 1
+    S.seq = t
+    w = qjson_escape(s, n, p + 1, flags, true, consumed)
+    if S.seq ~= t then
+      return M.put(buf, s, flags)
+    end
+    fail(w, tonumber(consumed[0]))
   end
   p[w + 1] = QUOTE
   buf:commit(w + 2)

@@ -49,15 +49,13 @@ local SEPARATORS = { ["\226\128\168"] = "\\u2028", ["\226\128\169"] = "\\u2029" 
 -- Checks `out` as strict JSON (raises with the parser's message).
 local function check(out, invalid_numbers, max_depth)
   local options, doc = require("qjson.options"), require("qjson.doc")
-  local ffi = require("ffi")
   local o, err = options.pack({ invalid_numbers = invalid_numbers or nil, max_depth = max(max_depth, 1000) })
   if o == nil then
     error("qjson: " .. err, 0)
   end
-  local box = ffi.new("qjson_error")
-  if doc.open(out, o, box) == nil then
-    error("Cannot serialise view: invalid JSON copied from a document parsed in lazy mode: "
-      .. ffi.string(box.message), 0)
+  local h, msg = doc.open(out, o)
+  if h == nil then
+    error("Cannot serialise view: invalid JSON copied from a document parsed in lazy mode: " .. msg, 0)
   end
 end
 

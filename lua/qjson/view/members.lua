@@ -1,30 +1,23 @@
 -- A view's members for the encoder's general output (indentation, sorted
 -- keys, skipped values): see encoder.views in qjson.encode.
-local ffi = require("ffi")
-local C = require("qjson.lib")
+local base = require("qjson.base")
 local view = require("qjson.view")
 
 local getmetatable, rawget = getmetatable, rawget
 
 local DELETED, ObjectMT = view.DELETED, view.ObjectMT
 local fail, array_len, array_get = view.fail, view.array_len, view.array_get
-local step_member, value_of, cached, check_raw = view.step_member, view.value_of, view.cached, view.check_raw
+local step_member, member_value, cached, check_raw = view.step_member, view.member_value, view.cached, view.check_raw
 local DOC, NODE, PTR, EDITS, ADDED, ORIG = view.DOC, view.NODE, view.PTR, view.EDITS, view.ADDED, view.ORIG
 
+local C, copy_string = base.C, base.copy_string
+local node_box, val_box = base.node_box, base.val_box -- (read before anything allocates)
 local NUMBER = C.QJSON_KIND_NUMBER
 
-local node_box = ffi.new("uint32_t[1]")
-local ptr_box = ffi.new("const char *[1]")
-local size_box = ffi.new("size_t[1]")
-local val_box = ffi.new("qjson_value")
-
--- The original bytes of `node`, as a string.
+-- The original bytes of `node`, as a string (copied natively: no pointer
+-- into the document is held while the string is made).
 local function raw_text(st, node)
-  if C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box) <= 0 then
-    fail(st)
-  end
-  local s = ffi.string(ptr_box[0], size_box[0])
-  return s
+  return copy_string(st[DOC][PTR], node, true) or fail(st)
 end
 
 -- For output with indentation, sorted keys or skipped values: the view's
@@ -40,7 +33,7 @@ return function(st)
     local edits = rawget(st, EDITS)
     local pos = 0
     while true do
-      local np, k, kind, _, vn = step_member(st, pos)
+      local np, k, kind, vn, t = step_member(st, pos)
       if np == nil then
         break
       end
@@ -54,7 +47,7 @@ return function(st)
         else
           local c = cached(st, k)
           if c == nil then
-            c = value_of(st, kind, k)
+            c = member_value(st, kind, k, vn, t)
           end
           vals[n] = c
         end

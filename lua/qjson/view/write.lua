@@ -2,8 +2,12 @@
 -- them from its walk; see encoder.views). An untouched view is written as
 -- its original bytes; a changed one copies its untouched members as runs
 -- of the input and encodes only what changed. Installed by qjson.init.
-local ffi = require("ffi")
-local C = require("qjson.lib")
+--
+-- No pointer into a document is held here: bytes are copied from the
+-- input by qjson_copy_input, which checks that the document is still
+-- open (encoding a member may run a finalizer that closes it), and span
+-- offsets are taken from their box under a ticket (see qjson.base).
+local base = require("qjson.base")
 local encoder = require("qjson.encode")
 local view = require("qjson.view")
 
@@ -18,19 +22,34 @@ local DIRTY, DCHILD, EDITS, ENODE, ADDED = view.DIRTY, view.DCHILD, view.EDITS, 
 local NENODE, REPLACED, ORIG, VALS = view.NENODE, view.REPLACED, view.ORIG, view.VALS
 local LAZY = view.LAZY
 
+local C, S = base.C, base.S
 local MISSING = C.QJSON_STATUS_MISSING
 
-local node_box = ffi.new("uint32_t[1]")
-local ptr_box = ffi.new("const char *[1]")
-local size_box = ffi.new("size_t[1]")
+local node_box, span = base.node_box, base.span_box
+
+-- Appends the input's bytes [a, b) of the document of view `st`.
+local function copy(buf, st, a, b)
+  local n = b - a
+  local p = buf:reserve(n)
+  if C.qjson_copy_input(st[DOC][PTR], a, n, p) <= 0 then
+    fail(st)
+  end
+  buf:commit(n)
+end
 
 -- Appends the original bytes of `node`.
 local function put_raw(buf, st, node)
-  local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
+  local t = S.seq + 1
+  S.seq = t
+  local k = C.qjson_raw_span(st[DOC][PTR], node, span)
+  local a, b = span[0], span[1]
+  if S.seq ~= t then
+    return put_raw(buf, st, node)
+  end
   if k <= 0 then
     fail(st)
   end
-  buf:putcdata(ptr_box[0], size_box[0])
+  copy(buf, st, a, b)
 end
 
 -- A view that changed, or holds one: its own bytes where untouched,
@@ -102,37 +121,28 @@ end
 -- where the next one starts (or the container ends). Copies contiguous in
 -- the input (the members of a compact document, their commas and colons)
 -- are written as one run: `a`..`b`, byte offsets (a == b: none pending).
-local span = ffi.new("uint32_t[8]")
 -- The next dirty view to be put and its end (just past its closing
 -- bracket), set by its parent, which knows it; see put. Weak, so that an
 -- encode that fails before the put keeps no view alive.
 local pending = setmetatable({}, { __mode = "v" })
 local pending_end = 0
 
--- The input's first byte, for copying runs of it.
-local function input_base(st)
-  if C.qjson_input(st[DOC][PTR], ptr_box, nil) <= 0 then
-    fail(st)
-  end
-  return ptr_box[0]
-end
-
 -- Writes the pending run; returns an empty one.
-local function flush(buf, base, a, b)
+local function flush(buf, st, a, b)
   if a ~= b then
-    buf:putcdata(base + a, b - a)
+    copy(buf, st, a, b)
   end
   return 0, 0
 end
 
 -- Adds bytes `x`..`y` to the run `a`..`b`: appended when contiguous, else
 -- the run is written and a new one starts. Returns the run.
-local function extend(buf, base, a, b, x, y)
+local function extend(buf, st, a, b, x, y)
   if a ~= b then
     if b == x then
       return a, y
     end
-    buf:putcdata(base + a, b - a)
+    copy(buf, st, a, b)
   end
   return x, y
 end
@@ -140,11 +150,11 @@ end
 -- The member or element after the last one written: a comma, copied with
 -- the run when it is the only byte between (`start`: where the next one
 -- starts in the input).
-local function comma(buf, base, a, b, start)
+local function comma(buf, st, a, b, start)
   if a ~= b and b + 1 == start then
     return a, start
   end
-  a, b = flush(buf, base, a, b)
+  a, b = flush(buf, st, a, b)
   buf:put(",")
   return a, b
 end
@@ -152,70 +162,93 @@ end
 -- The original value `vn` at bytes [vs, ve): the view read from it when
 -- that changed (told where its text ends, see pending), else its bytes,
 -- added to the run being copied. Returns the run.
-local function put_original(buf, st, base, a, b, vn, vs, ve, depth, put_value)
+local function put_original(buf, st, a, b, vn, vs, ve, depth, put_value)
   local child = is_dirty(st, vn)
   if child then
-    a, b = flush(buf, base, a, b)
+    a, b = flush(buf, st, a, b)
     pending.view, pending_end = child, ve
     put_value(child, depth)
     return a, b
   end
-  return extend(buf, base, a, b, vs, ve)
+  return extend(buf, st, a, b, vs, ve)
 end
 
 -- An object or array that is not an edited array (and, for an object,
 -- whose keys do not repeat). `lim`: the offset just past its closing
 -- bracket, or 0 when not known.
-local function put_members(buf, st, depth, put_value, put_key, lim, object)
-  local ptr, node = st[DOC][PTR], st[NODE]
-  local base = input_base(st)
-  local edits, enode = rawget(st, EDITS), rawget(st, ENODE)
-  buf:put(object and "{" or "[")
-  local a, b, first, close_end = 0, 0, true, 0
-  local c = 0
-  local k = C.qjson_next(ptr, node, 0, node_box)
+-- The span of child `c` of `node` (see qjson_member_span): the next
+-- child, key start and end, value start and end, and the parent's end
+-- after the last child.
+local function member_span(st, node, c, lim)
+  local t = S.seq + 1
+  S.seq = t
+  local k = C.qjson_member_span(st[DOC][PTR], node, c, lim, span)
+  local nc, ks, ke, vs, ve, close_end = span[0], span[1], span[2], span[3], span[4], span[5]
+  if S.seq ~= t then
+    return member_span(st, node, c, lim)
+  end
+  if k <= 0 then
+    fail(st)
+  end
+  return nc, ks, ke, vs, ve, close_end
+end
+
+local function first_child(st, node)
+  local t = S.seq + 1
+  S.seq = t
+  local k = C.qjson_next(st[DOC][PTR], node, 0, node_box)
+  local c = node_box[0]
+  if S.seq ~= t then
+    return first_child(st, node)
+  end
   if k > 0 then
-    c = node_box[0]
+    return c
   elseif k ~= MISSING then
     fail(st)
   end
+  return 0
+end
+
+local function put_members(buf, st, depth, put_value, put_key, lim, object)
+  local node = st[NODE]
+  local edits, enode = rawget(st, EDITS), rawget(st, ENODE)
+  buf:put(object and "{" or "[")
+  local a, b, first, close_end = 0, 0, true, 0
+  local c = first_child(st, node)
   while c ~= 0 do
-    if C.qjson_member_span(ptr, node, c, lim, span) <= 0 then
-      fail(st)
-    end
-    local ks, ke, vs, ve = span[1], span[2], span[3], span[4]
+    local nc, ks, ke, vs, ve, ce = member_span(st, node, c, lim)
     local vn = object and c + 1 or c
-    c = span[0]
+    c = nc
     if c == 0 then
-      close_end = span[5]
+      close_end = ce
     end
     local key = enode and enode[vn]
     if key ~= nil then
-      a, b = flush(buf, base, a, b)
+      a, b = flush(buf, st, a, b)
       first = put_edit(buf, first, key, edits[key], depth, put_value, put_key)
     else
       if not first then
-        a, b = comma(buf, base, a, b, ks)
+        a, b = comma(buf, st, a, b, ks)
       end
       first = false
       if object then
-        a, b = extend(buf, base, a, b, ks, ke)
+        a, b = extend(buf, st, a, b, ks, ke)
         if vs == ke + 1 then
           b = vs -- the colon
         else
-          a, b = flush(buf, base, a, b)
+          a, b = flush(buf, st, a, b)
           buf:put(":")
         end
       end
-      a, b = put_original(buf, st, base, a, b, vn, vs, ve, depth, put_value)
+      a, b = put_original(buf, st, a, b, vn, vs, ve, depth, put_value)
     end
   end
   local added = rawget(st, ADDED)
   if added == nil and a ~= b and b + 1 == close_end then
-    flush(buf, base, a, close_end) -- with the closing bracket
+    flush(buf, st, a, close_end) -- with the closing bracket
     return
   end
-  flush(buf, base, a, b)
+  flush(buf, st, a, b)
   put_added(buf, st, first, depth, put_value, put_key)
   buf:put(object and "}" or "]")
 end
@@ -232,47 +265,43 @@ end
 -- known without a search of its text (a view that is neither the root
 -- nor reached through its parent's writer): put_members then writes it.
 local function put_replaced(buf, st, vn, x, depth, put_value, lim)
-  local ptr = st[DOC][PTR]
-  if C.qjson_member_span(ptr, st[NODE], vn - 1, lim, span) <= 0 then
-    fail(st)
-  end
+  local t = S.seq + 1
+  S.seq = t
+  local k = C.qjson_member_span(st[DOC][PTR], st[NODE], vn - 1, lim, span)
   -- The object's text is [cs, ce) of the input, the value [vs, ve).
   local cs, ce, vs, ve = span[6], span[7], span[3], span[4]
+  if S.seq ~= t then
+    return put_replaced(buf, st, vn, x, depth, put_value, lim)
+  end
+  if k <= 0 then
+    fail(st)
+  end
   if ce == 0 then
     return false
   end
-  local base = input_base(st)
-  -- (The text after the value is worked out before put_value, which may
-  -- write views and so rewrite `span`: see val_num in qjson.view on loads
-  -- from boxes.)
-  local tail, tail_len = base + ve, ce - ve
-  buf:putcdata(base + cs, vs - cs)
+  copy(buf, st, cs, vs)
   put_value(x, depth)
-  buf:putcdata(tail, tail_len)
+  copy(buf, st, ve, ce)
   return true
 end
 
 -- An edited array: original elements (runs of them when they are still
 -- adjacent) and new values.
 local function put_array(buf, st, depth, put_value, lim)
-  local ptr, node = st[DOC][PTR], st[NODE]
-  local base = input_base(st)
+  local node = st[NODE]
   local orig, vals = rawget(st, ORIG), rawget(st, VALS)
   buf:put("[")
   local a, b = 0, 0
   for i = 1, st[LEN] do
     local o = orig[i]
     if o then
-      if C.qjson_member_span(ptr, node, o, lim, span) <= 0 then
-        fail(st)
-      end
-      local vs, ve = span[3], span[4]
+      local _, _, _, vs, ve = member_span(st, node, o, lim)
       if i > 1 then
-        a, b = comma(buf, base, a, b, vs)
+        a, b = comma(buf, st, a, b, vs)
       end
-      a, b = put_original(buf, st, base, a, b, o, vs, ve, depth, put_value)
+      a, b = put_original(buf, st, a, b, o, vs, ve, depth, put_value)
     else
-      a, b = flush(buf, base, a, b)
+      a, b = flush(buf, st, a, b)
       if i > 1 then
         buf:put(",")
       end
@@ -284,7 +313,7 @@ local function put_array(buf, st, depth, put_value, lim)
       end
     end
   end
-  flush(buf, base, a, b)
+  flush(buf, st, a, b)
   buf:put("]")
 end
 

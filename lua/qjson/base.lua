@@ -1,0 +1,122 @@
+-- qjson.base: the FFI plumbing every other module shares, in the manner
+-- of resty.core.base: the library namespace, the out-parameter boxes
+-- (here and nowhere else), and the rules that make sharing them safe.
+--
+-- Any Lua allocation may run a collector step, and a step may run
+-- finalizers, which may call qjson themselves (read, parse, close, or
+-- raise); LuaJIT also runs them when a compiled trace exits. So, in every
+-- module:
+--   * A native call that writes a box first takes a ticket,
+--     `local t = S.seq + 1; S.seq = t` (and so does every call that frees
+--     memory a box may point into: close). The caller takes the values
+--     it needs out of the boxes into locals, then checks `S.seq == t`:
+--     if anything else called qjson meanwhile, the values may be another
+--     call's, and the read is done again. Only values that are plain
+--     numbers to Lua (no allocation) are taken before the check, so a
+--     retry cannot be caught again by the same finalizer; 64-bit values
+--     are read after it (the read copies before it allocates). (In a
+--     compiled trace no finalizer runs, and the check folds away.)
+--   * A pointer into a document (a string read) is boxed by LuaJIT, an
+--     allocation, before the string can be made: a second check after it
+--     tells whether a finalizer ran qjson meanwhile (and may have closed
+--     the document or reused its string scratch), and then the string is
+--     copied out natively into memory of the call's own (copy_string).
+--   * No pointer into a document is held across code that can allocate:
+--     the encoder copies from a document through qjson_copy_input; a
+--     build from events that point into a document pins it (qjson_pin).
+--   * Options go in a box of the call's own (new_options), and a decode
+--     keeps its boxes per slot (slot_boxes).
+-- docs/security.md states what this guarantees and how it is tested.
+local ffi = require("ffi")
+local C = require("qjson.lib")
+
+local ffi_new, ffi_string, ffi_cast = ffi.new, ffi.string, ffi.cast
+
+local M = {}
+
+M.C = C
+
+-- The ticket counter (see above).
+M.S = { seq = 0 }
+
+-- Shared out-parameter boxes.
+M.ptr_box = ffi_new("const char *[1]")
+M.size_box = ffi_new("size_t[1]")
+M.num_box = ffi_new("double[1]")
+M.i64_box = ffi_new("int64_t[1]")
+M.u64_box = ffi_new("uint64_t[1]")
+M.bool_box = ffi_new("uint8_t[1]")
+M.node_box = ffi_new("uint32_t[1]")
+M.key_box = ffi_new("qjson_value")
+M.val_box = ffi_new("qjson_value")
+-- qjson_member_span's offsets, and qjson_raw_span's.
+M.span_box = ffi_new("uint32_t[8]")
+-- qjson_escape's count of input bytes used.
+M.consumed_box = ffi_new("size_t[1]")
+-- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
+-- from a box can be moved past the next call that rewrites it).
+M.val_num = ffi_cast("const double *", ffi_cast("const uint8_t *", M.val_box) + ffi.offsetof("qjson_value", "num"))
+
+-- The error box of parses and path compiles, and its message as a
+-- pointer made once: reading `err.message` would allocate a reference
+-- (and so could run a finalizer) before the copy.
+local err = ffi_new("qjson_error")
+local err_message = ffi_cast("char *", err.message)
+M.err_box = err
+
+-- The message of the error box, or of document `ptr`'s last failed read
+-- when `ptr` is given (empty when there is none).
+function M.error_message(ptr)
+  if ptr ~= nil then
+    err_message[0] = 0
+    C.qjson_last_error(ptr, err)
+  end
+  return ffi_string(err_message)
+end
+
+-- The string (or with `raw`, the JSON text) of node `node` of document
+-- `ptr`, copied natively into memory of this call's own: the slow path
+-- of string reads. nil when the read fails (the document's last error
+-- says why).
+function M.copy_string(ptr, node, raw)
+  local copy = raw and C.qjson_copy_raw or C.qjson_copy_str
+  local n = copy(ptr, node, nil, 0)
+  if n < 0 then
+    return nil
+  end
+  n = tonumber(n)
+  local mem = ffi_new("uint8_t[?]", n)
+  local m = copy(ptr, node, mem, n)
+  if m ~= n then
+    return nil
+  end
+  return ffi_string(mem, n)
+end
+
+-- A `qjson_options` box for one call.
+local options_t = ffi.typeof("qjson_options")
+function M.new_options()
+  return options_t()
+end
+
+-- Per decode slot (see qjson.tables): stream info, error and options.
+local infos, errs, opts = {}, {}, {}
+function M.slot_boxes(slot)
+  local i = slot + 1
+  local info = infos[i]
+  if info == nil then
+    info = ffi_new("qjson_stream_info")
+    infos[i], errs[i], opts[i] = info, ffi_new("qjson_error"), options_t()
+  end
+  local e = errs[i]
+  e.message[0] = 0
+  return info, e, opts[i]
+end
+
+-- Bytes a document handle takes in Lua memory, and the type of that
+-- memory (8-byte aligned), which also holds small placed documents whole.
+M.HANDLE_SIZE = tonumber(C.qjson_handle_size())
+ffi.cdef("struct qjson_doc { uint64_t mem[?]; };")
+M.doc_mem = ffi.typeof("struct qjson_doc")
+
+return M

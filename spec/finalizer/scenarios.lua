@@ -1,0 +1,290 @@
+-- Finalizers that call qjson in the middle of qjson calls (issue 18,
+-- items 1 to 5), each scenario in a process of its own, started by
+-- spec/finalizer_spec.lua: a use after free may crash the process, and
+-- the spec then reports the scenario instead of dying with it.
+--
+--   luajit spec/finalizer/scenarios.lua <scenario> [jit|nojit]
+--
+-- Prints "ok" and exits 0 when every outcome was right; otherwise prints
+-- what went wrong. The collector runs a full cycle at every allocation
+-- (setpause 0, a huge stepmul), and `arm` keeps one finalizer pending at
+-- every cycle, so that the finalizer's action runs at each allocation
+-- point of the call under test, or from its `from`-th allocation on.
+local name, mode = arg[1], arg[2] or "jit"
+if mode == "nojit" then
+  jit.off()
+end
+
+local qjson = require("qjson")
+local cjson = require("qjson.cjson")
+-- Views on every build (without LUA52COMPAT decode returns plain tables by
+-- default): these scenarios are about views' reads.
+qjson.decode_views(true)
+
+local failures = {}
+local function check(ok, what)
+  if not ok then
+    failures[#failures + 1] = what:sub(1, 200)
+  end
+end
+
+-- The finalizer: calls `action` from the `from`-th cycle on, at most
+-- `times` times (nil: no limit), then keeps re-arming itself silently.
+local armed
+local function arm(action, from, times)
+  armed = { action = action, from = from or 1, times = times, n = 0 }
+  local state = armed
+  local function gc()
+    if armed ~= state then
+      return -- disarmed
+    end
+    local p = newproxy(true)
+    getmetatable(p).__gc = gc
+    if not state.live then
+      return
+    end
+    state.n = state.n + 1
+    if state.n >= state.from and (state.times == nil or state.n < state.from + state.times) then
+      state.action()
+    end
+  end
+  local p = newproxy(true)
+  getmetatable(p).__gc = gc
+end
+local function disarm()
+  armed = nil
+end
+
+-- (The step makes the new pause apply now; the count starts after it.)
+local function stress()
+  collectgarbage("setpause", 0)
+  collectgarbage("setstepmul", 1000000)
+  collectgarbage("step", 0)
+  if armed then
+    armed.live = true
+  end
+end
+local function calm()
+  disarm()
+  collectgarbage("setpause", 200)
+  collectgarbage("setstepmul", 200)
+  collectgarbage()
+end
+
+local function tmpfile(text)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+-- A JSON object of about `bytes` bytes: members "m1".. with strings of
+-- `fill` ("x" by default).
+local function big_object(bytes, fill)
+  local parts, n = {}, 0
+  local filler = string.rep(fill or "x", 90)
+  while n * 100 < bytes do
+    n = n + 1
+    parts[n] = ('"m%d":"%s"'):format(n, filler)
+  end
+  return "{" .. table.concat(parts, ",") .. "}", n
+end
+
+local S = {}
+
+-- Item 1: a finalizer closes a parse_file document while an edited view
+-- of it is encoded, then parses another of the same size (which takes
+-- the memory just freed): the encode returns the right text or raises
+-- "document is closed", whichever allocation the close comes at.
+function S.encode_close()
+  local text = big_object(1024 * 1024)
+  local path = tmpfile(text)
+  local path2 = tmpfile(big_object(1024 * 1024, "y"))
+  local other
+  local floats = {}
+  for i = 1, 20 do
+    floats[i + 0.5] = i
+  end
+  local want
+  do
+    local d = qjson.parse_file(path)
+    local v = d:get()
+    v.m2 = floats
+    want = qjson.encode(v)
+  end
+  for from = 1, 40 do
+    local d = qjson.parse_file(path)
+    local v = d:get()
+    v.m2 = floats
+    arm(function()
+      d:close()
+      other = qjson.parse_file(path2)
+    end, from, 1)
+    stress()
+    local ok, out = pcall(qjson.encode, v)
+    calm()
+    check((ok and out == want) or (not ok and tostring(out):find("document is closed", 1, true)),
+      "encode, close at allocation " .. from .. ": " .. (ok and ("wrong text of " .. #out .. " bytes")
+        or tostring(out)))
+  end
+  os.remove(path)
+  os.remove(path2)
+  return other
+end
+
+-- Item 1: the same for materialize of an untouched view.
+function S.materialize_close()
+  local text, n = big_object(8 * 1024)
+  local path = tmpfile(text)
+  for from = 1, 40, 3 do
+    local d = qjson.parse_file(path)
+    local v = d:get()
+    arm(function() d:close() end, from, 1)
+    stress()
+    local ok, t = pcall(qjson.materialize, v)
+    calm()
+    local right = ok and type(t) == "table" and t.m1 == string.rep("x", 90) and t["m" .. n] == t.m1
+    if right then
+      for i = 1, n do
+        if t["m" .. i] ~= t.m1 then
+          right = false
+          break
+        end
+      end
+    end
+    check(right or (not ok and tostring(t):find("document is closed", 1, true)),
+      "materialize, close at allocation " .. from .. ": " .. tostring(ok and "wrong table" or t))
+  end
+  os.remove(path)
+end
+
+-- Item 2: a finalizer reads a long string of another document between a
+-- read's native call and the string it makes: every read still returns
+-- this document's value.
+function S.shared_boxes()
+  local long = string.rep("L", 100000)
+  local other = qjson.parse('{"s":"' .. long .. '","n":1e300,"a":[1,2,3,4,5,6,7,8,9]}')
+  local ov = qjson.decode('{"s":"' .. long .. '","n":1e300,"a":[1,2,3,4,5,6,7,8,9]}')
+  local d = qjson.parse('{"k":"short","n":2,"b":true,"a":[1,2],"o":{"x":"y"}}')
+  local v = qjson.decode('{"k":"short","n":2,"b":true,"a":[1,2],"o":{"x":"y"}}')
+  arm(function()
+    local reads = { other:get_str("s"), other:get_num("n"), other:len("a"), ov.s, ov.n, #ov.s, qjson.len(ov.a) }
+    assert(#reads == 7)
+  end)
+  stress()
+  for _ = 1, 20 do
+    check(d:get_str("k") == "short", "doc:get_str")
+    check(d:raw("k") == '"short"', "doc:raw")
+    check(d:get_num("n") == 2, "doc:get_num")
+    check(d:len("a") == 2, "doc:len")
+    check(d:open("o"):get_str("x") == "y", "doc:open")
+    check(v.k == "short", "view string")
+    check(v.n == 2, "view number")
+    check(v.b == true, "view boolean")
+    check(qjson.len(v.a) == 2, "view length")
+    local keys = {}
+    for k, x in qjson.pairs(v) do
+      keys[#keys + 1] = k .. "=" .. tostring(type(x) == "table" and "t" or x)
+    end
+    check(table.concat(keys, ",") == "k=short,n=2,b=true,a=t,o=t", "view pairs: " .. table.concat(keys, ","))
+    local dk = {}
+    for k, x in d:pairs() do
+      dk[#dk + 1] = k .. "=" .. tostring(type(x) == "table" and "t" or x)
+    end
+    check(table.concat(dk, ",") == "k=short,n=2,b=true,a=t,o=t", "doc:pairs: " .. table.concat(dk, ","))
+    check(cjson.decode('{"k":"short"}').k == "short", "cjson.decode")
+  end
+  calm()
+end
+
+-- Item 3: a finalizer parses with options of its own between the two
+-- halves of a parse: duplicate_keys = "reject" and ijson still apply.
+function S.options_box()
+  arm(function()
+    qjson.parse("[]", {})
+    qjson.parse('{"a":1,"a":2}', { duplicate_keys = "last" })
+  end)
+  stress()
+  for _ = 1, 20 do
+    local ok = pcall(qjson.parse, '{"role":"user","role":"admin"}', { duplicate_keys = "reject" })
+    check(not ok, "duplicate_keys = reject accepted a repeated key")
+    ok = pcall(qjson.parse, "[9007199254740993]", { ijson = true })
+    check(not ok, "ijson accepted an integer beyond 2^53")
+    ok = pcall(qjson.decode, '{"role":"user","role":"admin"}', { duplicate_keys = "reject" })
+    check(not ok, "decode with duplicate_keys = reject accepted a repeated key")
+  end
+  calm()
+end
+
+-- Item 4: finalizers raise in the middle of decodes and materializes;
+-- afterwards decodes still work (no slot is lost for good).
+function S.slot_leak()
+  local text = '[{"a":1,"b":[1,2,{"c":"d"}]},{"e":"f"}]'
+  local raised = 0
+  for round = 1, 40 do
+    arm(function() error("boom from a finalizer") end, 1 + round % 5, 1)
+    stress()
+    local ok, err = pcall(cjson.decode, text)
+    if not ok and tostring(err):find("boom", 1, true) then
+      raised = raised + 1
+    end
+    calm()
+    local v = qjson.decode(text)
+    arm(function() error("boom from a finalizer") end, 1 + round % 7, 1)
+    stress()
+    ok, err = pcall(qjson.materialize, v)
+    if not ok and tostring(err):find("boom", 1, true) then
+      raised = raised + 1
+    end
+    calm()
+  end
+  check(raised > 16, "only " .. raised .. " errors were raised inside a decode")
+  local ok, t = pcall(cjson.decode, text)
+  check(ok and t[2].e == "f", "cjson.decode after finalizer errors: " .. tostring(t))
+  ok, t = pcall(qjson.materialize, qjson.decode(text))
+  check(ok and t[1].b[3].c == "d", "materialize after finalizer errors: " .. tostring(t))
+end
+
+-- Item 5: at lua_close LuaJIT runs cdata finalizers (qjson's) before
+-- userdata __gc: a __gc that reads a document then gets "document is
+-- closed", not freed memory. Prints what the reads gave, at exit.
+function S.lua_close()
+  local text = big_object(256 * 1024)
+  local path = tmpfile(text)
+  local docs = { qjson.parse(text), qjson.parse_file(path), qjson.decode(text) }
+  os.remove(path)
+  local p = newproxy(true)
+  getmetatable(p).__gc = function()
+    local out = {}
+    for i, d in ipairs(docs) do
+      local ok, r
+      if i == 3 then
+        ok, r = pcall(function() return d.m7 end)
+      else
+        ok, r = pcall(d.get_str, d, "m7")
+      end
+      out[#out + 1] = ok and ("read " .. #tostring(r) .. " bytes") or tostring(r)
+    end
+    io.stdout:write("at close: ", table.concat(out, "; "), "\n")
+    io.stdout:flush()
+  end
+  _G.keep = { p, docs }
+  -- (no os.exit: the interpreter closes the state at the end of the script)
+end
+
+local f = S[name]
+if not f then
+  io.stderr:write("unknown scenario ", tostring(name), "\n")
+  os.exit(2)
+end
+f()
+if #failures == 0 then
+  print("ok")
+else
+  print(#failures .. " failures:")
+  for i = 1, math.min(#failures, 10) do
+    print("  " .. failures[i])
+  end
+end
+io.stdout:flush()

@@ -1,0 +1,53 @@
+-- Finalizers that call qjson in the middle of qjson calls (issue 18,
+-- items 1 to 5; docs/security.md, "Finalizers"). Each scenario of
+-- spec/finalizer/scenarios.lua runs in a process of its own: a use
+-- after free there may crash the process, which this spec then reports. (make test-gc also runs the whole suite with
+-- qjson-calling finalizers pending at every allocation: spec/gc_stress.lua.)
+local support = require("support")
+
+local SCRIPT = support.root .. "/spec/finalizer/scenarios.lua"
+
+local function run(name, mode)
+  local cmd = ("LUA_PATH=%q %s %s %s %s 2>&1; echo \"exit=$?\""):format(
+    support.root .. "/lua/?.lua;" .. support.root .. "/lua/?/init.lua;;",
+    support.luajit, SCRIPT, name, mode)
+  local p = assert(io.popen(cmd))
+  local out = p:read("*a")
+  p:close()
+  return out
+end
+
+-- (With the JIT off: finalizers then run at the allocations themselves,
+-- not at the exits of compiled code, so each scenario reaches the point
+-- it aims at. make test-gc runs everything with the JIT on too.)
+describe("finalizers calling qjson during a qjson call", function()
+  for _, mode in ipairs({ "nojit" }) do
+    describe("(JIT off)", function()
+      it("closing a parse_file document during an encode of its view: the text or 'document is closed'", function()
+        assert.are.equal("ok\nexit=0\n", run("encode_close", mode))
+      end)
+
+      it("closing a parse_file document during a materialize: the table or 'document is closed'", function()
+        assert.are.equal("ok\nexit=0\n", run("materialize_close", mode))
+      end)
+
+      it("reads of another document between a read and its string: every read gives its own value", function()
+        assert.are.equal("ok\nexit=0\n", run("shared_boxes", mode))
+      end)
+
+      it("parses with other options between the halves of a parse: duplicate_keys and ijson hold", function()
+        assert.are.equal("ok\nexit=0\n", run("options_box", mode))
+      end)
+
+      it("errors raised during decodes and materializes: no decode slot is lost", function()
+        assert.are.equal("ok\nexit=0\n", run("slot_leak", mode))
+      end)
+    end)
+  end
+
+  it("a userdata __gc reading documents at lua_close gets 'document is closed'", function()
+    local out = run("lua_close", "nojit")
+    assert.are.equal("ok\nat close: qjson: document is closed; qjson: document is closed; "
+      .. "qjson: document is closed\nexit=0\n", out)
+  end)
+end)
