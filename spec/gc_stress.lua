@@ -34,7 +34,7 @@ do
 end
 -- (Paths as strings: a compiled one is freed by its ffi.gc finalizer,
 -- which at lua_close runs before these finalizers do; see
--- docs/security.md, guarantee 8.)
+-- docs/security.md, guarantee 11.)
 local path = "b.c"
 
 -- Keeps what the reads return from being optimised away.

@@ -550,7 +550,7 @@ local function new_walker()
       key_count = 0
     end
     if ind ~= indent then
-      indents = {}
+      clear(indents) -- (no allocation: see walk)
     end
     indent = ind
     general = ind ~= nil or srt or skip
@@ -604,7 +604,10 @@ local function new_walker()
     saw_view, saw_lazy = false, false
     W.busy = true
     put_root(v)
-    W.busy = false
+    -- Still busy until the walk's upvalues are read: taking the output
+    -- allocates, and a finalizer's encode must not load its settings
+    -- into this walker meanwhile (it takes another while this one is
+    -- busy and `walk` is on the stack).
     local out = buf:get()
     if not keep_buffer then
       buf:free()
@@ -615,18 +618,20 @@ local function new_walker()
     if saw_view and (saw_lazy or band(flags, TEXT_FLAGS) ~= 0) then
       out = copied_text.fix(out, flags, saw_lazy, invalid == true, max_depth)
     end
+    W.busy = false
     return out
   end
 
   -- For a busy walker: whether its walk is still running further up this
   -- stack (encode was called by a finalizer the walk's allocations ran);
   -- if not, the walk raised, and the walker is made ready again.
+  local run_plain, run
   function W.walking()
     for level = 2, huge do
       local info = getinfo(level, "f")
       if info == nil then
         break
-      elseif info.func == walk then
+      elseif info.func == walk or info.func == run_plain or info.func == run then
         return true
       end
     end
@@ -635,19 +640,27 @@ local function new_walker()
     return false
   end
 
-  -- Encodes `v` with settings `s` and no options (the common call).
-  function W.run_plain(v, s)
+  -- Encodes `v` with settings `s` and no options (the common call). The
+  -- walker is busy from before its settings are loaded: a finalizer may
+  -- run at any allocation or trace exit, and its encode must take another
+  -- walker rather than load its own settings into this one.
+  run_plain = function(v, s)
+    W.busy = true
     if s ~= loaded or s.version ~= loaded_version or not loaded_plain then
       load(s, s.precision, s.escape_slash and ESCAPE_SLASH or 0, s.indent, false, true)
     end
     return walk(v, s.keep_buffer)
   end
 
+  W.run_plain = run_plain
+
   -- Encodes `v` with settings `s` and resolved per-call options.
-  function W.run(v, s, prec, fl, ind, srt)
+  run = function(v, s, prec, fl, ind, srt)
+    W.busy = true
     load(s, prec, fl, ind, srt, false)
     return walk(v, s.keep_buffer)
   end
+  W.run = run
 
   return W
 end
