@@ -116,7 +116,13 @@ describe("lua-cjson's encode of a view", function()
       pending("OpenResty's lua-cjson is not built (set QJSON_OPENRESTY_CJSON to its cjson.so): not tested")
       return
     end
-    local open = assert(package.loadlib(path, "luaopen_cjson"))
+    local open, err = package.loadlib(path, "luaopen_cjson")
+    if open == nil then
+      -- (The aarch64 leg runs the specs on an arm64 LuaJIT; .deps/ holds
+      -- the host's build.)
+      pending("OpenResty's lua-cjson at " .. path .. " does not load here (" .. tostring(err) .. "): not tested")
+      return
+    end
     local cjson = open()
     check(cjson, "OpenResty's")
     assert.are.equal('[1,2.5,"x"]', cjson.encode(qjson.decode('[1,2.5,"x"]')))

@@ -53,15 +53,22 @@ backend=$(lj -e 'io.write(require("qjson").backend())') || exit 1
 echo "test-aarch64: qjson.backend() = $backend"
 [ "$backend" = neon ] || { echo "test-aarch64: expected the neon backend under qemu (a cortex-max model with PMULL)"; exit 1; }
 # loader_spec starts the host's luajit (an x86 process): it tests the host
-# build, not this one, so it is left to the x86 legs.
+# build, not this one, so it is left to the x86 legs; so does
+# finalizer_spec, which starts the interpreter it runs on as a process of
+# its own per scenario (an arm64 binary the shell cannot start here).
+# "qjson.tables is right when a finalizer decodes in the middle of a
+# decode" checks first that its finalizer ran inside a build at all; on
+# arm64 LuaJIT it does not (the collector's steps fall elsewhere), so the
+# test would not test what it names, and is left to the x86 legs too.
 # Three tests assume what only x86 gives, and are left out here (all
 # three fail the same with QJSON_BACKEND=scalar, so they are not about
 # NEON): arm64 LuaJIT reads the literal -0.0 as +0 (1/-0.0 is inf), and
 # lua-cjson on arm64 calls a table with the key 1e20 an excessively sparse
 # array (its double-to-int conversion saturates there), where the
 # drop-in tests take x86 lua-cjson's answers as the reference.
-specs=$(ls spec/*_spec.lua | grep -v loader_spec)
+specs=$(ls spec/*_spec.lua | grep -v -e loader_spec -e finalizer_spec)
 QJSON_LUAJIT_BUILD=plain lj /usr/bin/busted \
+  --filter-out='qjson.tables is right when a finalizer decodes in the middle of a decode' \
   --filter-out='"shortest" reads back to the same double' \
   --filter-out='encode matches lua%-cjson on number keys' \
   --filter-out='matches lua%-cjson with encode_invalid_numbers%("null"%)' \
