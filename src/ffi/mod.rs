@@ -15,9 +15,9 @@ pub mod flatten;
 mod load;
 pub mod parse;
 pub mod read;
+mod schema;
 pub mod select;
 pub mod stream;
-mod schema;
 mod view;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
