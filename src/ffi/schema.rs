@@ -109,8 +109,8 @@ pub extern "C" fn qjson_schema_check(
     err: *mut ErrorInfo,
 ) -> i32 {
     run(err, || {
-        // SAFETY: a live schema or null; `len` readable bytes.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
+        let s = schema_ref(schema)?;
+        // SAFETY: `len` readable bytes.
         let input = unsafe { bytes(input as *const u8, len) };
         write(s.validate_bytes(input).map_err(Fail::At), out, cap)
     })
@@ -127,12 +127,8 @@ pub extern "C" fn qjson_schema_check_doc(
     err: *mut ErrorInfo,
 ) -> i32 {
     run(err, || {
-        // SAFETY: a live schema or null.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
-        let d = open_doc(doc).map_err(|_| Fail::from("document is closed".to_string()))?;
-        if node as usize >= d.tape_len() {
-            return Err(Fail::from("no such node".to_string()));
-        }
+        let s = schema_ref(schema)?;
+        let d = doc_at(doc, node)?;
         write(s.validate(d, node).map_err(Fail::At), out, cap)
     })
 }
@@ -148,8 +144,8 @@ pub extern "C" fn qjson_schema_valid(
     err: *mut ErrorInfo,
 ) -> i32 {
     valid(err, || {
-        // SAFETY: a live schema or null; `len` readable bytes.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
+        let s = schema_ref(schema)?;
+        // SAFETY: `len` readable bytes.
         let input = unsafe { bytes(input as *const u8, len) };
         Ok(s.is_valid_bytes(input)?)
     })
@@ -165,14 +161,25 @@ pub extern "C" fn qjson_schema_valid_doc(
     err: *mut ErrorInfo,
 ) -> i32 {
     valid(err, || {
-        // SAFETY: a live schema or null.
-        let s = unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))?;
-        let d = open_doc(doc).map_err(|_| Fail::from("document is closed".to_string()))?;
-        if node as usize >= d.tape_len() {
-            return Err(Fail::from("no such node".to_string()));
-        }
+        let s = schema_ref(schema)?;
+        let d = doc_at(doc, node)?;
         Ok(s.is_valid(d, node)?)
     })
+}
+
+/// The schema behind a handle (null is an error).
+fn schema_ref<'a>(schema: *const Schema) -> Result<&'a Schema, Fail> {
+    // SAFETY: a live schema or null.
+    unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))
+}
+
+/// The open document behind `doc`, when `node` is one of its nodes.
+fn doc_at<'a>(doc: *mut Handle, node: u32) -> Result<&'a mut crate::Document<'static>, Fail> {
+    let d = open_doc(doc).map_err(|_| Fail::from("document is closed".to_string()))?;
+    if node as usize >= d.tape_len() {
+        return Err(Fail::from("no such node".to_string()));
+    }
+    Ok(d)
 }
 
 fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i32, Fail>) -> i32 {
