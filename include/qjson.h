@@ -182,6 +182,25 @@ typedef struct {
   char message[256];
 } qjson_error;
 
+// Options of a compiled schema, laid out for the C ABI. Zero in a bound
+// means its default.
+typedef struct {
+  // A `SchemaDraft` code.
+  uint32_t draft;
+  // Non-zero: `format` is an assertion, not an annotation.
+  uint32_t formats;
+  // Non-zero: OpenAPI 3.0's dialect (draft 4 with `nullable`).
+  uint32_t openapi;
+  // Deepest instance nesting validated; deeper instances fail.
+  uint32_t max_depth;
+  // Errors `validate` reports at most.
+  uint32_t max_errors;
+  // Backtracking steps per `pattern` match before it fails.
+  uint32_t backtrack_limit;
+  // Compiled size of a `pattern`, in bytes.
+  uint32_t regex_size_limit;
+} qjson_schema_options;
+
 // An item's payload.
 typedef union {
   double num;
@@ -232,25 +251,6 @@ typedef struct {
   const char *joined;
   qjson_error err;
 } qjson_stream_out;
-
-// Options of a compiled schema, laid out for the C ABI. Zero in a bound
-// means its default.
-typedef struct {
-  // A `SchemaDraft` code.
-  uint32_t draft;
-  // Non-zero: `format` is an assertion, not an annotation.
-  uint32_t formats;
-  // Non-zero: OpenAPI 3.0's dialect (draft 4 with `nullable`).
-  uint32_t openapi;
-  // Deepest instance nesting validated; deeper instances fail.
-  uint32_t max_depth;
-  // Errors `validate` reports at most.
-  uint32_t max_errors;
-  // Backtracking steps per `pattern` match before it fails.
-  uint32_t backtrack_limit;
-  // Compiled size of a `pattern`, in bytes.
-  uint32_t regex_size_limit;
-} qjson_schema_options;
 
 // A value as a view reads it. Scalars are read in full; for a container
 // `node`, `len` and `flag` are set (a view is opened on it).
@@ -600,6 +600,55 @@ void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 // its tape, and the indexes built since for random access.
 size_t qjson_index_bytes(const qjson_doc *doc);
 
+// Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
+// (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
+// documents `$ref` may reach; nothing is ever fetched. Returns null on
+// error, with `err` filled in (the message says where in the schema).
+qjson_schema *qjson_schema_new(const char *schema,
+                               size_t len,
+                               const char *remotes,
+                               size_t remotes_len,
+                               const qjson_schema_options *opts,
+                               qjson_error *err);
+
+// Frees a compiled schema (null is ignored).
+void qjson_schema_free(qjson_schema *schema);
+
+// Parses `len` bytes at `input` (strict) and checks them against
+// `schema`: 0 when valid; else the size of the error report, written to
+// `out` when it fits in `cap` bytes (call again with more room when it
+// does not). `Status::Error` (-1) when the input is not JSON (or a bad
+// argument), `Status::Panic` (-2), with `err` filled in.
+int32_t qjson_schema_check(const qjson_schema *schema,
+                           const char *input,
+                           size_t len,
+                           uint8_t *out,
+                           size_t cap,
+                           qjson_error *err);
+
+// As `qjson_schema_check`, for `node` of a parsed document.
+int32_t qjson_schema_check_doc(const qjson_schema *schema,
+                               qjson_doc *doc,
+                               uint32_t node,
+                               uint8_t *out,
+                               size_t cap,
+                               qjson_error *err);
+
+// 1 when the `len` bytes at `input` are JSON valid against `schema`, 0
+// when not; -1 when they are not JSON (or a bad argument), -2 on a
+// panic, with `err` filled in.
+int32_t qjson_schema_valid(const qjson_schema *schema,
+                           const char *input,
+                           size_t len,
+                           qjson_error *err);
+
+// As `qjson_schema_valid`, for `node` of a parsed document (-1 for a bad
+// argument or a closed document).
+int32_t qjson_schema_valid_doc(const qjson_schema *schema,
+                               qjson_doc *doc,
+                               uint32_t node,
+                               qjson_error *err);
+
 // A new, empty selector (`qjson_selector_add` fills it); never null.
 qjson_selector *qjson_selector_new(void);
 
@@ -658,55 +707,6 @@ int32_t qjson_stream_feed(qjson_stream *st,
                           size_t len,
                           int32_t end,
                           qjson_stream_out *out);
-
-// Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
-// (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
-// documents `$ref` may reach; nothing is ever fetched. Returns null on
-// error, with `err` filled in (the message says where in the schema).
-qjson_schema *qjson_schema_new(const char *schema,
-                               size_t len,
-                               const char *remotes,
-                               size_t remotes_len,
-                               const qjson_schema_options *opts,
-                               qjson_error *err);
-
-// Frees a compiled schema (null is ignored).
-void qjson_schema_free(qjson_schema *schema);
-
-// Parses `len` bytes at `input` (strict) and checks them against
-// `schema`: 0 when valid; else the size of the error report, written to
-// `out` when it fits in `cap` bytes (call again with more room when it
-// does not). `Status::Error` (-1) when the input is not JSON (or a bad
-// argument), `Status::Panic` (-2), with `err` filled in.
-int32_t qjson_schema_check(const qjson_schema *schema,
-                           const char *input,
-                           size_t len,
-                           uint8_t *out,
-                           size_t cap,
-                           qjson_error *err);
-
-// As `qjson_schema_check`, for `node` of a parsed document.
-int32_t qjson_schema_check_doc(const qjson_schema *schema,
-                               qjson_doc *doc,
-                               uint32_t node,
-                               uint8_t *out,
-                               size_t cap,
-                               qjson_error *err);
-
-// 1 when the `len` bytes at `input` are JSON valid against `schema`, 0
-// when not; -1 when they are not JSON (or a bad argument), -2 on a
-// panic, with `err` filled in.
-int32_t qjson_schema_valid(const qjson_schema *schema,
-                           const char *input,
-                           size_t len,
-                           qjson_error *err);
-
-// As `qjson_schema_valid`, for `node` of a parsed document (-1 for a bad
-// argument or a closed document).
-int32_t qjson_schema_valid_doc(const qjson_schema *schema,
-                               qjson_doc *doc,
-                               uint32_t node,
-                               qjson_error *err);
 
 // Reads a child of container `parent`: the member `key` of an object
 // (the last one when the key repeats) when `key` is non-null, else

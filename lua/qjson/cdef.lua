@@ -89,6 +89,15 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+typedef struct {
+  uint32_t draft;
+  uint32_t formats;
+  uint32_t openapi;
+  uint32_t max_depth;
+  uint32_t max_errors;
+  uint32_t backtrack_limit;
+  uint32_t regex_size_limit;
+} qjson_schema_options;
 typedef union {
   double num;
   const char *ptr;
@@ -122,15 +131,6 @@ typedef struct {
   const char *joined;
   qjson_error err;
 } qjson_stream_out;
-typedef struct {
-  uint32_t draft;
-  uint32_t formats;
-  uint32_t openapi;
-  uint32_t max_depth;
-  uint32_t max_errors;
-  uint32_t backtrack_limit;
-  uint32_t regex_size_limit;
-} qjson_schema_options;
 typedef struct {
   uint32_t node;
   uint32_t flag;
@@ -273,29 +273,6 @@ int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out
 int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
 void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 size_t qjson_index_bytes(const qjson_doc *doc);
-qjson_selector *qjson_selector_new(void);
-int32_t qjson_selector_add(qjson_selector *sel,
-                           const char *spec,
-                           size_t spec_len,
-                           const char *ty,
-                           size_t ty_len,
-                           qjson_error *err);
-void qjson_selector_free(qjson_selector *sel);
-int32_t qjson_select(const qjson_selector *sel,
-                     qjson_doc *doc,
-                     uint32_t node,
-                     const char *input,
-                     size_t len,
-                     const qjson_options *opts,
-                     qjson_select_out *out);
-qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
-void qjson_stream_free(qjson_stream *st);
-int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
-int32_t qjson_stream_feed(qjson_stream *st,
-                          const char *chunk,
-                          size_t len,
-                          int32_t end,
-                          qjson_stream_out *out);
 qjson_schema *qjson_schema_new(const char *schema,
                                size_t len,
                                const char *remotes,
@@ -323,6 +300,29 @@ int32_t qjson_schema_valid_doc(const qjson_schema *schema,
                                qjson_doc *doc,
                                uint32_t node,
                                qjson_error *err);
+qjson_selector *qjson_selector_new(void);
+int32_t qjson_selector_add(qjson_selector *sel,
+                           const char *spec,
+                           size_t spec_len,
+                           const char *ty,
+                           size_t ty_len,
+                           qjson_error *err);
+void qjson_selector_free(qjson_selector *sel);
+int32_t qjson_select(const qjson_selector *sel,
+                     qjson_doc *doc,
+                     uint32_t node,
+                     const char *input,
+                     size_t len,
+                     const qjson_options *opts,
+                     qjson_select_out *out);
+qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
+void qjson_stream_free(qjson_stream *st);
+int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
+int32_t qjson_stream_feed(qjson_stream *st,
+                          const char *chunk,
+                          size_t len,
+                          int32_t end,
+                          qjson_stream_out *out);
 int32_t qjson_child(qjson_doc *doc,
                     uint32_t parent,
                     const char *key,
