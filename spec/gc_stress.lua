@@ -8,9 +8,11 @@
 -- large one, on the native heap), read through the document API and
 -- views, iterate, decode with qjson.cjson, materialize, encode an edited
 -- view, close what they opened, and raise errors inside qjson calls
--- (caught there: an error escaping a finalizer would fail whichever spec
--- it landed in; spec/finalizer_spec.lua covers those). Each cycle runs
--- PENDING of them, one per collector step of its finalize phase.
+-- (caught there; spec/finalizer_spec.lua covers errors escaping a
+-- finalizer). Every value read is checked: a wrong one, or any other
+-- failure, is raised from the finalizer, which fails the spec it ran in.
+-- Each cycle runs PENDING of them, one per collector step of its
+-- finalize phase.
 if os.getenv("QJSON_GC_STRESS") ~= "1" then
   return
 end
@@ -37,47 +39,61 @@ end
 -- docs/security.md, guarantee 11.)
 local path = "b.c"
 
--- Keeps what the reads return from being optimised away.
-local sink
-local function use(...)
-  sink = select("#", ...)
+local function check(got, want, what)
+  if got ~= want then
+    error(("%s: got %s, want %s"):format(what, tostring(got), tostring(want)))
+  end
 end
 
 local actions = {
   function()
     local d = qjson.parse(small)
-    use(d:get_str("s"), d:get_num("a[1]"), d:len("a"), d:get_bool(path), d:raw("b"))
-    for _, x in d:pairs("b") do
-      local _ = x
+    check(d:get_str("s"), "plain", "get_str")
+    check(d:get_num("a[1]"), 2.5, "get_num")
+    check(d:len("a"), 3, "len")
+    check(d:get_bool(path), true, "get_bool")
+    check(d:raw("b"), '{"c":true,"d":null}', "raw")
+    local keys = 0
+    for _ in d:pairs("b") do
+      keys = keys + 1
     end
+    check(keys, 2, "doc:pairs")
     d:close()
   end,
   function()
-    local v = qjson.decode(small)
-    use(v.s, v.a[3], qjson.len(v.a), v.b.c)
-    for _, x in qjson.pairs(v) do
-      local _ = x
+    local v = qjson.parse(small):get() -- a view on every LuaJIT build
+    check(v.s, "plain", "view field")
+    check(v.a[3], "x\195\169y", "view element")
+    check(qjson.len(v.a), 3, "qjson.len")
+    check(v.b.c, true, "nested view field")
+    local members = 0
+    for _ in qjson.pairs(v) do
+      members = members + 1
     end
+    check(members, 3, "qjson.pairs")
     v.b.c = false
-    local _ = qjson.encode(v)
+    check(qjson.encode(v), '{"a":[1,2.5,"x\\u00e9y"],"b":{"c":false,"d":null},"s":"plain"}', "encode")
   end,
   function()
     local t = cjson.decode(small)
-    local _ = t.a[3]
+    check(t.a[3], "x\195\169y", "cjson.decode")
   end,
   function()
     local d = qjson.parse(big)
-    use(d:get_str("[2999].name"), d:len(), d:get_num("[5].id"))
+    check(d:get_str("[2999].name"), "n3000", "large get_str")
+    check(d:len(), 3000, "large len")
+    check(d:get_num("[5].id"), 6, "large get_num")
     local v = d:get()
-    use(v[10].name, sink)
+    check(v[10].name, "n10", "large view")
     d:close()
   end,
   function()
     local d = qjson.parse(small)
-    pcall(d.get_num, d, "s") -- a type mismatch: the error path
-    pcall(qjson.parse, '{"a":1,"a":2}', { duplicate_keys = "reject" })
-    pcall(cjson.decode, "[1,")
-    local _ = qjson.materialize(qjson.decode(small))
+    -- The error paths: each call must fail.
+    check(pcall(d.get_num, d, "s"), false, "type mismatch")
+    check(pcall(qjson.parse, '{"a":1,"a":2}', { duplicate_keys = "reject" }), false, "duplicate_keys")
+    check(pcall(cjson.decode, "[1,"), false, "truncated decode")
+    check(qjson.materialize(qjson.decode(small)).b.c, true, "materialize")
   end,
 }
 
@@ -88,7 +104,9 @@ local function gc()
   n = n + 1
   local ok, err = pcall(actions[n % #actions + 1])
   if not ok then
-    io.stderr:write("gc_stress: a finalizer's qjson call failed: ", tostring(err), "\n")
+    -- LuaJIT rethrows a finalizer's error at the allocation that ran it,
+    -- so the spec running at that moment fails with this message.
+    error("gc_stress: a finalizer's qjson call failed: " .. tostring(err), 0)
   end
 end
 for _ = 1, PENDING do
