@@ -35,6 +35,10 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("shared_boxes", mode))
       end)
 
+      it("encodes of other views between a view and its child's write: the same bytes", function()
+        assert.are.equal("ok\nexit=0\n", run("encode_nested", mode))
+      end)
+
       it("parses with other options between the halves of a parse: duplicate_keys and ijson hold", function()
         assert.are.equal("ok\nexit=0\n", run("options_box", mode))
       end)

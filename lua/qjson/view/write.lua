@@ -121,11 +121,11 @@ end
 -- where the next one starts (or the container ends). Copies contiguous in
 -- the input (the members of a compact document, their commas and colons)
 -- are written as one run: `a`..`b`, byte offsets (a == b: none pending).
--- The next dirty view to be put and its end (just past its closing
--- bracket), set by its parent, which knows it; see put. Weak, so that an
--- encode that fails before the put keeps no view alive.
-local pending = setmetatable({}, { __mode = "v" })
-local pending_end = 0
+-- Where a dirty view about to be put ends (just past its closing
+-- bracket), set by its parent, which knows it; see put. Keyed by the view,
+-- so that a finalizer encoding other views meanwhile leaves it alone;
+-- weak, so that an encode that fails before the put keeps no view alive.
+local pending_end = setmetatable({}, { __mode = "k" })
 
 -- Writes the pending run; returns an empty one.
 local function flush(buf, st, a, b)
@@ -166,7 +166,7 @@ local function put_original(buf, st, a, b, vn, vs, ve, depth, put_value)
   local child = is_dirty(st, vn)
   if child then
     a, b = flush(buf, st, a, b)
-    pending.view, pending_end = child, ve
+    pending_end[child] = ve
     put_value(child, depth)
     return a, b
   end
@@ -321,10 +321,11 @@ end
 -- untouched view is its original bytes.
 local function put(buf, st, depth, put_value, put_key)
   check_raw(st)
-  local lim = 0
-  if pending.view == st then
-    lim = pending_end
-    pending.view = nil
+  local lim = pending_end[st]
+  if lim then
+    pending_end[st] = nil
+  else
+    lim = 0
   end
   if not rawget(st, DIRTY) then
     local src = st[NODE] == 0 and st[DOC][SRC]
