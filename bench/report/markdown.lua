@@ -314,7 +314,8 @@ function sections.method(add, results)
     "  - a ~200-byte API-gateway-like object (`" .. (results.tiny_json or "workloads.TINY") .. "`): strings "
       .. "(one with escapes and non-ASCII), integers, a fraction, a boolean, a nested object, an array; "
       .. "decoded and fully read, and encoded.",
-    "- **Jobs** (`bench/jobs.lua`; one adapter a library in `bench/libs/`), per library, as its user would write it. Chat: read `model`, "
+    "- **Jobs** (`bench/jobs.lua`; one adapter a library in `bench/libs/`), per library, as its user would "
+      .. "write it. Chat: read `model`, "
       .. "`temperature` and, for every message, its `content` array and, per part, `type` and (text parts) "
       .. "`text`; the image URL is not read: a gateway doesn't. Issues list: `number`, `title`, `state`, "
       .. "`user.login` of every issue. Real documents: the fields named in each table's title. Tiny object: "
@@ -353,7 +354,8 @@ function sections.method(add, results)
       .. "longest trace (8 KB between two runs of the same code).",
     "- **lua-resty-simdjson** is timed when `require(\"resty.simdjson\")` loads. It is not packaged in "
       .. "Debian, so a fresh machine skips it (listed above when so); to include it, build it and put it on "
-      .. "`LUA_PATH` and `LUA_CPATH` (below). Outside nginx, `bench/libs/resty_simdjson.lua` gives it what OpenResty would: "
+      .. "`LUA_PATH` and `LUA_CPATH` (below). Outside nginx, `bench/libs/resty_simdjson.lua` gives it what "
+      .. "OpenResty would: "
       .. "`ngx.null` (lua-cjson's null), resty.core.base's error-message box, and the `array_mt`, "
       .. "`empty_array_mt` and `empty_array` of OpenResty's lua-cjson (qjson's values), which Debian's "
       .. "lua-cjson lacks.", "")
