@@ -5,6 +5,7 @@
 local jobs = require("jobs")
 
 local format, gmatch = string.format, string.gmatch
+local push = jobs.push
 local chat_head, chat_part, issue, twitter, citm = jobs.chat_head, jobs.chat_part, jobs.issue, jobs.twitter, jobs.citm
 local canada_feature, canada_ring, sse, ndjson, tiny = jobs.canada_feature, jobs.canada_ring, jobs.sse, jobs.ndjson,
   jobs.tiny
@@ -62,14 +63,28 @@ return function(decode, len)
   local r = {}
   function r.chat(s, out)
     local t = decode(s)
-    local sum = chat_head(out, t.model, t.temperature)
+    local model, temperature = t.model, t.temperature
+    local sum = #model + temperature
+    if out then
+      push(out, model, temperature)
+    end
     local messages = t.messages
     for i = 1, len(messages) do
       local content = messages[i].content
       for j = 1, len(content) do
         local part = content[j]
         local ty = part.type
-        sum = chat_part(sum, out, ty, ty == "text" and part.text)
+        sum = sum + #ty
+        if out then
+          push(out, ty)
+        end
+        if ty == "text" then
+          local text = part.text
+          sum = sum + #text
+          if out then
+            push(out, text)
+          end
+        end
       end
     end
     return sum, t
