@@ -29,7 +29,6 @@ local root0, bench_dir = (function()
 end)()
 package.path = bench_dir .. "/?.lua;" .. root0 .. "/lua/?.lua;" .. root0 .. "/lua/?/init.lua;" .. package.path
 
-local ffi = require("ffi")
 local util = require("util")
 local workloads = require("workloads")
 local libs = require("libs")
@@ -74,14 +73,8 @@ if opts.quick or opts.smoke or opts.only or opts.libs then
   opts.docs = false -- only a full run publishes
 end
 
-ffi.cdef([[
-typedef struct { long tv_sec; long tv_nsec; } qjson_bench_timespec;
-int clock_gettime(int clk_id, qjson_bench_timespec *tp);
-]])
-local ts = ffi.new("qjson_bench_timespec")
 local function now()
-  ffi.C.clock_gettime(1, ts)
-  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+  return util.clock(util.MONOTONIC)
 end
 local started = now()
 
@@ -94,14 +87,9 @@ local function loadavg()
   return { tonumber(a), tonumber(b), tonumber(c) }
 end
 
+-- A command's output, trailing white space cut (stderr dropped).
 local function sh(cmd)
-  local p = io.popen(cmd .. " 2>/dev/null")
-  if not p then
-    return nil
-  end
-  local s = p:read("*a")
-  p:close()
-  return (s:gsub("%s+$", ""))
+  return (util.sh(cmd .. " 2>/dev/null"):gsub("%s+$", ""))
 end
 
 -- Machine and versions.
@@ -276,16 +264,6 @@ for _, w in ipairs(wl) do
   end
 end
 
-local function median(list)
-  local t = {}
-  for i, v in ipairs(list) do
-    t[i] = v
-  end
-  table.sort(t)
-  local n = #t
-  return n % 2 == 1 and t[(n + 1) / 2] or (t[n / 2] + t[n / 2 + 1]) / 2
-end
-
 -- One scenario in `opts.procs` fresh processes: rounds pooled, memory
 -- figures the worst of them.
 local function scenario(t)
@@ -321,7 +299,7 @@ local function scenario(t)
     end
   end
   merged.processes = opts.procs
-  merged.median = median(merged.rounds)
+  merged.median = util.median(merged.rounds)
   merged.min = math.min(unpack(merged.rounds))
   merged.max = math.max(unpack(merged.rounds))
   return merged

@@ -1,5 +1,8 @@
--- Small helpers shared by run.lua and report.lua: files, a deterministic
--- pretty JSON writer for the results file, number formatting.
+-- Small helpers shared by the bench scripts: files, a deterministic
+-- pretty JSON writer for the results file, number formatting, tables,
+-- the deep comparison, medians, the clock, shell commands.
+local ffi = require("ffi")
+
 local format, rep, concat = string.format, string.rep, table.concat
 
 local M = {}
@@ -196,6 +199,84 @@ function M.md_table(header, rows, align)
     lines[#lines + 1] = "| " .. concat(r, " | ") .. " |"
   end
   return concat(lines, "\n")
+end
+
+-- "" for the root, then .key / [i] steps, for the messages.
+local function step(where, k)
+  if type(k) == "number" then
+    return format("%s[%d]", where, k)
+  end
+  return format("%s.%s", where, tostring(k))
+end
+
+-- The bench's deep comparison: the path of the first difference between
+-- `a` (what was expected) and `b` (what came back), or nil when they are
+-- equal. Unless `exact`, a number may also come back rounded to 14
+-- significant digits: what cjson.encode and dkjson.encode (tostring) both
+-- write; a fraction in canada.json does.
+function M.first_difference(a, b, where, exact)
+  where = where or "$"
+  local ta, tb = type(a), type(b)
+  if ta == "number" and tb == "number" then
+    if a == b or (not exact and tonumber(format("%.14g", a)) == b) then
+      return nil
+    end
+    return format("%s: %.17g became %.17g", where, a, b)
+  end
+  if ta ~= tb then
+    return format("%s: a %s became a %s", where, ta, tb)
+  end
+  if ta ~= "table" then
+    if a ~= b then
+      return format("%s: %q became %q", where, tostring(a), tostring(b))
+    end
+    return nil
+  end
+  for k, v in pairs(a) do
+    local d = M.first_difference(v, b[k], step(where, k), exact)
+    if d then
+      return d
+    end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then
+      return format("%s: not in the table, in the output", step(where, k))
+    end
+  end
+  return nil
+end
+
+-- The median of a list of numbers (the list is left as it is).
+function M.median(list)
+  local t = {}
+  for i, v in ipairs(list) do
+    t[i] = v
+  end
+  table.sort(t)
+  local n = #t
+  return n % 2 == 1 and t[(n + 1) / 2] or (t[n / 2] + t[n / 2 + 1]) / 2
+end
+
+-- Seconds on a clock: M.MONOTONIC (wall) or M.CPU (this process's CPU
+-- time, which on a shared machine leaves out the time spent waiting for
+-- a CPU).
+ffi.cdef([[
+typedef struct { long tv_sec; long tv_nsec; } qjson_bench_timespec;
+int clock_gettime(int clk_id, qjson_bench_timespec *tp);
+]])
+M.MONOTONIC, M.CPU = 1, 2 -- CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID
+local ts = ffi.new("qjson_bench_timespec")
+function M.clock(id)
+  ffi.C.clock_gettime(id, ts)
+  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+
+-- What a shell command writes to stdout.
+function M.sh(cmd)
+  local p = assert(io.popen(cmd))
+  local s = p:read("*a")
+  p:close()
+  return s
 end
 
 return M

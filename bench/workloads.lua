@@ -1,7 +1,8 @@
 -- Benchmark workloads: deterministic generators (a private seeded PRNG, no
 -- dependence on math.random), built in memory and optionally cached under
 -- bench/data/ (git-ignored). A workload is a document (or several) and the
--- job done on it (`kind`; bench/libs.lua has every library's code for it):
+-- job done on it (`kind`; bench/jobs.lua describes each, bench/libs/ has
+-- every library's code for it):
 --
 --   chat-2k .. chat-10m  parse + read fields of an OpenAI-style
 --                        chat-completion request: one message per MB (at

@@ -18,36 +18,7 @@ local support = require("support")
 local SUITE = support.data .. "/JSONTestSuite/test_parsing"
 local CORPUS = support.data .. "/corpus"
 
--- Deep equality of decoded values: NaN equals NaN, and tables must have
--- the same keys (each side's), compared recursively. Returns false and
--- the path of the first difference.
-local function same(a, b, path)
-  path = path or "$"
-  if type(a) ~= type(b) then
-    return false, path .. " (" .. type(a) .. " vs " .. type(b) .. ")"
-  end
-  if type(a) == "number" then
-    if a ~= a and b ~= b then
-      return true
-    end
-    return a == b, path .. " (" .. tostring(a) .. " vs " .. tostring(b) .. ")"
-  end
-  if type(a) ~= "table" then
-    return a == b, path .. " (" .. tostring(a) .. " vs " .. tostring(b) .. ")"
-  end
-  for k, v in pairs(a) do
-    local ok, where = same(v, b[k], path .. "." .. tostring(k))
-    if not ok then
-      return false, where
-    end
-  end
-  for k in pairs(b) do
-    if a[k] == nil then
-      return false, path .. "." .. tostring(k) .. " (missing)"
-    end
-  end
-  return true
-end
+local same = support.deep_equal
 
 local function assert_same(a, b, what)
   local ok, where = same(a, b)

@@ -1,5 +1,5 @@
--- Helpers for the encoder specs: seeded random Lua values and a deep
--- comparison. Not a spec itself (busted runs *_spec.lua).
+-- Helpers for the encoder specs: seeded random Lua values (the deep
+-- comparison is spec/support.lua's). Not a spec itself (busted runs *_spec.lua).
 local ffi = require("ffi")
 
 local random, char = math.random, string.char
@@ -162,24 +162,6 @@ function M.release()
   for _ = 1, 6 do
     collectgarbage()
   end
-end
-
--- Structural equality; numbers compare exactly.
-function M.deep_equal(a, b)
-  if type(a) ~= "table" or type(b) ~= "table" then
-    return a == b or (a ~= a and b ~= b)
-  end
-  for k, v in pairs(a) do
-    if not M.deep_equal(v, b[k]) then
-      return false
-    end
-  end
-  for k in pairs(b) do
-    if a[k] == nil then
-      return false
-    end
-  end
-  return true
 end
 
 -- A value made only of what JSON keeps: string keys, dense arrays, no

@@ -84,4 +84,33 @@ function M.points_at(err, file)
   return err:match("^[^:]*" .. file:gsub("%.", "%%.") .. ":%d+: ") ~= nil
 end
 
+-- Deep equality of two values: NaN equals NaN, other numbers compare
+-- exactly, and tables must have the same keys (each side's), compared
+-- recursively. `iter` walks a table (default pairs; qjson.pairs for
+-- views). Returns true, or false and the path of the first difference.
+function M.deep_equal(a, b, iter, path)
+  iter, path = iter or pairs, path or "$"
+  if type(a) ~= type(b) then
+    return false, path .. " (" .. type(a) .. " vs " .. type(b) .. ")"
+  end
+  if type(a) ~= "table" then
+    if a == b or (a ~= a and b ~= b) then
+      return true
+    end
+    return false, path .. " (" .. tostring(a) .. " vs " .. tostring(b) .. ")"
+  end
+  for k, v in iter(a) do
+    local ok, where = M.deep_equal(v, b[k], iter, path .. "." .. tostring(k))
+    if not ok then
+      return false, where
+    end
+  end
+  for k in iter(b) do
+    if a[k] == nil then
+      return false, path .. "." .. tostring(k) .. " (missing)"
+    end
+  end
+  return true
+end
+
 return M

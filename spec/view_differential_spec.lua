@@ -33,24 +33,6 @@ local function compare(v, t, path)
   return n
 end
 
--- Plain tables deep-equal (NaN-free documents).
-local function deep_equal(a, b, path)
-  if type(a) ~= "table" or type(b) ~= "table" then
-    if a ~= b then
-      error(("%s: %s vs %s"):format(path, tostring(a), tostring(b)), 0)
-    end
-    return
-  end
-  for k, x in pairs(a) do
-    deep_equal(x, b[k], path .. "/" .. tostring(k))
-  end
-  for k in pairs(b) do
-    if a[k] == nil then
-      error(path .. ": extra key " .. tostring(k), 0)
-    end
-  end
-end
-
 local function check(name, s)
   local ok, t = pcall(cjson.decode, s)
   if not ok then
@@ -59,7 +41,8 @@ local function check(name, s)
   local v = qjson.decode(s)
   local n = compare(v, t, name)
   assert.are.equal(s, qjson.encode(v), name .. ": encode(decode(s)) differs from s")
-  deep_equal(qjson.materialize(qjson.decode(s)), t, name .. " (materialize)")
+  local same, where = support.deep_equal(qjson.materialize(qjson.decode(s)), t)
+  assert(same, name .. " (materialize): differs at " .. tostring(where))
   return n
 end
 

@@ -10,6 +10,7 @@
 local qjson = require("qjson")
 qjson.decode_views(true) -- views on every build (see spec/support.lua)
 local cjson = require("cjson")
+local support = require("support")
 
 local SEED = tonumber(os.getenv("QJSON_PROP_SEED")) or 1
 local TRACES = tonumber(os.getenv("QJSON_PROP_TRACES")) or 200
@@ -140,20 +141,7 @@ end
 
 -- Model equality with what encode produced, read back by cjson.
 local function equal(a, b)
-  if type(a) ~= "table" or type(b) ~= "table" then
-    return a == b
-  end
-  for k, v in pairs(a) do
-    if not equal(v, b[k]) then
-      return false
-    end
-  end
-  for k in pairs(b) do
-    if a[k] == nil then
-      return false
-    end
-  end
-  return true
+  return (support.deep_equal(a, b))
 end
 
 local function describe_value(v)

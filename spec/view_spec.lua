@@ -12,20 +12,7 @@ local SRC = [[{"model": "gpt-4o", "temperature": 0.7, "stream": false, "none": n
 
 -- Deep equality of plain values, null-aware (cjson.null == qjson.null).
 local function same(a, b)
-  if type(a) ~= "table" or type(b) ~= "table" then
-    return a == b
-  end
-  for k, v in qjson.pairs(a) do
-    if not same(v, b[k]) then
-      return false
-    end
-  end
-  for k in qjson.pairs(b) do
-    if a[k] == nil then
-      return false
-    end
-  end
-  return true
+  return (support.deep_equal(a, b, qjson.pairs))
 end
 
 describe("qjson.decode", function()

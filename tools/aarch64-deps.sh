@@ -16,16 +16,8 @@ if ! rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux
 fi
 
 packages=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "aarch64-deps: installing ${missing[*]}"
-  $sudo apt-get update -qq >/dev/null 2>&1
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 ||
-    fail "cannot install ${missing[*]}"
-fi
+. "$root/tools/lib.sh"
+apt_ensure aarch64-deps "${packages[@]}" 2>/dev/null || fail "cannot install ${packages[*]}"
 
 # The arm64 LuaJIT and busted's native modules (lfs, system, term) and
 # lua-cjson for the busted leg, unpacked into .deps/arm64 (--luajit).

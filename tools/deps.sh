@@ -8,16 +8,8 @@ case "${1:-}" in
   --bench) packages+=(nginx libnginx-mod-http-lua lua-resty-core wrk) ;;
 esac
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "deps: installing ${missing[*]}"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+. "$(dirname "$0")/lib.sh"
+apt_ensure deps "${packages[@]}"
 
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
   echo "deps: no Rust toolchain found; installing Debian's cargo (qjson needs Rust >= 1.89 (stable AVX-512 intrinsics);" \

@@ -106,30 +106,14 @@ if ! has_source; then
   has_source || fail "luajit2 has no source package in the apt sources"
 fi
 
-# The source of the installed luajit2 when the archive still has it.
+# The source of the installed luajit2 when the archive still has it, built
+# as Debian builds it (dpkg-buildflags, CROSS) plus XCFLAGS (tools/lib.sh).
 say "fetching and building luajit2 with LUAJIT_ENABLE_LUA52COMPAT (about a minute)"
-rm -rf "$dir/src" "$dir/root"
-mkdir -p "$dir/src"
-version=$(dpkg-query -W -f='${Version}' luajit2 2>/dev/null || true)
+. tools/lib.sh
 (
-  cd "$dir/src"
-  # As root, apt downloads here as root rather than as its _apt user.
-  sandbox=(); [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-  { [ -n "$version" ] && apt-get source -qq "${sandbox[@]}" "luajit2=$version"; } ||
-    apt-get source -qq "${sandbox[@]}" luajit2
-) >>"$log" 2>&1 || fail "apt-get source luajit2 failed"
-srcdir=$(find "$dir/src" -mindepth 1 -maxdepth 1 -type d -name 'luajit2-*' | head -n 1)
-[ -n "$srcdir" ] || fail "apt-get source left no luajit2-* directory"
-
-(
-  cd "$srcdir"
   eval "$(dpkg-buildflags --export=sh)"
-  multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-  host=$(dpkg-architecture -qDEB_HOST_GNU_TYPE)
-  nice make -j"$(nproc)" amalg PREFIX=/usr MULTILIB="lib/$multiarch" CROSS="$host-" \
-    XCFLAGS=-DLUAJIT_ENABLE_LUA52COMPAT
-  make install PREFIX=/usr MULTILIB="lib/$multiarch" DESTDIR="$dir/root" LDCONFIG=:
-) >>"$log" 2>&1 || fail "building luajit2 failed"
+  luajit2_build "$dir" "$log" CROSS="$(dpkg-architecture -qDEB_HOST_GNU_TYPE)-" XCFLAGS=-DLUAJIT_ENABLE_LUA52COMPAT
+) || fail "$(tail -n 1 "$log")"
 
 is_52compat "$bin" || fail "$bin was built but # does not honour __len: LUAJIT_ENABLE_LUA52COMPAT not in effect"
 say "built $("$bin" -v)"

@@ -23,39 +23,13 @@ rounds=10
 threads=2
 say() { echo "soak: $*"; }
 
-for tool in nginx wrk curl; do
-  command -v "$tool" >/dev/null || { say "$tool not found (tools/deps.sh --bench installs nginx and wrk)" >&2; exit 1; }
-done
-[ -f /usr/share/nginx/modules/ngx_http_lua_module.so ] ||
-  { say "libnginx-mod-http-lua is not installed (tools/deps.sh --bench)" >&2; exit 1; }
+. "$root/tools/lib.sh"
+nginx_require soak wrk curl
 
 tmp=$(mktemp -d /tmp/qjson-soak.XXXXXX)
-stop() {
-  if [ -s "$tmp/nginx.pid" ]; then
-    pid=$(cat "$tmp/nginx.pid")
-    kill -QUIT "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$tmp"
-}
-trap stop EXIT
+trap 'nginx_stop "$tmp"' EXIT
 trap 'exit 130' INT TERM
-
-mkdir -p "$tmp/body"
-started=
-for _ in 1 2 3 4 5 6 7 8; do
-  port=$((20000 + (RANDOM % 20000)))
-  sed -e "s|@PREFIX@|$tmp|g" -e "s|@ROOT@|$root|g" -e "s|@PORT@|$port|g" "$here/nginx.conf" >"$tmp/nginx.conf"
-  if nginx -p "$tmp" -c "$tmp/nginx.conf" -e "$tmp/error.log" 2>"$tmp/start.log"; then
-    started=1
-    break
-  fi
-  grep -q "in use" "$tmp/start.log" || { cat "$tmp/start.log" >&2; exit 1; }
-done
-[ -n "$started" ] || { say "no free port found" >&2; exit 1; }
-for _ in $(seq 50); do [ -s "$tmp/nginx.pid" ] && break; sleep 0.1; done
-master=$(cat "$tmp/nginx.pid")
+nginx_start "$tmp" "$here/nginx.conf" "$root"
 worker=
 for _ in $(seq 50); do
   worker=$(grep -o '[0-9]*' "/proc/$master/task/$master/children" 2>/dev/null | head -n 1 || true)

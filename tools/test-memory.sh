@@ -23,11 +23,8 @@ bin=$dir/root/usr/bin/luajit
 log=$dir/build.log
 say() { echo "test-memory: $*" >&2; }
 
-command -v valgrind >/dev/null || {
-  say "installing valgrind"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >/dev/null
-}
+. tools/lib.sh
+command -v valgrind >/dev/null || apt_ensure test-memory valgrind
 
 build() {
   mkdir -p "$dir"
@@ -46,26 +43,7 @@ build() {
     tools/luajit52.sh >/dev/null || return 1
   fi
   say "fetching and building luajit2 with LUAJIT_USE_SYSMALLOC LUAJIT_USE_VALGRIND (about a minute)"
-  rm -rf "$dir/src" "$dir/root"
-  mkdir -p "$dir/src"
-  version=$(dpkg-query -W -f='${Version}' luajit2 2>/dev/null || true)
-  (
-    cd "$dir/src"
-    sandbox=(); [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-    { [ -n "$version" ] && apt-get source -qq "${sandbox[@]}" "luajit2=$version"; } ||
-      apt-get source -qq "${sandbox[@]}" luajit2
-  ) >>"$log" 2>&1 || return 1
-  srcdir=$(find "$dir/src" -mindepth 1 -maxdepth 1 -type d -name 'luajit2-*' | head -n 1)
-  [ -n "$srcdir" ] || return 1
-  (
-    cd "$srcdir"
-    multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-    # PREFIX=/usr and Debian's MULTILIB: the module paths are Debian's, so
-    # busted and lua-cjson are found as by /usr/bin/luajit.
-    nice make -j"$(nproc)" amalg PREFIX=/usr MULTILIB="lib/$multiarch" CCDEBUG=-g \
-      XCFLAGS="-DLUAJIT_USE_SYSMALLOC -DLUAJIT_USE_VALGRIND"
-    make install PREFIX=/usr MULTILIB="lib/$multiarch" DESTDIR="$dir/root" LDCONFIG=:
-  ) >>"$log" 2>&1 || return 1
+  luajit2_build "$dir" "$log" CCDEBUG=-g XCFLAGS="-DLUAJIT_USE_SYSMALLOC -DLUAJIT_USE_VALGRIND" || return 1
   touch "$dir/.built"
 }
 

@@ -32,21 +32,11 @@ local util = require("util")
 local workloads = require("workloads")
 local handlers = require("handlers")
 local report = require("report")
+local driver = require("driver")
 
 local format = string.format
 
-local opts = {}
-for _, a in ipairs(arg) do
-  local k, v = a:match("^%-%-([%w-]+)=(.*)$")
-  if k then
-    opts[k] = v
-  elseif a == "--quick" then
-    opts.quick = true
-  else
-    io.stderr:write("usage: luajit bench/gateway/run.lua --port=P --master=PID --prefix=DIR [--quick]\n")
-    os.exit(2)
-  end
-end
+local opts = driver.options("luajit bench/gateway/run.lua --port=P --master=PID --prefix=DIR [--quick]")
 local port, master, prefix = assert(tonumber(opts.port), "--port"), assert(tonumber(opts.master), "--master"),
   assert(opts.prefix, "--prefix")
 
@@ -62,12 +52,7 @@ local HANDLERS = { "qjson", "cjson", "floor", handlers.has_debian and "cjson_deb
 local HANDLER_NAMES = { qjson = "qjson", cjson = "lua-cjson", floor = "floor (no JSON)",
   cjson_debian = "lua-cjson 2.1.0 (Debian)" }
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd))
-  local s = p:read("*a")
-  p:close()
-  return s
-end
+local sh = util.sh
 
 -- The worker: the master's only child.
 local worker = tonumber((util.read_file(format("/proc/%d/task/%d/children", master, master)) or ""):match("%d+"))
@@ -80,45 +65,8 @@ local function rss_kb()
   return tonumber((util.read_file(format("/proc/%d/status", worker)) or ""):match("VmRSS:%s*(%d+)"))
 end
 
--- Deep equality of two decoded documents (numbers exactly).
-local function same(a, b)
-  if type(a) ~= type(b) then
-    return false
-  end
-  if type(a) ~= "table" then
-    return a == b
-  end
-  for k, v in pairs(a) do
-    if not same(v, b[k]) then
-      return false
-    end
-  end
-  for k in pairs(b) do
-    if a[k] == nil then
-      return false
-    end
-  end
-  return true
-end
-
--- wrk on CPU 1, beside the worker on CPU 0 (nginx.conf), when the machine
--- has a second CPU and taskset.
-local PIN_WRK = tonumber(sh("nproc 2>/dev/null"):match("%d+") or 1) >= 2
-  and sh("command -v taskset 2>/dev/null") ~= ""
 local function wrk(path, body_file, seconds, env)
-  local vars = { "QJSON_BODY=" .. util.shell_quote(body_file) }
-  for k, v in pairs(env or {}) do
-    vars[#vars + 1] = k .. "=" .. util.shell_quote(tostring(v))
-  end
-  local out = sh(format("%s %swrk -t1 -c%d -d%ds --timeout 30s -s %s http://127.0.0.1:%d%s 2>&1",
-    table.concat(vars, " "), PIN_WRK and "taskset -c 1 " or "",
-    env and env.QJSON_CONNECTIONS or CONFIG.connections, seconds,
-    util.shell_quote(script_dir .. "/post.lua"), port, path))
-  local line = out:match("WRK (%b{})")
-  if not line then
-    error("wrk produced no result:\n" .. out, 0)
-  end
-  return cjson.decode(line)
+  return driver.wrk(port, path, body_file, seconds, env and env.QJSON_CONNECTIONS or CONFIG.connections, env)
 end
 
 io.write(format("bench-gateway: worker pid %d, handler qjson.decode views + qjson.encode; lua-cjson: %s%s\n", worker,
@@ -141,8 +89,10 @@ for _, b in ipairs(BODIES) do
       error(format("%s handler: a body read from a file gives another answer (%s)", h, b.name), 0)
     end
     if h ~= "floor" then
-      if not same(cjson.decode(out), want) then
-        error(format("%s handler: the output for %s is not the request with temperature = 0.5", h, b.name), 0)
+      local d = util.first_difference(want, cjson.decode(out), "$", true)
+      if d then
+        error(format("%s handler: the output for %s is not the request with temperature = 0.5: %s", h, b.name, d),
+          0)
       end
     end
     b.expect[h] = #out
@@ -162,15 +112,7 @@ for _, b in ipairs(BODIES) do
 end
 
 -- 2. Load: the handlers take turns; medians over the runs.
-local function median(t)
-  local c = {}
-  for i, v in ipairs(t) do
-    c[i] = v
-  end
-  table.sort(c)
-  local n = #c
-  return n % 2 == 1 and c[(n + 1) / 2] or (c[n / 2] + c[n / 2 + 1]) / 2
-end
+local median = util.median
 
 local rows = {}
 for _, b in ipairs(BODIES) do
@@ -276,7 +218,7 @@ local results = {
   nginx = "Debian's nginx " .. (nginx_version or "?") .. " with libnginx-mod-http-lua",
   wrk = "wrk " .. (wrk_version or "?"),
   connections = CONFIG.connections,
-  pinned = PIN_WRK,
+  pinned = driver.PIN,
   runs = CONFIG.runs,
   seconds = CONFIG.seconds,
   body_buffer = "2m",

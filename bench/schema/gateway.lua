@@ -22,35 +22,7 @@ local api7 = require("jsonschema")
 
 local M = {}
 
-local SCHEMA = [[{
-  "type": "object",
-  "required": ["model", "messages"],
-  "properties": {
-    "model": {"type": "string", "minLength": 1},
-    "temperature": {"type": "number", "minimum": 0, "maximum": 2},
-    "max_tokens": {"type": "integer", "minimum": 1},
-    "stream": {"type": "boolean"},
-    "messages": {"type": "array", "minItems": 1, "items": {
-      "type": "object",
-      "required": ["role", "content"],
-      "properties": {
-        "role": {"enum": ["system", "user", "assistant", "tool"]},
-        "content": {"anyOf": [
-          {"type": "string", "maxLength": 100000},
-          {"type": "array", "items": {
-            "type": "object",
-            "required": ["type"],
-            "properties": {
-              "type": {"enum": ["text", "image_url"]},
-              "text": {"type": "string", "maxLength": 100000},
-              "image_url": {"type": "object", "required": ["url"], "properties": {"url": {"type": "string"}}}
-            }
-          }}
-        ]}
-      }
-    }}
-  }
-}]]
+local SCHEMA = require("chat_schema")
 M.SCHEMA = SCHEMA
 
 local validator = qjson.schema(SCHEMA)
@@ -95,43 +67,20 @@ if ngx then -- luacheck: globals ngx
 end
 
 -- The script: bench/gateway/run.sh passes --port=P --master=PID --prefix=DIR [--quick].
-local here = (arg[0]:match("^(.*)/[^/]*$") or ".")
 local workloads = require("workloads")
 local util = require("util")
 local format = string.format
-local opts = {}
-for _, a in ipairs(arg) do
-  local k, v = a:match("^%-%-([%w-]+)=(.*)$")
-  if k then
-    opts[k] = v
-  elseif a == "--quick" then
-    opts.quick = true
-  end
-end
+local driver = require("driver")
+local opts = driver.options("luajit bench/schema/gateway.lua --port=P --master=PID --prefix=DIR [--quick]")
 local port = assert(tonumber(opts.port), "--port")
 local runs, seconds = opts.quick and 1 or 3, opts.quick and 2 or 3
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd))
-  local s = p:read("*a")
-  p:close()
-  return s
-end
-
-local PIN = tonumber(sh("nproc 2>/dev/null"):match("%d+") or 1) >= 2 and sh("command -v taskset 2>/dev/null") ~= ""
 local function wrk(path, body_file)
-  local out = sh(format("QJSON_BODY=%s %swrk -t1 -c4 -d%ds --timeout 30s -s %s http://127.0.0.1:%d%s 2>&1",
-    util.shell_quote(body_file), PIN and "taskset -c 1 " or "", seconds,
-    util.shell_quote(here .. "/../gateway/post.lua"), port, path))
-  local line = out:match("WRK (%b{})")
-  if not line then
-    error("wrk produced no result:\n" .. out, 0)
-  end
-  return cjson.decode(line)
+  return driver.wrk(port, path, body_file, seconds, 4)
 end
 
 local function curl(path, body_file)
-  return sh(format("curl -s -o /dev/null -w '%%{http_code}' --data-binary @%s http://127.0.0.1:%d%s",
+  return util.sh(format("curl -s -o /dev/null -w '%%{http_code}' --data-binary @%s http://127.0.0.1:%d%s",
     util.shell_quote(body_file), port, path))
 end
 
@@ -165,8 +114,7 @@ for _, b in ipairs(bodies) do
   os.remove(file)
   local mid = {}
   for h, xs in pairs(rps) do
-    table.sort(xs)
-    mid[h] = xs[math.floor((runs + 1) / 2)]
+    mid[h] = util.median(xs)
   end
   rows[#rows + 1] = { b[1], format("%.0f", mid.qjson), format("%.0f", mid.cjson), format("%.0f", mid.floor),
     format("%.1fx", mid.qjson / mid.cjson), format("%.1fx", mid.floor / mid.cjson),

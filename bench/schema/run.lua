@@ -16,25 +16,19 @@ local root = dir .. "/../.."
 package.path = dir .. "/?.lua;" .. dir .. "/../?.lua;" .. root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;"
   .. root .. "/../shared/vendor/jsonschema-lua/lib/?.lua;" .. package.path
 
-local ffi = require("ffi")
 local qjson = require("qjson")
 local cjson = require("cjson.safe")
 local workloads = require("workloads")
+local util = require("util")
 
 local format = string.format
 local quick = arg and arg[1] == "--quick"
 
-ffi.cdef [[
-  typedef struct { long tv_sec; long tv_nsec; } qjson_bench_timespec;
-  int clock_gettime(int clk, qjson_bench_timespec *ts);
-]]
--- The process's CPU time (CLOCK_PROCESS_CPUTIME_ID), not wall time: on a
--- machine shared with other jobs, wall time also counts the time spent
--- waiting for a CPU, which inflated some rows several times over.
-local ts = ffi.new("qjson_bench_timespec")
+-- The process's CPU time, not wall time: on a machine shared with other
+-- jobs, wall time also counts the time spent waiting for a CPU, which
+-- inflated some rows several times over.
 local function now()
-  ffi.C.clock_gettime(2, ts)
-  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+  return util.clock(util.CPU)
 end
 
 package.preload["net.url"] = function() return require("net_url") end
@@ -78,35 +72,7 @@ local INVALID = {
   { "nested", (REQUEST:gsub('"zip":"12345"', '"zip":"1234"')) },
 }
 
-local CHAT_SCHEMA = [[{
-  "type": "object",
-  "required": ["model", "messages"],
-  "properties": {
-    "model": {"type": "string", "minLength": 1},
-    "temperature": {"type": "number", "minimum": 0, "maximum": 2},
-    "max_tokens": {"type": "integer", "minimum": 1},
-    "stream": {"type": "boolean"},
-    "messages": {"type": "array", "minItems": 1, "items": {
-      "type": "object",
-      "required": ["role", "content"],
-      "properties": {
-        "role": {"enum": ["system", "user", "assistant", "tool"]},
-        "content": {"anyOf": [
-          {"type": "string", "maxLength": 100000},
-          {"type": "array", "items": {
-            "type": "object",
-            "required": ["type"],
-            "properties": {
-              "type": {"enum": ["text", "image_url"]},
-              "text": {"type": "string", "maxLength": 100000},
-              "image_url": {"type": "object", "required": ["url"], "properties": {"url": {"type": "string"}}}
-            }
-          }}
-        ]}
-      }
-    }}
-  }
-}]]
+local CHAT_SCHEMA = require("chat_schema")
 
 -- Runs f for about `budget` seconds; seconds per call.
 local function time(f, arg1, budget)
@@ -122,10 +88,7 @@ local function time(f, arg1, budget)
   return (t - t0) / n
 end
 
-local function median(xs)
-  table.sort(xs)
-  return xs[math.floor((#xs + 1) / 2)]
-end
+local median = util.median -- (of an odd number of rounds)
 
 -- qjson and cjson + api7, interleaved for `rounds` rounds.
 -- Each workload starts with no compiled traces: the timing loop is shared
