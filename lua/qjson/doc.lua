@@ -510,6 +510,20 @@ local err_box = base.err_box
 -- before calling (a finalizer parsing meanwhile allocates its own).
 local spare, spare_bytes, want_bytes = nil, 0, 512
 
+-- The parse of `s` again, with an error box of its own, when a finalizer
+-- called qjson between a failed parse and its message: no ticket, so no
+-- finalizer can send it round again (with the collector never pausing, a
+-- trace exit after each native call could run one every time).
+local error_t = ffi.typeof("qjson_error")
+local function open_own(s, o, n)
+  local e = error_t()
+  local mem = doc_mem(HANDLE_WORDS)
+  if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, e) == 0 then
+    return nil, ffi_string(ffi.cast("const char *", e.message))
+  end
+  return ffi.gc(mem, C.qjson_finalize)
+end
+
 function M.open(s, o, n)
   n = n or #s
   local mem, bytes = spare, spare_bytes
@@ -530,7 +544,7 @@ function M.open(s, o, n)
   spare, spare_bytes = mem, bytes
   if r == 0 then
     if S.seq ~= t then
-      return M.open(s, o, n)
+      return open_own(s, o, n)
     end
     return nil, error_message()
   elseif r <= PLACED_MAX then
@@ -542,7 +556,7 @@ function M.open(s, o, n)
     S.seq = t
     if C.qjson_parse_in(s, n, o, mem, r, err_box) == 0 then
       if S.seq ~= t then
-        return M.open(s, o, n)
+        return open_own(s, o, n)
       end
       return nil, error_message()
     end
@@ -553,7 +567,7 @@ function M.open(s, o, n)
   S.seq = t
   if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, err_box) == 0 then
     if S.seq ~= t then
-      return M.open(s, o, n)
+      return open_own(s, o, n)
     end
     return nil, error_message()
   end
@@ -561,16 +575,13 @@ function M.open(s, o, n)
 end
 
 -- Parses the file at `path`, of at most `max_size` bytes (-1: the native
--- limit): the handle, or nil and the message.
+-- limit): the handle, or nil and the message. (The error box is the
+-- call's own: a file is read once.)
 function M.open_file(path, max_size, o)
   local mem = doc_mem(HANDLE_WORDS)
-  local t = S.seq + 1
-  S.seq = t
-  if C.qjson_parse_file_in(path, #path, max_size, o, mem, base.HANDLE_SIZE, err_box) == 0 then
-    if S.seq ~= t then
-      return M.open_file(path, max_size, o)
-    end
-    return nil, error_message()
+  local e = error_t()
+  if C.qjson_parse_file_in(path, #path, max_size, o, mem, base.HANDLE_SIZE, e) == 0 then
+    return nil, ffi_string(ffi.cast("const char *", e.message))
   end
   return ffi.gc(mem, C.qjson_finalize)
 end
