@@ -25,13 +25,13 @@ build: deps
 
 # Regenerates the C header from the Rust exports and the Lua cdef from it.
 header:
-	QJSON_BLESS=1 cargo test --release --test header
+	QJSON_BLESS=1 cargo test --profile release-tests --test header
 	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
 
 test: build test-rust test-lua test-cjson-suite test-install test-backends test-aarch64 fuzz-smoke bench-smoke
 
 test-rust:
-	cargo test --release
+	cargo test --profile release-tests
 
 test-lua: build test-lua52
 	QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) spec

@@ -8,10 +8,12 @@ local driver = require("fuzz.driver")
 local known = require("fuzz.known")
 
 -- Fewer steps under valgrind (make test-memory), where the pure-Lua model
--- runs several times slower.
+-- runs several times slower, and in forced-GC mode (make test-gc), where
+-- the full collection between steps runs the stress finalizers too.
 local memcheck = os.getenv("QJSON_MEMCHECK") ~= nil
+local stressed = os.getenv("QJSON_GC_STRESS") == "1"
 local SEEDS = { 1, 2 }
-local STEPS = memcheck and 1500 or 2000
+local STEPS = stressed and 600 or memcheck and 1500 or 2000
 
 describe("Lua-level fuzzing", function()
   for _, seed in ipairs(SEEDS) do

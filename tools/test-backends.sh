@@ -16,7 +16,7 @@ lua_path='lua/?.lua;lua/?/init.lua;spec/?.lua;;'
 backend() { QJSON_BACKEND=$1 LUA_PATH=$lua_path $LUAJIT -e 'io.write(require("qjson").backend())'; }
 
 default=$(env -u QJSON_BACKEND LUA_PATH=$lua_path $LUAJIT -e 'io.write(require("qjson").backend())') || exit 1
-all=$(cargo test --release --test scan_agreement backends_are_detected -- --nocapture 2>&1 |
+all=$(cargo test --profile release-tests --test scan_agreement backends_are_detected -- --nocapture 2>&1 |
   sed -n 's/^comparing backends \[\(.*\)\] with scalar$/\1/p' | tr -d '",')
 [ -n "$all" ] || { echo "test-backends: cannot list the backends"; exit 1; }
 echo "test-backends: backends on this CPU: $all (default $default)"
@@ -26,7 +26,7 @@ for b in $all; do
   got=$(backend "$b") || exit 1
   [ "$got" = "$b" ] || { echo "test-backends: QJSON_BACKEND=$b ran $got"; exit 1; }
   echo "test-backends: $b: cargo tests"
-  QJSON_BACKEND=$b cargo test --release -q --test conformance --test differential --test errors --test hostile \
+  QJSON_BACKEND=$b cargo test --profile release-tests -q --test conformance --test differential --test errors --test hostile \
     --test paths --test placed --test flatten -- --skip work_is_linear_in_the_input \
     --skip every_prefix_of_real_documents --skip ten_thousand_random_byte_flips_of_a_real_document \
     --skip an_object_of_a_million_keys --skip a_100mb_string || exit 1
