@@ -89,7 +89,8 @@ fn the_finders_are_listed() {
 }
 
 /// Bytes that matter to some search, and bytes one bit away from them.
-const HITS: [u8; 16] = [b'"', b'\\', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xff, b'/', b'<', b'>', b'&', b'!', b']', 0xa2, 0xdc];
+const HITS: [u8; 16] =
+    [b'"', b'\\', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xff, b'/', b'<', b'>', b'&', b'!', b']', 0xa2, 0xdc];
 const BACKGROUNDS: [u8; 5] = [b'a', 0xe3, 0x01, b'"' ^ 0x80, b'\\' ^ 1];
 
 /// One hit (of each kind of byte that matters, and a byte that looks
@@ -175,5 +176,185 @@ proptest! {
     fn hex4_is_four_hex_digits(s in prop::collection::vec(prop::sample::select(b"09afAFgG/:@`x\x00\xff".to_vec()), 0..6)) {
         let want = s.get(..4).and_then(|d| d.iter().try_fold(0u32, |v, &c| Some(v << 4 | (c as char).to_digit(16)?)));
         prop_assert_eq!(hex4(&s), want);
+    }
+}
+
+/// The searches against the code they replaced, side by side in one run
+/// (`cargo test --release --test finders -- --ignored --nocapture`): the
+/// string bodies of twitter.json and citm_catalog.json (from the scalar
+/// stage 1's index), each searched from its first byte; and the encoder's
+/// fast scan over the same text. Figures go to docs/benchmarks.md.
+#[test]
+#[ignore]
+fn speed_against_the_replaced_code() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/corpus");
+    for name in ["twitter.json", "citm_catalog.json"] {
+        let Ok(input) = std::fs::read(dir.join(name)) else {
+            eprintln!("skipped: {name} not found");
+            continue;
+        };
+        let mut index = Vec::new();
+        qjson::scan::Backend::Scalar.scan(&input, true, false, &mut index);
+        let starts: Vec<usize> =
+            index.iter().map(|&p| p as usize).filter(|&p| input[p] == b'"').map(|p| p + 1).collect();
+        let best = |f: &dyn Fn() -> usize| {
+            (0..7)
+                .map(|_| {
+                    let t = Instant::now();
+                    black_box(f());
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let find = |g: &dyn Fn(&[u8]) -> Option<usize>| {
+            starts.iter().map(|&s| g(black_box(&input[s..])).unwrap_or(0)).sum::<usize>()
+        };
+        let per = |t: f64| t * 1e9 / starts.len() as f64;
+        // Interleaved, so load spikes hit each alike.
+        let (mut t_old_string, mut t_old_flatten, mut t_new) = (f64::MAX, f64::MAX, vec![f64::MAX; 2]);
+        let mut t_current = f64::MAX;
+        for _ in 0..5 {
+            t_current = t_current.min(best(&|| find(&qjson::arch::strings::quote_or_backslash)));
+            t_old_string = t_old_string.min(best(&|| find(&old::string_quote_or_backslash)));
+            t_old_flatten = t_old_flatten.min(best(&|| find(&old::flatten_quote_or_backslash)));
+            for (k, f) in Finder::all().into_iter().enumerate() {
+                t_new[k] = t_new[k].min(best(&|| find(&|s| f.quote_or_backslash(s))));
+            }
+        }
+        assert_eq!(find(&old::string_quote_or_backslash), find(&|s| Finder::Swar.quote_or_backslash(s)));
+        eprintln!(
+            "{name}: {} strings; quote_or_backslash ns/string: old string.rs (SWAR 32 B + memchr2) {:.1}, \
+             old flatten.rs (SSE2 to the end) {:.1}",
+            starts.len(),
+            per(t_old_string),
+            per(t_old_flatten)
+        );
+        eprintln!(
+            "  new, as callers call it (Finder::current(), {}): {:.1} ns ({:.2}x old flatten.rs)",
+            Finder::current().name(),
+            per(t_current),
+            t_old_flatten / t_current
+        );
+        for (k, f) in Finder::all().into_iter().enumerate() {
+            eprintln!(
+                "  new {}: {:.1} ns ({:.2}x old string.rs, {:.2}x old flatten.rs)",
+                f.name(),
+                per(t_new[k]),
+                t_old_string / t_new[k],
+                t_old_flatten / t_new[k]
+            );
+        }
+        // The encoder's fast scan over every string body: step 16 bytes
+        // while nothing stops it, else past the stop.
+        let bodies: Vec<&[u8]> = starts
+            .iter()
+            .map(|&s| {
+                let n = input[s..].iter().position(|&b| b == b'"').unwrap_or(0);
+                &input[s..s + n]
+            })
+            .filter(|b| b.len() >= 16)
+            .collect();
+        let scan = |g: &dyn Fn(&[u8], usize) -> usize| {
+            let mut stops = 0;
+            for b in &bodies {
+                let mut i = 0;
+                while i + 16 <= b.len() {
+                    let k = g(black_box(b), i);
+                    if k == 16 {
+                        i += 16;
+                    } else {
+                        stops += 1;
+                        i += k + 1;
+                    }
+                }
+            }
+            stops
+        };
+        let (mut t_old, mut t_new) = (f64::MAX, vec![f64::MAX; 2]);
+        for _ in 0..5 {
+            t_old = t_old.min(best(&|| (0..20).map(|_| scan(&old::stop_mask_offset)).sum()));
+            for (k, f) in Finder::all().into_iter().enumerate() {
+                t_new[k] = t_new[k]
+                    .min(best(&|| (0..20).map(|_| scan(&|s, i| f.escape_stop::<true, false, false>(s, i))).sum()));
+            }
+        }
+        assert_eq!(scan(&old::stop_mask_offset), scan(&|s, i| Finder::Swar.escape_stop::<true, false, false>(s, i)));
+        let bytes: usize = bodies.iter().map(|b| b.len()).sum();
+        eprintln!(
+            "  escape scan (slash mode) x20, {} bodies of 16+ bytes, {bytes} bytes: old SSE2 {:.2} ms",
+            bodies.len(),
+            t_old * 1e3
+        );
+        for (k, f) in Finder::all().into_iter().enumerate() {
+            eprintln!("  new {}: {:.2} ms ({:.2}x old)", f.name(), t_new[k] * 1e3, t_old / t_new[k]);
+        }
+    }
+}
+
+/// The code `arch::strings` replaced, as it was, for the comparison above.
+#[allow(clippy::all)]
+mod old {
+    pub fn string_quote_or_backslash(s: &[u8]) -> Option<usize> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
+        const SHORT: usize = 32;
+        let mut i = 0;
+        while i + 8 <= s.len() && i < SHORT {
+            let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("eight bytes"));
+            let q = w ^ (ONES * b'"' as u64);
+            let b = w ^ (ONES * b'\\' as u64);
+            let hit = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGHS;
+            if hit != 0 {
+                return Some(i + (hit.trailing_zeros() / 8) as usize);
+            }
+            i += 8;
+        }
+        memchr::memchr2(b'"', b'\\', &s[i..]).map(|k| i + k)
+    }
+
+    /// flatten.rs's 16-byte loop, then string.rs's search for the rest.
+    #[cfg(target_arch = "x86_64")]
+    pub fn flatten_quote_or_backslash(input: &[u8]) -> Option<usize> {
+        use std::arch::x86_64::*;
+        let mut at = 0;
+        while at + 16 <= input.len() {
+            let (quotes, backslashes) = unsafe {
+                let v = _mm_loadu_si128(input.as_ptr().add(at).cast());
+                (
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u32,
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32,
+                )
+            };
+            let either = quotes | backslashes;
+            if either != 0 {
+                return Some(at + either.trailing_zeros() as usize);
+            }
+            at += 16;
+        }
+        string_quote_or_backslash(&input[at..]).map(|k| at + k)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    pub fn flatten_quote_or_backslash(input: &[u8]) -> Option<usize> {
+        string_quote_or_backslash(input)
+    }
+
+    /// encode/escape.rs's stop_mask in slash mode, as an offset.
+    #[cfg(target_arch = "x86_64")]
+    pub fn stop_mask_offset(src: &[u8], i: usize) -> usize {
+        use std::arch::x86_64::*;
+        let m = unsafe {
+            let x = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
+            let eq = |b: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(b as i8));
+            let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+            let m = _mm_or_si128(_mm_or_si128(ctrl, eq(b'"')), _mm_or_si128(eq(b'\\'), eq(0x7f)));
+            _mm_movemask_epi8(_mm_or_si128(m, eq(b'/'))) as u32
+        };
+        (m.trailing_zeros() as usize).min(16)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    pub fn stop_mask_offset(src: &[u8], i: usize) -> usize {
+        qjson::arch::strings::Finder::Swar.escape_stop::<true, false, false>(src, i)
     }
 }

@@ -132,7 +132,7 @@ pub(super) mod strings {
     use core::arch::aarch64::*;
 
     /// Past this many bytes, memchr's NEON search (unrolled) takes over.
-    const SHORT: usize = 64;
+    const SHORT: usize = 256;
 
     /// The offset of the first all-ones lane of `m`, 16 if none.
     #[inline(always)]
@@ -143,8 +143,10 @@ pub(super) mod strings {
 
     #[inline(always)]
     pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+        // One bound for the loop: the end of `s` or of the short part.
+        let end = s.len().min(SHORT);
         let mut at = 0;
-        while at + 16 <= s.len() && at < SHORT {
+        while at + 16 <= end {
             // SAFETY: NEON is part of the target; 16 bytes from `at` are
             // inside `s`.
             let k = unsafe {
@@ -156,7 +158,7 @@ pub(super) mod strings {
             }
             at += 16;
         }
-        if at >= SHORT {
+        if at + 16 <= s.len() {
             return memchr::memchr2(b'"', b'\\', &s[at..]).map(|k| at + k);
         }
         super::super::swar::strings::quote_or_backslash(&s[at..]).map(|k| at + k)

@@ -195,12 +195,14 @@ pub(super) mod strings {
 
     /// Past this many bytes, memchr's search (AVX2 where the CPU has it)
     /// wins over 16 bytes at a time.
-    const SHORT: usize = 64;
+    const SHORT: usize = 256;
 
     #[inline(always)]
     pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+        // One bound for the loop: the end of `s` or of the short part.
+        let end = s.len().min(SHORT);
         let mut at = 0;
-        while at + 16 <= s.len() && at < SHORT {
+        while at + 16 <= end {
             // SAFETY: SSE2 is part of the target; 16 bytes from `at` are
             // inside `s`.
             let hits = unsafe {
@@ -214,7 +216,7 @@ pub(super) mod strings {
             }
             at += 16;
         }
-        if at >= SHORT {
+        if at + 16 <= s.len() {
             return memchr::memchr2(b'"', b'\\', &s[at..]).map(|k| at + k);
         }
         super::super::swar::strings::quote_or_backslash(&s[at..]).map(|k| at + k)
