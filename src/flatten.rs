@@ -755,34 +755,8 @@ fn flat_members(tape: &[u32], input: &[u8], from: usize, end: usize, object: boo
 }
 
 /// The length of a (valid) string body starting at `start`, and whether it
-/// holds an escape. Most strings are short: 16 bytes are tested at a time
-/// for a quote or backslash, and the first one found decides.
+/// holds an escape.
 #[inline(always)]
 fn string_body(input: &[u8], start: usize) -> (usize, bool) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        let mut at = start;
-        while at + 16 <= input.len() {
-            // SAFETY: 16 bytes from `at` are inside `input`; SSE2 is part
-            // of x86-64.
-            let (quotes, backslashes) = unsafe {
-                let v = _mm_loadu_si128(input.as_ptr().add(at).cast());
-                (
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u32,
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32,
-                )
-            };
-            let either = quotes | backslashes;
-            if either != 0 {
-                let first = either.trailing_zeros();
-                if quotes & (1 << first) != 0 {
-                    return (at + first as usize - start, false);
-                }
-                break;
-            }
-            at += 16;
-        }
-    }
     string::body_len(&input[start..]).unwrap_or((input.len() - start, false))
 }

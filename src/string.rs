@@ -1,6 +1,7 @@
 //! Reading strings out of the input: finding the end, unescaping, and
 //! comparing a key with a path segment without unescaping when possible.
 
+use crate::arch::strings::{hex4, quote_or_backslash};
 use crate::error::ErrorKind;
 
 /// Where a string body ends. `body` starts after the opening quote.
@@ -16,44 +17,12 @@ pub(crate) fn body_len(body: &[u8]) -> Option<(usize, bool)> {
     loop {
         // `i` is at a backslash: skip it and the escaped byte.
         i += 2;
-        let next = i + memchr::memchr2(b'"', b'\\', body.get(i..)?)?;
+        let next = i + quote_or_backslash(body.get(i..)?)?;
         if body[next] == b'"' {
             return Some((next, true));
         }
         i = next;
     }
-}
-
-/// The first `"` or `\\` in `s`. Most strings (keys, short values) end
-/// within a few words, which eight bytes at a time find before a vector
-/// search would have started.
-#[inline]
-fn quote_or_backslash(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    const SHORT: usize = 32;
-    let mut i = 0;
-    while i + 8 <= s.len() && i < SHORT {
-        let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("eight bytes"));
-        let q = w ^ (ONES * b'"' as u64);
-        let b = w ^ (ONES * b'\\' as u64);
-        // A zero byte of q or b sets its high bit (bits above the first
-        // may be false positives; the lowest is exact).
-        let hit = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGHS;
-        if hit != 0 {
-            return Some(i + (hit.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    memchr::memchr2(b'"', b'\\', &s[i..]).map(|k| i + k)
-}
-
-fn hex4(s: &[u8]) -> Option<u32> {
-    let mut v = 0;
-    for &d in s.get(..4)? {
-        v = v << 4 | (d as char).to_digit(16)?;
-    }
-    Some(v)
 }
 
 /// Where [`unescape`] writes: a growable buffer, or a fixed one (a document

@@ -37,7 +37,7 @@ for t in "${skip[@]}"; do skip_args+=(--skip "$t"); done
 echo "test-aarch64: cargo test (static, under qemu-aarch64-static; PROPTEST_CASES=$PROPTEST_CASES)"
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" \
   cargo test --profile release-tests --target $target --target-dir target/aarch64-static \
-  --test scan_agreement --test conformance --test differential --test errors || exit 1
+  --test scan_agreement --test finders --test conformance --test differential --test errors || exit 1
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" \
   cargo test --profile release-tests --target $target --target-dir target/aarch64-static --test hostile -- "${skip_args[@]}" || exit 1
 

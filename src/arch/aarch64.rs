@@ -122,3 +122,66 @@ impl<const PMULL: bool> Block for Neon<PMULL> {
         }
     }
 }
+
+/// The searches of `arch::strings` with NEON, which the aarch64 targets
+/// this crate builds for include (the module is compiled only when the
+/// target guarantees it). Sixteen bytes at a time; the first hit is found
+/// by narrowing the compare to four bits a byte (`shrn`), as memchr does.
+#[cfg(target_feature = "neon")]
+pub(super) mod strings {
+    use core::arch::aarch64::*;
+
+    /// Past this many bytes, memchr's NEON search (unrolled) takes over.
+    const SHORT: usize = 256;
+
+    /// The offset of the first all-ones lane of `m`, 16 if none.
+    #[inline(always)]
+    unsafe fn first(m: uint8x16_t) -> usize {
+        let nibbles = vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(m), 4)), 0);
+        (nibbles.trailing_zeros() / 4) as usize
+    }
+
+    #[inline(always)]
+    pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+        // One bound for the loop: the end of `s` or of the short part.
+        let end = s.len().min(SHORT);
+        let mut at = 0;
+        while at + 16 <= end {
+            // SAFETY: NEON is part of the target; 16 bytes from `at` are
+            // inside `s`.
+            let k = unsafe {
+                let v = vld1q_u8(s.as_ptr().add(at));
+                first(vorrq_u8(vceqq_u8(v, vdupq_n_u8(b'"')), vceqq_u8(v, vdupq_n_u8(b'\\'))))
+            };
+            if k < 16 {
+                return Some(at + k);
+            }
+            at += 16;
+        }
+        if at + 16 <= s.len() {
+            return memchr::memchr2(b'"', b'\\', &s[at..]).map(|k| at + k);
+        }
+        super::super::swar::strings::quote_or_backslash(&s[at..]).map(|k| at + k)
+    }
+
+    #[inline(always)]
+    pub(crate) fn escape_stop<const SLASH: bool, const HIGH: bool, const HTML: bool>(src: &[u8; 16]) -> usize {
+        // SAFETY: NEON is part of the target; the load reads `src`.
+        unsafe {
+            let x = vld1q_u8(src.as_ptr());
+            let eq = |b: u8| vceqq_u8(x, vdupq_n_u8(b));
+            let ctrl = vcltq_u8(x, vdupq_n_u8(0x20));
+            let mut m = vorrq_u8(vorrq_u8(ctrl, eq(b'"')), vorrq_u8(eq(b'\\'), eq(0x7f)));
+            if SLASH {
+                m = vorrq_u8(m, eq(b'/'));
+            }
+            if HTML {
+                m = vorrq_u8(m, vorrq_u8(eq(b'<'), vorrq_u8(eq(b'>'), eq(b'&'))));
+            }
+            if HIGH {
+                m = vorrq_u8(m, vcgeq_u8(x, vdupq_n_u8(0x80)));
+            }
+            first(m)
+        }
+    }
+}

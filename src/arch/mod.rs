@@ -2,11 +2,13 @@
 //! that looks at CPU features ([`Backend::available`]), the [`Block`] trait
 //! the generic stage 1 is written over, and its instances: AVX-512 and AVX2
 //! (`x86_64`), NEON (`aarch64`), and the portable word-at-a-time one
-//! (`swar`). The byte-at-a-time `stage1::scalar` is the test oracle.
+//! (`swar`). The byte-at-a-time `stage1::scalar` is the test oracle. Also
+//! the vector searches outside stage 1 ([`strings`]).
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod block;
+pub mod strings;
 pub(crate) mod swar;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;

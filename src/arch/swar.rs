@@ -174,6 +174,61 @@ pub(crate) fn scan(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>
     }
 }
 
+/// The searches of `arch::strings` a word at a time: the production code
+/// on CPUs without vectors. A zero byte of `w ^ splat(c)` is a byte equal
+/// to `c`; [`has_zero`]'s lowest flag is exact, and only the lowest is
+/// used.
+pub(crate) mod strings {
+    use super::{has_zero, splat, HIGH, ONES};
+
+    #[inline(always)]
+    fn quotes_or_backslashes(w: u64) -> u64 {
+        has_zero(w ^ splat(b'"')) | has_zero(w ^ splat(b'\\'))
+    }
+
+    #[inline(always)]
+    pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+        let mut at = 0;
+        while at + 8 <= s.len() {
+            let hits = quotes_or_backslashes(u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes")));
+            if hits != 0 {
+                return Some(at + (hits.trailing_zeros() / 8) as usize);
+            }
+            at += 8;
+        }
+        // The last bytes padded with zeros, which match neither.
+        let mut tail = [0u8; 8];
+        tail[..s.len() - at].copy_from_slice(&s[at..]);
+        let hits = quotes_or_backslashes(u64::from_le_bytes(tail));
+        (hits != 0).then(|| at + (hits.trailing_zeros() / 8) as usize)
+    }
+
+    #[inline(always)]
+    pub(crate) fn escape_stop<const SLASH: bool, const HIGH_BYTES: bool, const HTML: bool>(src: &[u8; 16]) -> usize {
+        for half in 0..2 {
+            let x = u64::from_le_bytes(src[8 * half..8 * half + 8].try_into().expect("8 bytes"));
+            // Below 0x20: the subtraction borrows (a flag above the first
+            // may be false, as with has_zero).
+            let mut m = x.wrapping_sub(ONES * 0x20) & !x;
+            m |= has_zero(x ^ splat(b'"')) | has_zero(x ^ splat(b'\\')) | has_zero(x ^ splat(0x7f));
+            if SLASH {
+                m |= has_zero(x ^ splat(b'/'));
+            }
+            if HTML {
+                m |= has_zero(x ^ splat(b'<')) | has_zero(x ^ splat(b'>')) | has_zero(x ^ splat(b'&'));
+            }
+            if HIGH_BYTES {
+                m |= x;
+            }
+            m &= HIGH;
+            if m != 0 {
+                return 8 * half + (m.trailing_zeros() / 8) as usize;
+            }
+        }
+        16
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -186,3 +186,63 @@ impl Block for Avx512 {
         clmul_prefix_xor(x)
     }
 }
+
+/// The searches of `arch::strings` with SSE2, which every x86-64 CPU has
+/// (the module is compiled only when the target guarantees it).
+#[cfg(target_feature = "sse2")]
+pub(super) mod strings {
+    use core::arch::x86_64::*;
+
+    /// Past this many bytes, memchr's search (AVX2 where the CPU has it)
+    /// wins over 16 bytes at a time.
+    const SHORT: usize = 256;
+
+    #[inline(always)]
+    pub(crate) fn quote_or_backslash(s: &[u8]) -> Option<usize> {
+        // One bound for the loop: the end of `s` or of the short part.
+        let end = s.len().min(SHORT);
+        let mut at = 0;
+        while at + 16 <= end {
+            // SAFETY: SSE2 is part of the target; 16 bytes from `at` are
+            // inside `s`.
+            let hits = unsafe {
+                let v = _mm_loadu_si128(s.as_ptr().add(at).cast());
+                let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let b = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                _mm_movemask_epi8(_mm_or_si128(q, b)) as u32
+            };
+            if hits != 0 {
+                return Some(at + hits.trailing_zeros() as usize);
+            }
+            at += 16;
+        }
+        if at + 16 <= s.len() {
+            return memchr::memchr2(b'"', b'\\', &s[at..]).map(|k| at + k);
+        }
+        super::super::swar::strings::quote_or_backslash(&s[at..]).map(|k| at + k)
+    }
+
+    #[inline(always)]
+    pub(crate) fn escape_stop<const SLASH: bool, const HIGH: bool, const HTML: bool>(src: &[u8; 16]) -> usize {
+        // SAFETY: SSE2 is part of the target; the load reads `src`.
+        let bits = unsafe {
+            let x = _mm_loadu_si128(src.as_ptr() as *const __m128i);
+            let eq = |b: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(b as i8));
+            // x <= 0x1f (unsigned): max(x, 0x1f) == 0x1f.
+            let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+            let mut m = _mm_or_si128(_mm_or_si128(ctrl, eq(b'"')), _mm_or_si128(eq(b'\\'), eq(0x7f)));
+            if SLASH {
+                m = _mm_or_si128(m, eq(b'/'));
+            }
+            if HTML {
+                m = _mm_or_si128(m, _mm_or_si128(eq(b'<'), _mm_or_si128(eq(b'>'), eq(b'&'))));
+            }
+            let mut bits = _mm_movemask_epi8(m) as u32;
+            if HIGH {
+                bits |= _mm_movemask_epi8(x) as u32;
+            }
+            bits
+        };
+        (bits | 1 << 16).trailing_zeros() as usize
+    }
+}

@@ -137,72 +137,6 @@ fn decode(src: &[u8], i: usize) -> Result<Option<(u32, usize)>, ()> {
     Ok(Some((cp, len)))
 }
 
-/// One bit per byte of `src[i..i + 16]` the fast scan stops at (bit k for
-/// byte k; only the lowest set bit is meaningful). Needs 16 readable bytes. Beyond the bytes
-/// every mode escapes (below 0x20, `"`, `\`, 0x7f) it stops at `/` with
-/// SLASH, at 0x80 and above with HIGH (modes that decode or check UTF-8,
-/// and HTML mode, which looks for U+2028 / U+2029), at `<`, `>`, `&` with
-/// HTML.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn stop_mask<const SLASH: bool, const HIGH: bool, const HTML: bool>(src: &[u8], i: usize) -> u32 {
-    use std::arch::x86_64::*;
-    debug_assert!(i + 16 <= src.len());
-    // SAFETY: SSE2 is part of x86_64; the load reads src[i..i + 16].
-    unsafe {
-        let x = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
-        let eq = |b: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(b as i8));
-        // x <= 0x1f (unsigned): max(x, 0x1f) == 0x1f.
-        let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
-        let mut m = _mm_or_si128(_mm_or_si128(ctrl, eq(b'"')), _mm_or_si128(eq(b'\\'), eq(0x7f)));
-        if SLASH {
-            m = _mm_or_si128(m, eq(b'/'));
-        }
-        if HTML {
-            m = _mm_or_si128(m, _mm_or_si128(eq(b'<'), _mm_or_si128(eq(b'>'), eq(b'&'))));
-        }
-        let mut bits = _mm_movemask_epi8(m) as u32;
-        if HIGH {
-            bits |= _mm_movemask_epi8(x) as u32;
-        }
-        bits
-    }
-}
-
-/// Portable version of the above over two 64-bit words (SWAR): the lowest
-/// flagged byte of each word is exact, which is all the scan uses.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn stop_mask<const SLASH: bool, const HIGH: bool, const HTML: bool>(src: &[u8], i: usize) -> u32 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
-    for half in 0..2 {
-        let at = i + 8 * half;
-        let x = u64::from_le_bytes(src[at..at + 8].try_into().unwrap());
-        let mut m = x.wrapping_sub(ONES * 0x20) & !x;
-        m |= has_zero(x ^ (ONES * b'"' as u64));
-        m |= has_zero(x ^ (ONES * b'\\' as u64));
-        m |= has_zero(x ^ (ONES * 0x7f));
-        if SLASH {
-            m |= has_zero(x ^ (ONES * b'/' as u64));
-        }
-        if HTML {
-            m |= has_zero(x ^ (ONES * b'<' as u64))
-                | has_zero(x ^ (ONES * b'>' as u64))
-                | has_zero(x ^ (ONES * b'&' as u64));
-        }
-        if HIGH {
-            m |= x;
-        }
-        m &= HIGHS;
-        if m != 0 {
-            return 1 << (8 * half + (m.trailing_zeros() / 8) as usize);
-        }
-    }
-    0
-}
-
 /// Escapes `src` into `dst`, which must hold `MAX_EXPANSION * src.len() +
 /// SLACK` bytes. `last` says no input follows (a chunked caller passes
 /// false for all but the final chunk).
@@ -237,6 +171,7 @@ fn escape_with<const SLASH: bool, const HIGH: bool, const HTML: bool>(
     last: bool,
 ) -> Escaped {
     let t = &TABLES[(flags & 15) as usize];
+    let finder = crate::arch::strings::Finder::current();
     let (mut i, mut w) = (0usize, 0usize);
     let n = src.len();
     loop {
@@ -244,16 +179,15 @@ fn escape_with<const SLASH: bool, const HIGH: bool, const HTML: bool>(
         // work, stored whole (dst has room to spare). The last bytes are
         // scanned from a copy padded with a byte no mode stops at.
         if i + 16 <= n {
-            let m = stop_mask::<SLASH, HIGH, HTML>(src, i);
+            let k = finder.escape_stop::<SLASH, HIGH, HTML>(src, i);
             dst[w..w + 16].copy_from_slice(&src[i..i + 16]);
-            // The next address must not wait for the mask: a clean block
-            // advances by a constant, on a predicted branch.
-            if m == 0 {
+            // The next address must not wait for the offset: a clean
+            // block advances by a constant, on a predicted branch.
+            if k == 16 {
                 i += 16;
                 w += 16;
                 continue;
             }
-            let k = m.trailing_zeros() as usize;
             i += k;
             w += k;
         } else {
@@ -263,8 +197,7 @@ fn escape_with<const SLASH: bool, const HIGH: bool, const HTML: bool>(
             for (d, &b) in pad.iter_mut().zip(&src[i..]) {
                 *d = b;
             }
-            let m = stop_mask::<SLASH, HIGH, HTML>(&pad, 0);
-            let k = (m.trailing_zeros() as usize).min(rem);
+            let k = finder.escape_stop::<SLASH, HIGH, HTML>(&pad, 0).min(rem);
             dst[w..w + 16].copy_from_slice(&pad);
             i += k;
             w += k;

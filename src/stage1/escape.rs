@@ -1,18 +1,8 @@
 //! Checks one backslash escape inside a string; shared by every backend so
 //! that they report the same error at the same offset.
 
+use crate::arch::strings::hex4;
 use crate::error::ErrorKind;
-
-#[inline]
-fn hex4(input: &[u8], at: usize) -> Option<u32> {
-    let digits = input.get(at..at + 4)?;
-    let mut v = 0u32;
-    for &d in digits {
-        let n = (d as char).to_digit(16)?;
-        v = v << 4 | n;
-    }
-    Some(v)
-}
 
 /// `p` is the offset of the escaped character (the byte after `\`).
 /// Returns the offset of a low-surrogate `u` that this call has already
@@ -24,11 +14,11 @@ pub(crate) fn check(input: &[u8], p: usize) -> Result<Option<usize>, (usize, Err
     match input.get(p) {
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(None),
         Some(b'u') => {
-            let cp = hex4(input, p + 1).ok_or((bs, ErrorKind::InvalidUnicodeEscape))?;
+            let cp = input.get(p + 1..).and_then(hex4).ok_or((bs, ErrorKind::InvalidUnicodeEscape))?;
             match cp {
                 0xD800..=0xDBFF => {
                     let low = if input.get(p + 5) == Some(&b'\\') && input.get(p + 6) == Some(&b'u') {
-                        hex4(input, p + 7)
+                        input.get(p + 7..).and_then(hex4)
                     } else {
                         None
                     };
