@@ -5,9 +5,9 @@ use crate::number;
 use crate::options::Options;
 use crate::path::{self, PathError, Segment};
 use crate::scan;
+use crate::stage2::{self, Open};
 use crate::string;
-use crate::tape::{Kind, Node, HEADER, NEXT_FLAGS, ROOT, SCALARS_ONLY, UNIQUE_KEYS};
-use crate::validate::{self, Open};
+use crate::tape::{self, Kind, Node, HEADER, ROOT};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -145,7 +145,7 @@ fn with_tape<R>(
         s.measured = None;
         let info = scan::scan(input, opts.strict(), measure, &mut s.index);
         s.escape_room = info.escape_room;
-        let built = validate::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
+        let built = stage2::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
         let tape = built.map(|()| keep(&mut s.tape));
         for v in [&mut s.index, &mut s.tape] {
             if v.capacity() > KEEP_SCRATCH_ENTRIES {
@@ -308,7 +308,7 @@ impl Document<'_> {
 
     #[inline(always)]
     fn pos(&self, node: Node) -> usize {
-        self.tape[node as usize] as usize
+        tape::offset(&self.tape, node)
     }
 
     #[inline(always)]
@@ -340,63 +340,43 @@ impl Document<'_> {
             c => Kind::of_byte(c),
         };
         if !self.opts.strict() && matches!(kind, Kind::Number | Kind::Boolean | Kind::Null) {
-            validate::check_atom(self.input(), self.pos(node), false, lenient).map_err(|(p, k)| self.error(k, p))?;
+            stage2::check_atom(self.input(), self.pos(node), false, lenient).map_err(|(p, k)| self.error(k, p))?;
         }
         Ok(kind)
     }
 
     #[inline(always)]
     fn is_container(&self, node: Node) -> bool {
-        matches!(self.first_byte(node), b'{' | b'[')
+        tape::opens(self.first_byte(node))
     }
 
     /// The slot after `node` and everything inside it.
     #[inline(always)]
     pub fn skip(&self, node: Node) -> Node {
-        if self.is_container(node) {
-            self.tape[node as usize + 1] & !NEXT_FLAGS
-        } else {
-            node + 1
-        }
+        tape::skip(&self.tape, node, self.first_byte(node))
     }
 
-    /// Where a container's members end: its `next` slot, or the count slot
-    /// before it (see `tape`).
+    /// Where a container's members end (see `tape::Next::members_end`).
     #[inline(always)]
     fn members_end(&self, node: Node) -> Node {
-        let next = self.tape[node as usize + 1];
-        if next & SCALARS_ONLY != 0 {
-            next & !NEXT_FLAGS
-        } else {
-            (next & !NEXT_FLAGS) - 1
-        }
+        tape::next(&self.tape, node).members_end()
     }
 
     /// Whether no member of container `node` is itself a container.
     pub fn scalars_only(&self, node: Node) -> bool {
-        self.is_container(node) && self.tape[node as usize + 1] & SCALARS_ONLY != 0
+        self.is_container(node) && tape::next(&self.tape, node).scalars_only()
     }
 
     /// Member or element count of a container.
     pub fn len(&self, node: Node) -> Option<usize> {
-        if !self.is_container(node) {
-            return None;
-        }
-        let next = self.tape[node as usize + 1];
-        let after = next & !NEXT_FLAGS;
-        if next & SCALARS_ONLY != 0 {
-            let slots = after - node - HEADER as u32;
-            let per_member = if self.first_byte(node) == b'{' { 2 } else { 1 };
-            Some((slots / per_member) as usize)
-        } else {
-            Some(self.tape[after as usize - 1] as usize)
-        }
+        let c = self.first_byte(node);
+        tape::opens(c).then(|| tape::count(&self.tape, node, c == b'{'))
     }
 
     /// The first child of a container (for an object, the first key; its
     /// value is the next node), or `None` when empty or not a container.
     pub fn first_child(&self, node: Node) -> Option<Node> {
-        let first = node + HEADER as u32;
+        let first = tape::first_member(node);
         (self.is_container(node) && first < self.members_end(node)).then_some(first)
     }
 
@@ -407,7 +387,7 @@ impl Document<'_> {
             return None;
         }
         let end = self.members_end(parent);
-        if child < parent + HEADER as u32 || child >= end {
+        if child < tape::first_member(parent) || child >= end {
             return None;
         }
         let next = if self.first_byte(parent) == b'{' { self.skip(child + 1) } else { self.skip(child) };
@@ -419,7 +399,7 @@ impl Document<'_> {
     /// (see `tape::UNIQUE_KEYS`).
     #[inline(always)]
     fn keys_proven_unique(&self, obj: Node) -> bool {
-        self.tape[obj as usize + 1] & UNIQUE_KEYS != 0
+        tape::next(&self.tape, obj).unique_keys()
     }
 
     /// The value of `key` in object `obj`; the last one when the key repeats
@@ -446,7 +426,7 @@ impl Document<'_> {
     #[inline(always)]
     fn scan_members<const COUNTED: bool>(&self, obj: Node, key: &[u8]) -> Option<Node> {
         let input = self.input();
-        let tape = &self.tape[..];
+        let slots = &self.tape[..];
         let mut found = None;
         let mut k = self.first_child(obj)?;
         let close = self.members_end(obj);
@@ -457,7 +437,7 @@ impl Document<'_> {
         let first = key.first().copied().unwrap_or(b'"');
         let mut seen = 0;
         loop {
-            let body = tape[k as usize] as usize + 1;
+            let body = tape::offset(slots, k) + 1;
             let c = input[body];
             if (c == first || c == b'\\') && string::key_eq(&input[body..], key) {
                 if unique {
@@ -465,10 +445,9 @@ impl Document<'_> {
                 }
                 found = Some(k + 1);
             }
-            // Step over the value: O(1) for a container too. (`skip(k + 1)`
-            // on the local slice: ~10% faster per member than the call.)
-            let value = tape[k as usize + 1];
-            k = if matches!(input[value as usize], b'{' | b'[') { tape[k as usize + 2] & !NEXT_FLAGS } else { k + 2 };
+            // Step over the value: O(1) for a container too. (On the local
+            // slice: faster per member than the method call.)
+            k = tape::skip(slots, k + 1, input[tape::offset(slots, k + 1)]);
             if k >= close {
                 return found;
             }
@@ -486,7 +465,7 @@ impl Document<'_> {
     /// Slots from a container's header to the slot after it.
     #[inline(always)]
     fn span(&self, node: Node) -> usize {
-        (self.tape[node as usize + 1] & !NEXT_FLAGS).wrapping_sub(node) as usize
+        tape::next(&self.tape, node).after().wrapping_sub(node) as usize
     }
 
     /// From the object's key table when it has one.
@@ -524,17 +503,16 @@ impl Document<'_> {
         let close = self.members_end(obj);
         let start = if from >= first_key && from < close { from } else { first_key };
         let input = self.input();
-        let tape = &self.tape[..];
+        let slots = &self.tape[..];
         let first = key.first().copied().unwrap_or(b'"');
         let mut k = start;
         loop {
-            let body = tape[k as usize] as usize + 1;
+            let body = tape::offset(slots, k) + 1;
             let c = input[body];
             if (c == first || c == b'\\') && string::key_eq(&input[body..], key) {
                 return Some(k + 1);
             }
-            let value = tape[k as usize + 1];
-            k = if matches!(input[value as usize], b'{' | b'[') { tape[k as usize + 2] & !NEXT_FLAGS } else { k + 2 };
+            k = tape::skip(slots, k + 1, input[tape::offset(slots, k + 1)]);
             if k >= close {
                 k = first_key;
             }
@@ -561,13 +539,13 @@ impl Document<'_> {
         let node = if cached && index - i <= lookup::ARRAY_MIN {
             self.walk(i, e, index)
         } else if !cached && index <= lookup::ARRAY_MIN {
-            self.walk(0, arr + HEADER as u32, index)
+            self.walk(0, tape::first_member(arr), index)
         } else if let Some(node) = self.element_indexed(arr, index, len) {
             node
         } else if cached {
             self.walk(i, e, index)
         } else {
-            self.walk(0, arr + HEADER as u32, index)
+            self.walk(0, tape::first_member(arr), index)
         };
         self.last_index.set((arr, index, node));
         Some(node)
@@ -593,7 +571,7 @@ impl Document<'_> {
         let mut lookup = self.lookup.borrow_mut();
         let lookup = lookup.get_or_insert_with(|| Box::new(Lookup::new(self.tape.bytes())));
         lookup.element(arr, index, len, || {
-            let mut node = arr + HEADER as u32;
+            let mut node = tape::first_member(arr);
             let mut nodes = Vec::with_capacity(len);
             for _ in 0..len {
                 nodes.push(node);

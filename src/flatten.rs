@@ -23,7 +23,7 @@
 
 use std::ffi::c_char;
 
-use crate::tape::{NEXT_FLAGS, SCALARS_ONLY};
+use crate::tape::{self, Next};
 use crate::{number, string, Document, Error, Kind, Node};
 
 /// What an event holds.
@@ -272,7 +272,7 @@ impl Stream {
                 if top.object && !top.at_value {
                     top.at_value = true;
                     let mut last = top.last_key;
-                    let e = self.key(input, tape[i] as usize + 1, &mut keys, &mut last);
+                    let e = self.key(input, tape::offset(tape, i as Node) + 1, &mut keys, &mut last);
                     if let Some(top) = self.stack.last_mut() {
                         top.last_key = last;
                     }
@@ -281,19 +281,19 @@ impl Stream {
                     i += 1;
                 }
             }
-            let pos = tape[i] as usize;
+            let pos = tape::offset(tape, i as Node);
             match input[pos] {
                 c @ (b'{' | b'[') => {
-                    let next = tape[i + 1];
-                    let after = (next & !NEXT_FLAGS) as usize;
+                    let next = tape::next(tape, i as Node);
+                    let after = next.after() as usize;
                     let object = c == b'{';
-                    let scalars_only = next & SCALARS_ONLY != 0;
-                    if !scalars_only && !flat_members(tape, input, i + 2, after - 1, object) {
+                    let scalars_only = next.scalars_only();
+                    if !scalars_only && !flat_members(tape, input, i as Node, object) {
                         // Members follow, some of them containers.
                         let tag = if object { EventTag::Object } else { EventTag::Array };
                         let event = self.events.len() as u32;
-                        self.events.push(Event::new(tag, tape[after - 1], 0.0));
-                        let members_end = after as Node - 1;
+                        self.events.push(Event::new(tag, tape::count(tape, i as Node, object) as u32, 0.0));
+                        let members_end = next.members_end();
                         self.stack.push(Open {
                             a: members_end,
                             b: after as Node,
@@ -303,7 +303,7 @@ impl Stream {
                             event,
                             ids_from: self.key_ids.len() as u32,
                         });
-                        i += 2;
+                        i = tape::first_member(i as Node) as usize;
                         continue;
                     }
                     // Scalars only: emitted here, in one loop.
@@ -311,33 +311,33 @@ impl Stream {
                     if !scalars_only {
                         // Scalars and empty containers, each of those as
                         // one event (an empty scalars-only container).
-                        let members_end = after - 1;
+                        let members_end = next.members_end() as usize;
                         let (event, from) = (self.events.len(), self.key_ids.len());
-                        self.events.push(Event::new(tag, tape[members_end], 0.0));
-                        let mut j = i + 2;
+                        self.events.push(Event::new(tag, tape::count(tape, i as Node, object) as u32, 0.0));
+                        let mut j = tape::first_member(i as Node) as usize;
                         let mut last = 0;
                         while j < members_end {
                             if object {
-                                let k = self.key(input, tape[j] as usize + 1, &mut keys, &mut last);
+                                let k = self.key(input, tape::offset(tape, j as Node) + 1, &mut keys, &mut last);
                                 self.key_ids.push(last);
                                 self.events.push(k);
                                 j += 1;
                             }
-                            let p = tape[j] as usize;
-                            let (v, slots) = match input[p] {
-                                b'[' => (Event::new(EventTag::ScalarArray, 0, 0.0), 2),
-                                b'{' => (Event::new(EventTag::ScalarObject, 0, 0.0), 2),
-                                _ => (self.scalar(input, p, lenient), 1),
+                            let p = tape::offset(tape, j as Node);
+                            let v = match input[p] {
+                                b'[' => Event::new(EventTag::ScalarArray, 0, 0.0),
+                                b'{' => Event::new(EventTag::ScalarObject, 0, 0.0),
+                                _ => self.scalar(input, p, lenient),
                             };
                             self.events.push(v);
-                            j += slots;
+                            j = tape::skip(tape, j as Node, input[p]) as usize;
                         }
                         if object {
                             self.set_shape(&mut keys, event, from);
                         }
                         i = after;
                     } else if object {
-                        let members = &tape[i + 2..after];
+                        let members = tape::scalar_members(tape, i as Node);
                         let (event, from) = (self.events.len(), self.key_ids.len());
                         self.events.push(Event::new(tag, (members.len() / 2) as u32, 0.0));
                         let mut last = 0;
@@ -351,8 +351,8 @@ impl Stream {
                         self.set_shape(&mut keys, event, from);
                         i = after;
                     } else {
-                        self.events.push(Event::new(tag, (after - i - 2) as u32, 0.0));
-                        for &p in &tape[i + 2..after] {
+                        self.events.push(Event::new(tag, tape::count(tape, i as Node, false) as u32, 0.0));
+                        for &p in tape::scalar_members(tape, i as Node) {
                             let v = self.scalar(input, p as usize, lenient);
                             self.events.push(v);
                         }
@@ -733,23 +733,21 @@ impl KeyCache {
     }
 }
 
-/// Whether the members of a container that is not scalars-only, whose
-/// member slots run from `from` to `end`, are all scalars or empty
-/// containers. The first nested container that is not empty decides.
+/// Whether the members of container `node`, which is not scalars-only,
+/// are all scalars or empty containers. The first nested container that
+/// is not empty decides.
 #[inline(always)]
-fn flat_members(tape: &[u32], input: &[u8], from: usize, end: usize, object: bool) -> bool {
-    let mut j = from;
+fn flat_members(tape: &[u32], input: &[u8], node: Node, object: bool) -> bool {
+    let end = tape::next(tape, node).members_end();
+    let mut j = tape::first_member(node);
     while j < end {
-        j += object as usize;
-        if matches!(input[tape[j] as usize], b'[' | b'{') {
-            // Empty: scalars-only, and its end just past its header.
-            if tape[j + 1] != (j as u32 + 2) | SCALARS_ONLY {
-                return false;
-            }
-            j += 2;
-        } else {
-            j += 1;
+        j += object as Node;
+        let first = input[tape::offset(tape, j)];
+        // Empty: scalars-only, and its end just past its header.
+        if tape::opens(first) && tape::next(tape, j) != Next::new(tape::first_member(j) as usize, true, false) {
+            return false;
         }
+        j = tape::skip(tape, j, first);
     }
     true
 }

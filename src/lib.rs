@@ -2,7 +2,7 @@
 //! documents from LuaJIT.
 //!
 //! Bytes flow one way: [`scan`] (stage 1) finds every structural position,
-//! [`validate`] (stage 2) checks the grammar and links containers into a
+//! [`stage2`] checks the grammar and links containers into a
 //! [`tape`], and a [`Document`] answers reads by walking the tape. The C ABI
 //! used by the Lua binding is in [`ffi`].
 
@@ -18,10 +18,10 @@ pub mod path;
 pub mod schema;
 pub mod select;
 pub mod stage1;
+mod stage2;
 pub mod stream;
 mod string;
 pub mod tape;
-mod validate;
 
 pub use document::Document;
 pub use error::{Error, ErrorKind};
