@@ -3,9 +3,9 @@
 use crate::error::{Error, ErrorKind};
 use crate::number;
 use crate::options::Options;
+use crate::parser;
 use crate::path::{self, PathError, Segment};
-use crate::scan;
-use crate::stage2::{self, Open};
+use crate::stage2;
 use crate::string;
 use crate::tape::{self, Kind, Node, HEADER, ROOT};
 use std::borrow::Cow;
@@ -89,80 +89,14 @@ pub struct Document<'a> {
     indexable: bool,
 }
 
-/// Stage 1's index, stage 2's tape and container stack, reused across
-/// parses so that a parse makes only its own two allocations: the document
-/// and an exactly sized copy of its tape.
-#[derive(Default)]
-struct Buffers {
-    index: Vec<u32>,
-    tape: Vec<u32>,
-    stack: Vec<Open>,
-    /// The input (address, length) and options `tape` was last built for
-    /// by [`Document::measure`]; cleared by every other build.
-    measured: Option<(usize, usize, Options)>,
-    /// Stage 1's `escape_room` for the last build.
-    escape_room: usize,
-}
-
-thread_local! {
-    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
-}
-
 /// Objects spanning more tape slots than this may have more than
 /// `lookup::OBJECT_MIN` members.
 const WIDE_SPAN: usize = 2 * lookup::OBJECT_MIN + HEADER;
 
-/// Scratch buffers larger than this are released after the parse.
-const KEEP_SCRATCH_ENTRIES: usize = 1 << 22;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// What `Buffers::measured` holds for a build of `input` with `opts`.
-fn measured_key(input: &[u8], opts: &Options) -> Option<(usize, usize, Options)> {
-    Some((input.as_ptr() as usize, input.len(), *opts))
-}
-
-fn build_tape(input: &[u8], opts: &Options) -> Result<Vec<u32>, Error> {
-    with_tape(input, opts, false, |tape| tape.to_vec())
-}
-
-/// Builds the tape of `input` in the thread's scratch buffers and hands it
-/// to `keep`, which copies it out or lends it to a one-shot reader.
-fn with_tape<R>(
-    input: &[u8],
-    opts: &Options,
-    measure: bool,
-    keep: impl FnOnce(&mut Vec<u32>) -> R,
-) -> Result<R, Error> {
-    if input.starts_with(BOM) {
-        return Err(Error::at(ErrorKind::ByteOrderMark, input, 0));
-    }
-    if input.len() > u32::MAX as usize {
-        return Err(Error::at(ErrorKind::TooLarge, &[], 0));
-    }
-    BUFFERS.with(|s| {
-        let s = &mut *s.borrow_mut();
-        s.measured = None;
-        let info = scan::scan(input, opts.strict(), measure, &mut s.index);
-        s.escape_room = info.escape_room;
-        let built = stage2::build(input, &s.index, &info, opts, &mut s.tape, &mut s.stack);
-        let tape = built.map(|()| keep(&mut s.tape));
-        for v in [&mut s.index, &mut s.tape] {
-            if v.capacity() > KEEP_SCRATCH_ENTRIES {
-                *v = Vec::new();
-            }
-        }
-        if s.stack.capacity() > KEEP_SCRATCH_ENTRIES {
-            s.stack = Vec::new();
-        }
-        tape
-    })
-}
-
 impl<'a> Document<'a> {
     /// Parses `input`, which the document borrows.
     pub fn parse(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
-        let tape = build_tape(input, opts)?;
+        let tape = parser::build_tape(input, opts)?;
         Document::new(Source::Borrowed(input), Tape::owned(tape), *opts)
     }
 
@@ -174,7 +108,7 @@ impl<'a> Document<'a> {
         opts: &Options,
         read: impl FnOnce(&mut Document<'a>) -> R,
     ) -> Result<R, Error> {
-        with_tape(input, opts, false, |tape| {
+        parser::with_tape(input, opts, false, |tape| {
             let mut doc = Document::new(Source::Borrowed(input), Tape::owned(std::mem::take(tape)), *opts)?;
             let r = read(&mut doc);
             *tape = std::mem::replace(&mut doc.tape, Tape::owned(Vec::new())).into_vec();
@@ -188,36 +122,20 @@ impl<'a> Document<'a> {
     /// (the Lua binding puts them in the Lua heap, where the collector
     /// frees them without a finalizer).
     pub fn measure(input: &[u8], opts: &Options) -> Result<usize, Error> {
-        with_tape(input, opts, true, |_| ())?;
-        BUFFERS.with(|s| {
-            let mut s = s.borrow_mut();
-            s.measured = measured_key(input, opts);
-            Ok(s.tape.len() * 4 + s.escape_room.next_multiple_of(4))
-        })
+        parser::measure(input, opts)
     }
 
     /// The bytes [`Document::measure`] returned for `input`, when it was the
     /// last parse on this thread.
     pub fn measured_size(input: &[u8], opts: &Options) -> Option<usize> {
-        BUFFERS.with(|s| {
-            let s = s.borrow();
-            (s.measured == measured_key(input, opts)).then(|| s.tape.len() * 4 + s.escape_room.next_multiple_of(4))
-        })
+        parser::measured_size(input, opts)
     }
 
     /// Like [`Document::parse`], for a document too large to place: takes
     /// the tape [`Document::measure`] built, or builds a fresh one when
     /// another parse ran since.
     pub fn parse_measured(input: &'a [u8], opts: &Options) -> Result<Document<'a>, Error> {
-        let key = measured_key(input, opts);
-        let measured = BUFFERS.with(|s| {
-            let s = s.borrow();
-            (s.measured == key).then(|| s.tape.to_vec())
-        });
-        let tape = match measured {
-            Some(tape) => tape,
-            None => build_tape(input, opts)?,
-        };
+        let tape = parser::measured_tape(input, opts)?;
         Document::new(Source::Borrowed(input), Tape::owned(tape), *opts)
     }
 
@@ -226,22 +144,7 @@ impl<'a> Document<'a> {
     /// last, or, when another parse ran since, a fresh one. `None` when
     /// `mem` is too small.
     pub fn place(input: &'a [u8], opts: &Options, mem: &'a mut [u32]) -> Result<Option<Document<'a>>, Error> {
-        let key = measured_key(input, opts);
-        if BUFFERS.with(|s| s.borrow().measured != key) {
-            // (Measured, so that a caller whose memory is too small can
-            // still place or box this parse: `Document::measured_size`.)
-            Document::measure(input, opts)?;
-        }
-        let fits = BUFFERS.with(|s| {
-            let s = s.borrow();
-            let (slots, room) = (s.tape.len(), s.escape_room);
-            let fits = slots <= mem.len() && (mem.len() - slots) * 4 >= room;
-            if fits {
-                mem[..slots].copy_from_slice(&s.tape);
-            }
-            fits.then_some((slots, room))
-        });
-        let Some((slots, room)) = fits else { return Ok(None) };
+        let Some((slots, room)) = parser::place(input, opts, mem)? else { return Ok(None) };
         let (tape, rest) = mem.split_at_mut(slots);
         // SAFETY: u8 has no alignment or validity requirement.
         let rest: &'a mut [u8] =
@@ -272,7 +175,7 @@ impl<'a> Document<'a> {
 impl Document<'static> {
     /// Parses bytes the document takes ownership of (e.g. a file).
     pub fn parse_owned(input: Vec<u8>, opts: &Options) -> Result<Document<'static>, Error> {
-        let tape = build_tape(&input, opts)?;
+        let tape = parser::build_tape(&input, opts)?;
         Document::new(Source::Owned(input), Tape::owned(tape), *opts)
     }
 }

@@ -14,6 +14,7 @@ pub mod ffi;
 pub mod flatten;
 pub mod number;
 pub mod options;
+mod parser;
 pub mod path;
 pub mod schema;
 pub mod select;
