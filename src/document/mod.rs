@@ -206,7 +206,7 @@ impl Document<'_> {
         self.tape.bytes()
     }
 
-    /// The tape itself, for walks that follow its layout (`flatten`).
+    /// The tape itself, for walks that follow its layout (`events`).
     #[inline(always)]
     pub(crate) fn tape(&self) -> &[u32] {
         &self.tape

@@ -11,7 +11,7 @@
 
 mod doc;
 mod encode;
-pub mod flatten;
+pub mod events;
 mod load;
 pub mod parse;
 pub mod read;

@@ -142,7 +142,7 @@ impl Stream {
     /// or into this stream, so they stay valid while both do and this
     /// stream is not used again. With `keys`, object keys of a strict
     /// document come from (and join) that cache.
-    pub fn flatten(
+    pub fn events(
         &mut self,
         doc: &mut Document<'_>,
         node: Node,
@@ -192,7 +192,7 @@ impl Stream {
 
     /// The event of a string whose body starts at `start` (valid: checked
     /// by stage 1). Escaped strings are unescaped into `strings`, and the
-    /// event records their offset until `flatten` sets the pointers.
+    /// event records their offset until `events` sets the pointers.
     #[inline(always)]
     fn string(&mut self, input: &[u8], start: usize) -> Event {
         let (len, escaped) = string_body(input, start);
