@@ -106,19 +106,17 @@ impl Document<'_> {
     /// The nearest double, and whether the text is an integer that a
     /// double may not hold exactly (beyond ±(2^53 − 1)).
     pub fn number(&self, node: Node) -> Result<(f64, bool), Error> {
-        const SAFE: f64 = 9007199254740991.0;
         let (text, integer) = self.number_text(node)?;
         let v = number::to_f64(text);
-        Ok((v, integer && v.abs() > SAFE))
+        Ok((v, integer && v.abs() > number::MAX_SAFE_INTEGER))
     }
 
     /// As [`Document::number`], for a node whose kind was just read (in
     /// lazy mode that checked its text): one pass, with Clinger's fast
     /// path, instead of a check and Rust's parser.
     pub(crate) fn number_checked(&self, node: Node) -> Result<(f64, bool), Error> {
-        const SAFE: f64 = 9007199254740991.0;
         let v = number::to_f64_valid(&self.input()[self.pos(node)..], self.opts.lenient_numbers());
-        if v.abs() > SAFE {
+        if v.abs() > number::MAX_SAFE_INTEGER {
             return self.number(node);
         }
         Ok((v, false))
