@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::ffi::c_char;
 
-use super::{bytes, guard, panic_message, ErrorInfo, Handle};
+use super::{bytes, guard, panic_message, report, ErrorInfo, Handle};
 use crate::events::{Event, KeyCache, Stream, StreamInfo};
 use crate::{Document, Options};
 
@@ -36,14 +36,11 @@ enum Failure {
 }
 
 fn fail(err: *mut ErrorInfo, failure: Option<Failure>) -> *const Event {
-    // SAFETY: the caller passes a valid `qjson_error` or null.
-    if let Some(e) = unsafe { err.as_mut() } {
-        match failure {
-            Some(Failure::Input(ref error)) => e.fill_from(error),
-            Some(Failure::Message(m)) => e.fill(&m, 0, 0, 0),
-            None => e.fill(&panic_message(), 0, 0, 0),
-        }
-    }
+    report(err, |e| match failure {
+        Some(Failure::Input(ref error)) => e.fill_from(error),
+        Some(Failure::Message(m)) => e.fill(&m, 0, 0, 0),
+        None => e.fill(&panic_message(), 0, 0, 0),
+    });
     std::ptr::null()
 }
 

@@ -172,6 +172,21 @@ fn exact_integer<T>(
     })
 }
 
+/// The read of an exact integer into `out`, for `read_at` (`ty` names the
+/// type in errors).
+fn integer_into<T>(
+    out: *mut T,
+    ty: &'static str,
+    read: fn(&Doc, Node) -> Result<Option<T>, Error>,
+) -> impl FnOnce(&mut Doc, Node, Kind) -> Result<(), Error> {
+    move |d, node, kind| {
+        if kind == Kind::Number {
+            put(out, exact_integer(d, node, ty, read)?);
+        }
+        Ok(())
+    }
+}
+
 /// A number as an exact int64; an error when it is not an integer in range.
 #[no_mangle]
 pub extern "C" fn qjson_get_i64(
@@ -182,12 +197,7 @@ pub extern "C" fn qjson_get_i64(
     compiled: *const Path,
     out: *mut i64,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
-        if kind == Kind::Number {
-            put(out, exact_integer(d, node, "int64", |d, n| d.i64(n))?);
-        }
-        Ok(())
-    })
+    read_at(doc, base, path, path_len, compiled, integer_into(out, "int64", Doc::i64))
 }
 
 /// A number as an exact uint64; an error when it is not an integer in range.
@@ -200,12 +210,7 @@ pub extern "C" fn qjson_get_u64(
     compiled: *const Path,
     out: *mut u64,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
-        if kind == Kind::Number {
-            put(out, exact_integer(d, node, "uint64", |d, n| d.u64(n))?);
-        }
-        Ok(())
-    })
+    read_at(doc, base, path, path_len, compiled, integer_into(out, "uint64", Doc::u64))
 }
 
 /// A boolean (1 for true, 0 for false).

@@ -10,7 +10,7 @@
 use std::ffi::c_char;
 
 use super::doc::{open_doc, CLOSED};
-use super::{bytes, guard, panic_message, ErrorInfo, Handle};
+use super::{bytes, fill_error, free_boxed, guard, panic_message, ErrorInfo, Handle};
 use crate::select::{Failure, Item, Output, Selector};
 use crate::{Document, Options, ROOT};
 
@@ -58,10 +58,7 @@ pub extern "C" fn qjson_selector_add(
     match outcome {
         Ok(()) => 1,
         Err(m) => {
-            // SAFETY: the caller passes a valid `qjson_error` or null.
-            if let Some(e) = unsafe { err.as_mut() } {
-                e.fill(&m, 0, 0, 0);
-            }
+            fill_error(err, &m);
             0
         }
     }
@@ -70,12 +67,8 @@ pub extern "C" fn qjson_selector_add(
 /// Frees a selector (null is ignored).
 #[no_mangle]
 pub extern "C" fn qjson_selector_free(sel: *mut Selector) {
-    guard((), || {
-        if !sel.is_null() {
-            // SAFETY: from `qjson_selector_new`, freed once.
-            drop(unsafe { Box::from_raw(sel) });
-        }
-    })
+    // SAFETY: from `qjson_selector_new`, freed once.
+    unsafe { free_boxed(sel) }
 }
 
 /// Reads every path of `sel` from node `node` of `doc`, or when `doc` is
