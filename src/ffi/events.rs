@@ -106,6 +106,7 @@ pub extern "C" fn qjson_decode(
         // SAFETY: the caller passes `len` readable bytes and a valid
         // `qjson_options` or null.
         let input = unsafe { bytes(input.cast(), len) };
+        // SAFETY: as above.
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
         let flat = Document::parse_then(input, &opts, |doc| {
             stream.events(doc, crate::ROOT, Some(keys)).map(|events| (events.as_ptr(), events.len()))

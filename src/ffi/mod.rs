@@ -167,7 +167,8 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     if ptr.is_null() || len == 0 {
         &[]
     } else {
-        std::slice::from_raw_parts(ptr, len)
+        // SAFETY: by this function's contract.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
     }
 }
 

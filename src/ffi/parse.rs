@@ -122,6 +122,7 @@ pub extern "C" fn qjson_parse_in(
         // document lives (as for `qjson_parse`), and passes `size` writable
         // bytes at `mem`, which outlive the document.
         let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
+        // SAFETY: as above; `holds_handle` checked `mem`.
         let rest = unsafe { after_handle(mem, size) };
         match Document::place(input, &options(opts), rest) {
             Ok(Some(doc)) => {
@@ -160,6 +161,7 @@ pub extern "C" fn qjson_parse_into(
         }
         // SAFETY: as for `qjson_parse_in`.
         let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
+        // SAFETY: as for `qjson_parse_in`.
         let rest = unsafe { after_handle(mem, size) };
         let o = options(opts);
         // Always a fresh parse: the last one measured may have been of

@@ -54,7 +54,9 @@ pub extern "C" fn qjson_schema_new(
     let built = guard(None, || {
         // SAFETY: the caller passes readable bytes and a valid or null `opts`.
         let text = unsafe { bytes(schema as *const u8, len) };
+        // SAFETY: as above.
         let remotes = (!remotes.is_null()).then(|| unsafe { bytes(remotes as *const u8, remotes_len) });
+        // SAFETY: as above.
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
         Some(Schema::compile(text, remotes, &opts))
     });

@@ -52,6 +52,7 @@ pub extern "C" fn qjson_selector_add(
         let Some(s) = (unsafe { sel.as_mut() }) else { return Err("no selector".to_string()) };
         // SAFETY: the caller passes readable bytes of the lengths given.
         let spec = unsafe { bytes(spec as *const u8, spec_len) };
+        // SAFETY: as above.
         let ty = (!ty.is_null()).then(|| unsafe { bytes(ty as *const u8, ty_len) });
         s.push(spec, ty).map_err(|e| e.message)
     });
@@ -98,15 +99,16 @@ pub extern "C" fn qjson_select(
     let outcome = guard(None, || {
         // SAFETY: null or a live selector.
         let Some(s) = (unsafe { sel.as_ref() }) else { return Some(Err(Failure::Type("no selector".into()))) };
-        // SAFETY: the caller passes `cap` items and `bytes_cap` bytes.
         let items: &mut [Item] = if o.items.is_null() {
             &mut []
         } else {
+            // SAFETY: the caller passes `cap` items.
             unsafe { std::slice::from_raw_parts_mut(o.items, o.cap as usize) }
         };
         let area: &mut [u8] = if o.bytes.is_null() {
             &mut []
         } else {
+            // SAFETY: the caller passes `bytes_cap` bytes.
             unsafe { std::slice::from_raw_parts_mut(o.bytes, o.bytes_cap as usize) }
         };
         let mut w = Output { items, bytes: area, count: 0, used: 0 };
