@@ -64,6 +64,12 @@ fn put<T>(out: *mut T, v: T) {
     }
 }
 
+/// Writes where `s` is and its length through the out-parameters.
+fn put_bytes(out_ptr: *mut *const c_char, out_len: *mut usize, s: &[u8]) {
+    put(out_ptr, s.as_ptr().cast());
+    put(out_len, s.len());
+}
+
 /// The kind at `path`; with `out_node`, the node too (for cursors).
 #[no_mangle]
 pub extern "C" fn qjson_find(
@@ -93,9 +99,7 @@ pub extern "C" fn qjson_get_str(
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::String {
-            let s = d.str(node)?;
-            put(out_ptr, s.as_ptr() as *const c_char);
-            put(out_len, s.len());
+            put_bytes(out_ptr, out_len, d.str(node)?);
         }
         Ok(())
     })
@@ -261,9 +265,7 @@ pub extern "C" fn qjson_get_raw(
     out_len: *mut usize,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, _| {
-        let raw = d.raw(node)?;
-        put(out_ptr, raw.as_ptr() as *const c_char);
-        put(out_len, raw.len());
+        put_bytes(out_ptr, out_len, d.raw(node)?);
         Ok(())
     })
 }
