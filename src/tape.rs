@@ -180,3 +180,46 @@ impl Kind {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Document, Options};
+
+    #[test]
+    fn next_round_trips_its_fields() {
+        for (after, scalars_only, unique) in
+            [(2, true, false), (7, false, true), (MAX_SLOTS, true, true), (9, false, false)]
+        {
+            let n = Next::new(after, scalars_only, unique);
+            assert_eq!(n.after() as usize, after);
+            assert_eq!(n.scalars_only(), scalars_only);
+            assert_eq!(n.unique_keys(), unique);
+            // A container with a nested one ends with its count slot.
+            assert_eq!(n.members_end() as usize, if scalars_only { after } else { after - 1 });
+        }
+    }
+
+    #[test]
+    fn accessors_follow_the_layout() {
+        let text = br#"{"a":[1,2,3],"b":{"c":[]},"d":"x"}"#;
+        let doc = Document::parse(text, &Options::default()).unwrap();
+        let t = doc.tape();
+        // Root: header, "a", [header, 1, 2, 3], "b", {header, "c", [header]}, count, "d", "x", count.
+        let root = next(t, ROOT);
+        assert!(!root.scalars_only() && root.unique_keys());
+        assert_eq!(root.after() as usize, t.len());
+        assert_eq!(count(t, ROOT, true), 3);
+        let a = first_member(ROOT) + 1;
+        assert_eq!(text[offset(t, a)], b'[');
+        assert_eq!(scalar_members(t, a).iter().map(|&p| text[p as usize]).collect::<Vec<_>>(), b"123");
+        assert_eq!(count(t, a, false), 3);
+        let b_key = skip(t, a, b'[');
+        assert_eq!(&text[offset(t, b_key)..offset(t, b_key) + 3], br#""b""#);
+        let b = b_key + 1;
+        assert_eq!(count(t, b, true), 1);
+        let empty = first_member(b) + 1;
+        assert_eq!(next(t, empty), Next::new(first_member(empty) as usize, true, false));
+        assert_eq!(skip(t, b, b'{'), next(t, b).after());
+    }
+}
