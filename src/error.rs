@@ -31,7 +31,6 @@ pub enum ErrorKind {
     NumberOutOfRange,
     /// A read asked for an integer type the number does not fit exactly.
     NotInteger(&'static str),
-    Io,
 }
 
 impl fmt::Display for ErrorKind {
@@ -62,7 +61,6 @@ impl fmt::Display for ErrorKind {
             DuplicateKey => f.write_str("duplicate key"),
             NumberOutOfRange => f.write_str("number out of range"),
             NotInteger(ty) => write!(f, "number is not an integer within {ty} range"),
-            Io => f.write_str("cannot read file"),
         }
     }
 }

@@ -12,9 +12,9 @@ mod common;
 use common::{error_info, message};
 
 use proptest::prelude::*;
-use qjson::ffi::flatten::{qjson_decode, qjson_flatten};
+use qjson::events::{Event, EventTag, KeyCache, Stream, StreamInfo};
+use qjson::ffi::events::{qjson_decode, qjson_flatten};
 use qjson::ffi::parse::{qjson_close, qjson_free, qjson_parse};
-use qjson::flatten::{Event, EventTag, KeyCache, Stream, StreamInfo};
 use qjson::{Document, Options, ROOT};
 use serde_json::{Map, Number, Value};
 use std::ffi::{c_char, CStr};
@@ -138,7 +138,7 @@ fn shapes_at(events: &[Event], at: &mut usize, out: &mut Vec<(u32, Vec<Vec<u8>>)
 /// document to document through `keys` (the same `seen` for both).
 fn check_shapes(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache, seen: &mut Vec<(u32, Vec<Vec<u8>>)>) {
     let mut doc = Document::parse(bytes, &Options::default()).expect("qjson accepts");
-    let events = stream.flatten(&mut doc, ROOT, Some(keys)).expect("flattens");
+    let events = stream.events(&mut doc, ROOT, Some(keys)).expect("flattens");
     let (mut objects, mut at) = (Vec::new(), 0);
     shapes_at(events, &mut at, &mut objects);
     for (shape, names) in objects {
@@ -162,7 +162,7 @@ fn check(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache) {
     for opts in [Options::default(), Options::lazy()] {
         let mut doc = Document::parse(bytes, &opts).expect("qjson accepts");
         for cache in [true, false] {
-            let events = stream.flatten(&mut doc, ROOT, if cache { Some(&mut *keys) } else { None }).expect("flattens");
+            let events = stream.events(&mut doc, ROOT, if cache { Some(&mut *keys) } else { None }).expect("flattens");
             assert_eq!(value_of(events), want, "mode {}, cache {cache}: {}", opts.mode, common::show(bytes));
         }
     }
@@ -214,7 +214,7 @@ fn escaped_strings_survive_the_buffer_growing() {
     let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
     check(doc.as_bytes(), &mut stream, &mut keys);
     let mut d = Document::parse(doc.as_bytes(), &Options::default()).unwrap();
-    let v = value_of(stream.flatten(&mut d, ROOT, Some(&mut keys)).unwrap());
+    let v = value_of(stream.events(&mut d, ROOT, Some(&mut keys)).unwrap());
     assert_eq!(v["ké4999"][0], Value::String("v\n4999😀 \"q\"".into()));
     assert_eq!(v["ké0"][1], Value::String("/plain0".into()));
 }
@@ -230,7 +230,7 @@ fn big_arrays() {
         check(doc.as_bytes(), &mut stream, &mut keys);
     }
     let mut d = Document::parse(flat.as_bytes(), &Options::default()).unwrap();
-    let events = stream.flatten(&mut d, ROOT, None).unwrap();
+    let events = stream.events(&mut d, ROOT, None).unwrap();
     assert_eq!((events[0].tag, events[0].n, events.len()), (EventTag::ScalarArray, n, n as usize + 1));
 }
 
@@ -257,9 +257,9 @@ fn nodes_of_a_document() {
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
     let mut stream = Stream::default();
     let node = doc.find(ROOT, b"a").unwrap().unwrap();
-    assert_eq!(value_of(stream.flatten(&mut doc, node, None).unwrap()), serde_json::json!([1.0, {"b": "c\"d"}]));
+    assert_eq!(value_of(stream.events(&mut doc, node, None).unwrap()), serde_json::json!([1.0, {"b": "c\"d"}]));
     let node = doc.find(ROOT, b"e.f").unwrap().unwrap();
-    assert_eq!(value_of(stream.flatten(&mut doc, node, None).unwrap()), Value::Null);
+    assert_eq!(value_of(stream.events(&mut doc, node, None).unwrap()), Value::Null);
 }
 
 /// Repeated keys all appear, in order, so that the last one wins.
@@ -269,7 +269,7 @@ fn repeated_keys_in_order() {
     let bytes = br#"{"a":1,"b":2,"a":3}"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
     let mut stream = Stream::default();
-    let events = stream.flatten(&mut doc, ROOT, None).unwrap();
+    let events = stream.events(&mut doc, ROOT, None).unwrap();
     assert_eq!(events[0].n, 3);
     let keys: Vec<Vec<u8>> = [1, 3, 5].iter().map(|&i| text(&events[i])).collect();
     assert_eq!(keys, [b"a".to_vec(), b"b".to_vec(), b"a".to_vec()]);
@@ -284,7 +284,7 @@ fn empty_containers_among_scalars() {
     let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
     let bytes = br#"[{"a":1,"b":[],"c":{},"d":"x"},[[],{},2],[[1]],{"e":[],"f":[3]}]"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
-    let events = stream.flatten(&mut doc, ROOT, Some(&mut keys)).unwrap();
+    let events = stream.events(&mut doc, ROOT, Some(&mut keys)).unwrap();
     let tags: Vec<(EventTag, u32)> = events.iter().map(|e| (e.tag, e.n)).collect();
     use EventTag::*;
     assert_eq!(
@@ -400,7 +400,7 @@ fn lazy_errors_have_positions() {
     let mut stream = Stream::default();
     for (bytes, at) in [(&br#"[1, "a\x01"]"#[..], 6), (br#"{"a": tru}"#, 6), (br#"[01]"#, 2)] {
         let mut doc = Document::parse(bytes, &Options::lazy()).unwrap();
-        let e = stream.flatten(&mut doc, ROOT, None).err().expect("an error");
+        let e = stream.events(&mut doc, ROOT, None).err().expect("an error");
         assert_eq!(e.offset, at, "{}: {e}", common::show(bytes));
     }
 }

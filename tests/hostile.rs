@@ -504,18 +504,23 @@ fn account(delta: isize) {
     PEAK.with(|p| p.set(p.get().max(live)));
 }
 
+// SAFETY: every call goes to the system allocator with the caller's
+// arguments; only a counter is added.
 unsafe impl std::alloc::GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         account(layout.size() as isize);
-        std::alloc::System.alloc(layout)
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
         account(-(layout.size() as isize));
-        std::alloc::System.dealloc(ptr, layout)
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
         account(new_size as isize - layout.size() as isize);
-        std::alloc::System.realloc(ptr, layout, new_size)
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
     }
 }
 

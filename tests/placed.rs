@@ -178,6 +178,7 @@ fn bad_memory_is_refused_with_a_message() {
     assert_eq!(err, "memory too small for the placed document");
     let mut mem = vec![0u64; size.div_ceil(8) + 1];
     let mut e = error_info();
+    // SAFETY: 4 bytes into an allocation of more than 8.
     let odd = unsafe { mem.as_mut_ptr().cast::<u8>().add(4) }.cast::<c_void>();
     assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, odd, size, &mut e), 0);
     assert_eq!(message(&e), "bad memory for a placed document");

@@ -151,7 +151,7 @@ impl Lookup {
 /// The body of the key at node `k` (after its opening quote).
 #[inline(always)]
 fn key_body<'i>(input: &'i [u8], tape: &[u32], k: Node) -> &'i [u8] {
-    &input[tape[k as usize] as usize + 1..]
+    &input[crate::tape::offset(tape, k) + 1..]
 }
 
 impl KeyTable {

@@ -11,7 +11,7 @@
 
 mod doc;
 mod encode;
-pub mod flatten;
+pub mod events;
 mod load;
 pub mod parse;
 pub mod read;
@@ -112,6 +112,53 @@ pub(crate) fn guard<R>(fallback: R, f: impl FnOnce() -> R) -> R {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
 }
 
+/// Runs `f` on the error struct `err` when it is not null.
+pub(crate) fn report(err: *mut ErrorInfo, f: impl FnOnce(&mut ErrorInfo)) {
+    // SAFETY: the caller passes a valid `qjson_error` or null.
+    if let Some(e) = unsafe { err.as_mut() } {
+        f(e)
+    }
+}
+
+/// Fills `err` (or nothing, when null) with `message`, at no position.
+pub(crate) fn fill_error(err: *mut ErrorInfo, message: &str) {
+    report(err, |e| e.fill(message, 0, 0, 0))
+}
+
+/// A new object boxed for the caller, or null with `err` filled in: by
+/// `fill` for a failure, with the panic's message for a caught panic.
+pub(crate) fn boxed_or_null<T, E>(
+    outcome: Option<Result<T, E>>,
+    err: *mut ErrorInfo,
+    fill: impl FnOnce(&mut ErrorInfo, E),
+) -> *mut T {
+    match outcome {
+        Some(Ok(v)) => Box::into_raw(Box::new(v)),
+        Some(Err(e)) => {
+            report(err, |r| fill(r, e));
+            std::ptr::null_mut()
+        }
+        None => {
+            fill_error(err, &panic_message());
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Frees an object boxed for the caller (null is ignored), inside `guard`.
+///
+/// # Safety
+/// `p` is null or came from `Box::into_raw` (the `qjson_*_new` exports)
+/// and is freed once.
+pub(crate) unsafe fn free_boxed<T>(p: *mut T) {
+    guard((), || {
+        if !p.is_null() {
+            // SAFETY: by this function's contract.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    })
+}
+
 /// A byte slice from a (pointer, length) pair; empty when the pointer is null.
 ///
 /// # Safety
@@ -120,7 +167,8 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     if ptr.is_null() || len == 0 {
         &[]
     } else {
-        std::slice::from_raw_parts(ptr, len)
+        // SAFETY: by this function's contract.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
     }
 }
 

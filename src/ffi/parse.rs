@@ -3,16 +3,9 @@
 use std::ffi::c_char;
 use std::os::unix::ffi::OsStrExt;
 
-use super::{bytes, guard, panic_message, ErrorInfo, Handle, Status};
+use super::{boxed_or_null, bytes, fill_error, free_boxed, guard, panic_message, report, ErrorInfo, Handle, Status};
 use crate::document::file::read_file;
 use crate::{Document, Options, Path};
-
-fn report(err: *mut ErrorInfo, f: impl FnOnce(&mut ErrorInfo)) {
-    // SAFETY: the caller passes a valid `qjson_error` or null.
-    if let Some(e) = unsafe { err.as_mut() } {
-        f(e)
-    }
-}
 
 fn options(opts: *const Options) -> Options {
     // SAFETY: the caller passes a valid `qjson_options` or null.
@@ -87,6 +80,22 @@ pub extern "C" fn qjson_parse_measured(
 /// that the tape after it is 4-byte aligned.
 const PLACED_HEADER: usize = std::mem::size_of::<Handle>().next_multiple_of(4);
 
+/// Whether caller memory `mem` of `size` bytes can hold a handle: not
+/// null, aligned for one, and large enough.
+fn holds_handle(mem: *mut std::ffi::c_void, size: usize) -> bool {
+    !mem.is_null() && (mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) && size >= PLACED_HEADER
+}
+
+/// The caller memory after the handle, as tape slots.
+///
+/// # Safety
+/// `mem` passed [`holds_handle`] and has `size` writable bytes that outlive
+/// the document placed there.
+unsafe fn after_handle(mem: *mut std::ffi::c_void, size: usize) -> &'static mut [u32] {
+    // SAFETY: by this function's contract; PLACED_HEADER keeps the slots aligned.
+    unsafe { std::slice::from_raw_parts_mut(mem.cast::<u8>().add(PLACED_HEADER).cast(), (size - PLACED_HEADER) / 4) }
+}
+
 /// Second half: builds the document in `mem` (`size` bytes, 8-byte
 /// aligned, as `qjson_parse_size` asked for; same `input`, `len` and
 /// `opts`), which then serves as its `qjson_doc *` until the caller
@@ -102,20 +111,19 @@ pub extern "C" fn qjson_parse_in(
     err: *mut ErrorInfo,
 ) -> i32 {
     let refuse = |msg: &str| {
-        report(err, |r| r.fill(msg, 0, 0, 0));
+        fill_error(err, msg);
         None
     };
     let placed = guard(None, || {
-        if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
+        if !holds_handle(mem, size) {
             return refuse("bad memory for a placed document");
         }
         // SAFETY: the caller keeps `input` alive and unchanged while the
         // document lives (as for `qjson_parse`), and passes `size` writable
         // bytes at `mem`, which outlive the document.
         let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
-        let rest: &'static mut [u32] = unsafe {
-            std::slice::from_raw_parts_mut(mem.cast::<u8>().add(PLACED_HEADER).cast(), (size - PLACED_HEADER) / 4)
-        };
+        // SAFETY: as above; `holds_handle` checked `mem`.
+        let rest = unsafe { after_handle(mem, size) };
         match Document::place(input, &options(opts), rest) {
             Ok(Some(doc)) => {
                 // SAFETY: aligned and large enough (checked above).
@@ -147,15 +155,14 @@ pub extern "C" fn qjson_parse_into(
     err: *mut ErrorInfo,
 ) -> f64 {
     let placed = guard(None, || {
-        if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
-            report(err, |r| r.fill("bad memory for a placed document", 0, 0, 0));
+        if !holds_handle(mem, size) {
+            fill_error(err, "bad memory for a placed document");
             return None;
         }
         // SAFETY: as for `qjson_parse_in`.
         let input: &'static [u8] = unsafe { bytes(input as *const u8, len) };
-        let rest: &'static mut [u32] = unsafe {
-            std::slice::from_raw_parts_mut(mem.cast::<u8>().add(PLACED_HEADER).cast(), (size - PLACED_HEADER) / 4)
-        };
+        // SAFETY: as for `qjson_parse_in`.
+        let rest = unsafe { after_handle(mem, size) };
         let o = options(opts);
         // Always a fresh parse: the last one measured may have been of
         // another string at the same address (`place` alone would reuse it).
@@ -225,7 +232,7 @@ fn parse_file_at(
     match read_file(file, max_size) {
         Ok(data) => Some(Document::parse_owned(data, &options(opts))),
         Err(e) => {
-            report(err, |r| r.fill(&format!("cannot read file '{name}': {e}"), 0, 0, 0));
+            fill_error(err, &format!("cannot read file '{name}': {e}"));
             None
         }
     }
@@ -271,8 +278,8 @@ fn in_memory(
     build: impl FnOnce() -> Option<Result<Document<'static>, crate::Error>>,
 ) -> i32 {
     let built = guard(None, || {
-        if mem.is_null() || !(mem as usize).is_multiple_of(std::mem::align_of::<Handle>()) || size < PLACED_HEADER {
-            report(err, |r| r.fill("bad memory for a document handle", 0, 0, 0));
+        if !holds_handle(mem, size) {
+            fill_error(err, "bad memory for a document handle");
             return None;
         }
         build()
@@ -302,7 +309,7 @@ fn settle<T>(outcome: Option<Result<T, crate::Error>>, err: *mut ErrorInfo) -> O
         None => {
             report(err, |r| {
                 if r.message[0] == 0 {
-                    r.fill(&panic_message(), 0, 0, 0)
+                    r.fill(&panic_message(), 0, 0, 0);
                 }
             });
             None
@@ -313,13 +320,9 @@ fn settle<T>(outcome: Option<Result<T, crate::Error>>, err: *mut ErrorInfo) -> O
 /// Frees a document (null is ignored).
 #[no_mangle]
 pub extern "C" fn qjson_free(doc: *mut Handle) {
-    guard((), || {
-        if !doc.is_null() {
-            // SAFETY: `doc` came from `qjson_parse*` and is freed once (the
-            // Lua binding frees it only from its garbage-collection hook).
-            drop(unsafe { Box::from_raw(doc) });
-        }
-    })
+    // SAFETY: `doc` came from `qjson_parse*` and is freed once (the Lua
+    // binding frees it only from its garbage-collection hook).
+    unsafe { free_boxed(doc) }
 }
 
 /// Releases a document's memory now (its tape, and its bytes for
@@ -328,10 +331,15 @@ pub extern "C" fn qjson_free(doc: *mut Handle) {
 /// closed: its memory goes with the last pin. Null is ignored.
 #[no_mangle]
 pub extern "C" fn qjson_close(doc: *mut Handle) {
+    on_handle(doc, Handle::close)
+}
+
+/// Runs `f` on the handle `doc` (null is ignored), inside `guard`.
+fn on_handle(doc: *mut Handle, f: impl FnOnce(&mut Handle)) {
     guard((), || {
         // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
         if let Some(h) = unsafe { doc.as_mut() } {
-            h.close();
+            f(h);
         }
     })
 }
@@ -357,13 +365,10 @@ pub extern "C" fn qjson_pin(doc: *mut Handle) -> i32 {
 /// waited for it. Null is ignored.
 #[no_mangle]
 pub extern "C" fn qjson_unpin(doc: *mut Handle) {
-    guard((), || {
-        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-        if let Some(h) = unsafe { doc.as_mut() } {
-            h.pins = h.pins.saturating_sub(1);
-            if h.pins == 0 && h.closing {
-                h.release();
-            }
+    on_handle(doc, |h| {
+        h.pins = h.pins.saturating_sub(1);
+        if h.pins == 0 && h.closing {
+            h.release();
         }
     })
 }
@@ -373,12 +378,7 @@ pub extern "C" fn qjson_unpin(doc: *mut Handle) {
 /// (closed) until the memory is freed. Null is ignored.
 #[no_mangle]
 pub extern "C" fn qjson_finalize(doc: *mut Handle) {
-    guard((), || {
-        // SAFETY: `doc` is null or a live handle.
-        if let Some(h) = unsafe { doc.as_mut() } {
-            h.release();
-        }
-    })
+    on_handle(doc, Handle::release)
 }
 
 /// How many documents are alive (parsed, neither closed nor freed),
@@ -396,26 +396,12 @@ pub extern "C" fn qjson_path_compile(path: *const c_char, len: usize, err: *mut 
         // SAFETY: the caller passes `len` readable bytes.
         Some(Path::compile(unsafe { bytes(path as *const u8, len) }))
     });
-    match compiled {
-        Some(Ok(p)) => Box::into_raw(Box::new(p)),
-        Some(Err(e)) => {
-            report(err, |r| r.fill(&e.to_string(), e.offset as u64, 0, 0));
-            std::ptr::null_mut()
-        }
-        None => {
-            report(err, |r| r.fill(&panic_message(), 0, 0, 0));
-            std::ptr::null_mut()
-        }
-    }
+    boxed_or_null(compiled, err, |r, e| r.fill(&e.to_string(), e.offset as u64, 0, 0))
 }
 
 /// Frees a compiled path (null is ignored).
 #[no_mangle]
 pub extern "C" fn qjson_path_free(path: *mut Path) {
-    guard((), || {
-        if !path.is_null() {
-            // SAFETY: `path` came from `qjson_path_compile`, freed once.
-            drop(unsafe { Box::from_raw(path) });
-        }
-    })
+    // SAFETY: `path` came from `qjson_path_compile`, freed once.
+    unsafe { free_boxed(path) }
 }

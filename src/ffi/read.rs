@@ -64,6 +64,12 @@ fn put<T>(out: *mut T, v: T) {
     }
 }
 
+/// Writes where `s` is and its length through the out-parameters.
+fn put_bytes(out_ptr: *mut *const c_char, out_len: *mut usize, s: &[u8]) {
+    put(out_ptr, s.as_ptr().cast());
+    put(out_len, s.len());
+}
+
 /// The kind at `path`; with `out_node`, the node too (for cursors).
 #[no_mangle]
 pub extern "C" fn qjson_find(
@@ -93,9 +99,7 @@ pub extern "C" fn qjson_get_str(
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, kind| {
         if kind == Kind::String {
-            let s = d.str(node)?;
-            put(out_ptr, s.as_ptr() as *const c_char);
-            put(out_len, s.len());
+            put_bytes(out_ptr, out_len, d.str(node)?);
         }
         Ok(())
     })
@@ -172,6 +176,21 @@ fn exact_integer<T>(
     })
 }
 
+/// The read of an exact integer into `out`, for `read_at` (`ty` names the
+/// type in errors).
+fn integer_into<T>(
+    out: *mut T,
+    ty: &'static str,
+    read: fn(&Doc, Node) -> Result<Option<T>, Error>,
+) -> impl FnOnce(&mut Doc, Node, Kind) -> Result<(), Error> {
+    move |d, node, kind| {
+        if kind == Kind::Number {
+            put(out, exact_integer(d, node, ty, read)?);
+        }
+        Ok(())
+    }
+}
+
 /// A number as an exact int64; an error when it is not an integer in range.
 #[no_mangle]
 pub extern "C" fn qjson_get_i64(
@@ -182,12 +201,7 @@ pub extern "C" fn qjson_get_i64(
     compiled: *const Path,
     out: *mut i64,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
-        if kind == Kind::Number {
-            put(out, exact_integer(d, node, "int64", |d, n| d.i64(n))?);
-        }
-        Ok(())
-    })
+    read_at(doc, base, path, path_len, compiled, integer_into(out, "int64", Doc::i64))
 }
 
 /// A number as an exact uint64; an error when it is not an integer in range.
@@ -200,12 +214,7 @@ pub extern "C" fn qjson_get_u64(
     compiled: *const Path,
     out: *mut u64,
 ) -> i32 {
-    read_at(doc, base, path, path_len, compiled, |d, node, kind| {
-        if kind == Kind::Number {
-            put(out, exact_integer(d, node, "uint64", |d, n| d.u64(n))?);
-        }
-        Ok(())
-    })
+    read_at(doc, base, path, path_len, compiled, integer_into(out, "uint64", Doc::u64))
 }
 
 /// A boolean (1 for true, 0 for false).
@@ -256,9 +265,7 @@ pub extern "C" fn qjson_get_raw(
     out_len: *mut usize,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, _| {
-        let raw = d.raw(node)?;
-        put(out_ptr, raw.as_ptr() as *const c_char);
-        put(out_len, raw.len());
+        put_bytes(out_ptr, out_len, d.raw(node)?);
         Ok(())
     })
 }

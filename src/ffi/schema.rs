@@ -9,15 +9,8 @@
 use std::ffi::c_char;
 
 use super::doc::{open_doc, Handle};
-use super::{bytes, guard, panic_message, ErrorInfo, Status};
+use super::{boxed_or_null, bytes, fill_error, free_boxed, guard, panic_message, report, ErrorInfo, Status};
 use crate::schema::{Failure, Schema, SchemaOptions};
-
-fn fill(err: *mut ErrorInfo, msg: &str) {
-    // SAFETY: the caller passes a valid `qjson_error` or null.
-    if let Some(e) = unsafe { err.as_mut() } {
-        e.fill(msg, 0, 0, 0)
-    }
-}
 
 /// Why a check failed: a bad argument, or input that is not JSON (with
 /// its position).
@@ -40,13 +33,8 @@ impl From<crate::Error> for Fail {
 
 fn fill_fail(err: *mut ErrorInfo, f: &Fail) {
     match f {
-        Fail::Msg(m) => fill(err, m),
-        // SAFETY: as above.
-        Fail::At(e) => {
-            if let Some(r) = unsafe { err.as_mut() } {
-                r.fill_from(e)
-            }
-        }
+        Fail::Msg(m) => fill_error(err, m),
+        Fail::At(e) => report(err, |r| r.fill_from(e)),
     }
 }
 
@@ -66,32 +54,20 @@ pub extern "C" fn qjson_schema_new(
     let built = guard(None, || {
         // SAFETY: the caller passes readable bytes and a valid or null `opts`.
         let text = unsafe { bytes(schema as *const u8, len) };
+        // SAFETY: as above.
         let remotes = (!remotes.is_null()).then(|| unsafe { bytes(remotes as *const u8, remotes_len) });
+        // SAFETY: as above.
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
         Some(Schema::compile(text, remotes, &opts))
     });
-    match built {
-        Some(Ok(s)) => Box::into_raw(Box::new(s)),
-        Some(Err(e)) => {
-            fill(err, &e.to_string());
-            std::ptr::null_mut()
-        }
-        None => {
-            fill(err, &panic_message());
-            std::ptr::null_mut()
-        }
-    }
+    boxed_or_null(built, err, |r, e| r.fill(&e.to_string(), 0, 0, 0))
 }
 
 /// Frees a compiled schema (null is ignored).
 #[no_mangle]
 pub extern "C" fn qjson_schema_free(schema: *mut Schema) {
-    guard((), || {
-        if !schema.is_null() {
-            // SAFETY: `schema` came from `qjson_schema_new` and is freed once.
-            drop(unsafe { Box::from_raw(schema) });
-        }
-    })
+    // SAFETY: `schema` came from `qjson_schema_new` and is freed once.
+    unsafe { free_boxed(schema) }
 }
 
 /// Parses `len` bytes at `input` (strict) and checks them against
@@ -190,24 +166,14 @@ fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i32, Fail>) -> i32 {
             Status::Error as i32
         }
         None => {
-            fill(err, &panic_message());
+            fill_error(err, &panic_message());
             Status::Panic as i32
         }
     }
 }
 
 fn valid(err: *mut ErrorInfo, f: impl FnOnce() -> Result<bool, Fail>) -> i32 {
-    match guard(None, || Some(f())) {
-        Some(Ok(ok)) => ok as i32,
-        Some(Err(e)) => {
-            fill_fail(err, &e);
-            Status::Error as i32
-        }
-        None => {
-            fill(err, &panic_message());
-            Status::Panic as i32
-        }
-    }
+    run(err, || f().map(i32::from))
 }
 
 /// The report's size, written to `out` when it fits.

@@ -10,7 +10,7 @@
 use std::ffi::c_char;
 
 use super::doc::{open_doc, CLOSED};
-use super::{bytes, guard, panic_message, ErrorInfo, Handle};
+use super::{bytes, fill_error, free_boxed, guard, panic_message, ErrorInfo, Handle};
 use crate::select::{Failure, Item, Output, Selector};
 use crate::{Document, Options, ROOT};
 
@@ -52,16 +52,14 @@ pub extern "C" fn qjson_selector_add(
         let Some(s) = (unsafe { sel.as_mut() }) else { return Err("no selector".to_string()) };
         // SAFETY: the caller passes readable bytes of the lengths given.
         let spec = unsafe { bytes(spec as *const u8, spec_len) };
+        // SAFETY: as above.
         let ty = (!ty.is_null()).then(|| unsafe { bytes(ty as *const u8, ty_len) });
         s.push(spec, ty).map_err(|e| e.message)
     });
     match outcome {
         Ok(()) => 1,
         Err(m) => {
-            // SAFETY: the caller passes a valid `qjson_error` or null.
-            if let Some(e) = unsafe { err.as_mut() } {
-                e.fill(&m, 0, 0, 0);
-            }
+            fill_error(err, &m);
             0
         }
     }
@@ -70,12 +68,8 @@ pub extern "C" fn qjson_selector_add(
 /// Frees a selector (null is ignored).
 #[no_mangle]
 pub extern "C" fn qjson_selector_free(sel: *mut Selector) {
-    guard((), || {
-        if !sel.is_null() {
-            // SAFETY: from `qjson_selector_new`, freed once.
-            drop(unsafe { Box::from_raw(sel) });
-        }
-    })
+    // SAFETY: from `qjson_selector_new`, freed once.
+    unsafe { free_boxed(sel) }
 }
 
 /// Reads every path of `sel` from node `node` of `doc`, or when `doc` is
@@ -105,15 +99,16 @@ pub extern "C" fn qjson_select(
     let outcome = guard(None, || {
         // SAFETY: null or a live selector.
         let Some(s) = (unsafe { sel.as_ref() }) else { return Some(Err(Failure::Type("no selector".into()))) };
-        // SAFETY: the caller passes `cap` items and `bytes_cap` bytes.
         let items: &mut [Item] = if o.items.is_null() {
             &mut []
         } else {
+            // SAFETY: the caller passes `cap` items.
             unsafe { std::slice::from_raw_parts_mut(o.items, o.cap as usize) }
         };
         let area: &mut [u8] = if o.bytes.is_null() {
             &mut []
         } else {
+            // SAFETY: the caller passes `bytes_cap` bytes.
             unsafe { std::slice::from_raw_parts_mut(o.bytes, o.bytes_cap as usize) }
         };
         let mut w = Output { items, bytes: area, count: 0, used: 0 };

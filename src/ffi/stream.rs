@@ -5,7 +5,7 @@
 
 use std::ffi::c_char;
 
-use super::{bytes, guard, panic_message, ErrorInfo};
+use super::{bytes, free_boxed, guard, panic_message, ErrorInfo};
 use crate::stream::{Span, Splitter, StreamError, StreamFormat};
 
 /// What a split found. `spans` (`count` of them) stay valid until the
@@ -35,12 +35,8 @@ pub extern "C" fn qjson_stream_new(format: u32, max_size: usize) -> *mut Splitte
 /// Frees a splitter (null is ignored).
 #[no_mangle]
 pub extern "C" fn qjson_stream_free(st: *mut Splitter) {
-    guard((), || {
-        if !st.is_null() {
-            // SAFETY: from `qjson_stream_new`, freed once.
-            drop(unsafe { Box::from_raw(st) });
-        }
-    })
+    // SAFETY: from `qjson_stream_new`, freed once.
+    unsafe { free_boxed(st) }
 }
 
 fn finish(st: &Splitter, data: *const c_char, r: Result<(), StreamError>, out: &mut StreamOut) -> i32 {
@@ -64,24 +60,10 @@ fn finish(st: &Splitter, data: *const c_char, r: Result<(), StreamError>, out: &
 /// -2 after a caught panic.
 #[no_mangle]
 pub extern "C" fn qjson_stream_split(st: *mut Splitter, input: *const c_char, len: usize, out: *mut StreamOut) -> i32 {
-    // SAFETY: the caller passes a valid output or null.
-    let Some(o) = (unsafe { out.as_mut() }) else { return -1 };
-    o.count = 0;
-    if st.is_null() {
-        o.err.fill("no stream splitter", 0, 0, 0);
-        return -1;
-    }
-    let r = guard(None, || {
-        // SAFETY: a live splitter (checked non-null above).
-        let s = unsafe { st.as_mut() }?;
+    with_splitter(st, out, |s, o| {
         // SAFETY: the caller passes `len` readable bytes.
         let r = s.split_all(unsafe { bytes(input as *const u8, len) });
-        Some(finish(s, input, r, o))
-    });
-    r.unwrap_or_else(|| {
-        o.count = 0;
-        o.err.fill(&panic_message(), 0, 0, 0);
-        -2
+        finish(s, input, r, o)
     })
 }
 
@@ -97,6 +79,17 @@ pub extern "C" fn qjson_stream_feed(
     end: i32,
     out: *mut StreamOut,
 ) -> i32 {
+    with_splitter(st, out, |s, o| {
+        // SAFETY: the caller passes `len` readable bytes.
+        let r = s.feed(unsafe { bytes(chunk as *const u8, len) }, end != 0);
+        let data = s.buffer().as_ptr().cast();
+        finish(s, data, r, o)
+    })
+}
+
+/// Runs `f` on the splitter `st` and the output `out`, checked for null
+/// (-1), inside `guard` (-2 with `out.err` filled in after a panic).
+fn with_splitter(st: *mut Splitter, out: *mut StreamOut, f: impl FnOnce(&mut Splitter, &mut StreamOut) -> i32) -> i32 {
     // SAFETY: the caller passes a valid output or null.
     let Some(o) = (unsafe { out.as_mut() }) else { return -1 };
     o.count = 0;
@@ -107,10 +100,7 @@ pub extern "C" fn qjson_stream_feed(
     let r = guard(None, || {
         // SAFETY: a live splitter (checked non-null above).
         let s = unsafe { st.as_mut() }?;
-        // SAFETY: the caller passes `len` readable bytes.
-        let r = s.feed(unsafe { bytes(chunk as *const u8, len) }, end != 0);
-        let data = s.buffer().as_ptr().cast();
-        Some(finish(s, data, r, o))
+        Some(f(s, o))
     });
     r.unwrap_or_else(|| {
         o.count = 0;

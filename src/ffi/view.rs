@@ -91,6 +91,7 @@ pub extern "C" fn qjson_child(
         let node = if key.is_null() {
             d.element(parent, index)
         } else {
+            // SAFETY: as above.
             d.member(parent, unsafe { bytes(key.cast(), key_len) })
         };
         node.map(|n| read(d, n, out)).transpose()

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::number;
 use crate::string;
-use crate::tape::{HEADER, NEXT_FLAGS, SCALARS_ONLY, UNIQUE_KEYS};
+use crate::tape::{self, Next};
 
 /// The representation marker.
 pub struct TapeJson;
@@ -42,7 +42,7 @@ impl<'a> TapeNode<'a> {
 
     /// Byte offset where the value starts.
     pub(crate) fn offset(&self) -> usize {
-        self.tape[self.at as usize] as usize
+        tape::offset(self.tape, self.at)
     }
 
     #[inline(always)]
@@ -50,38 +50,28 @@ impl<'a> TapeNode<'a> {
         self.input[self.offset()]
     }
 
+    /// A container's header.
     #[inline(always)]
-    fn next_slot(&self) -> u32 {
-        self.tape[self.at as usize + 1]
+    fn next(&self) -> Next {
+        tape::next(self.tape, self.at)
     }
 
     /// The slot after this value and everything inside it.
     #[inline(always)]
     fn skip(&self) -> u32 {
-        match self.first() {
-            b'{' | b'[' => self.next_slot() & !NEXT_FLAGS,
-            _ => self.at + 1,
-        }
+        tape::skip(self.tape, self.at, self.first())
     }
 
     fn members_end(&self) -> u32 {
-        let next = self.next_slot();
-        if next & SCALARS_ONLY != 0 {
-            next & !NEXT_FLAGS
-        } else {
-            (next & !NEXT_FLAGS) - 1
-        }
+        self.next().members_end()
+    }
+
+    fn first_member(&self) -> u32 {
+        tape::first_member(self.at)
     }
 
     fn count(&self) -> usize {
-        let next = self.next_slot();
-        let after = next & !NEXT_FLAGS;
-        if next & SCALARS_ONLY != 0 {
-            let per_member = if self.first() == b'{' { 2 } else { 1 };
-            ((after - self.at - HEADER as u32) / per_member) as usize
-        } else {
-            self.tape[after as usize - 1] as usize
-        }
+        tape::count(self.tape, self.at, self.first() == b'{')
     }
 
     fn at(&self, slot: u32) -> TapeNode<'a> {
@@ -120,21 +110,21 @@ impl<'a> TapeNode<'a> {
     /// Depth of nesting below this value (0 for a scalar), walking only
     /// containers that hold containers.
     pub(crate) fn depth(&self) -> usize {
-        if !matches!(self.first(), b'{' | b'[') {
+        if !tape::opens(self.first()) {
             return 0;
         }
         // (container, slot of its next member) pairs; bounded by the parse's max_depth.
-        let mut stack = vec![(*self, self.at + HEADER as u32)];
+        let mut stack = vec![(*self, self.first_member())];
         let mut deepest = 1;
         while let Some(&mut (c, ref mut slot)) = stack.last_mut() {
-            if c.next_slot() & SCALARS_ONLY != 0 || *slot >= c.members_end() {
+            if c.next().scalars_only() || *slot >= c.members_end() {
                 stack.pop();
                 continue;
             }
             let member = if c.first() == b'{' { c.at(*slot + 1) } else { c.at(*slot) };
             *slot = member.skip();
-            if matches!(member.first(), b'{' | b'[') {
-                stack.push((member, member.at + HEADER as u32));
+            if tape::opens(member.first()) {
+                stack.push((member, member.first_member()));
                 deepest = deepest.max(stack.len());
             }
         }
@@ -331,12 +321,12 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
     fn get(&self, key: &Box<[u8]>) -> Option<TapeNode<'a>> {
         let o = &self.0;
         let end = o.members_end();
-        let unique = o.next_slot() & UNIQUE_KEYS != 0;
+        let unique = o.next().unique_keys();
         let first = key.first().copied().unwrap_or(b'"');
-        let mut k = o.at + HEADER as u32;
+        let mut k = o.first_member();
         let mut found = None;
         while k < end {
-            let body = &o.input[o.tape[k as usize] as usize + 1..];
+            let body = &o.input[tape::offset(o.tape, k) + 1..];
             if (body[0] == first || body[0] == b'\\') && string::key_eq(body, key) {
                 if unique {
                     return Some(o.at(k + 1));
@@ -349,7 +339,7 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
     }
 
     fn members(&self) -> Members<'a> {
-        Members { obj: self.0, slot: self.0.at + HEADER as u32, end: self.0.members_end() }
+        Members { obj: self.0, slot: self.0.first_member(), end: self.0.members_end() }
     }
 
     fn try_for_each_name_node<B>(
@@ -359,7 +349,7 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
     ) -> ControlFlow<B> {
         // Keys are string nodes of the tape already.
         let (o, end) = (self.0, self.0.members_end());
-        let mut k = o.at + HEADER as u32;
+        let mut k = o.first_member();
         while k < end {
             f(o.at(k))?;
             k = o.at(k + 1).skip();
@@ -399,7 +389,7 @@ impl<'a> Array<'a, TapeJson> for TapeArray<'a> {
         self.0.count()
     }
     fn elements(&self) -> Elements<'a> {
-        Elements { arr: self.0, slot: self.0.at + HEADER as u32, end: self.0.members_end() }
+        Elements { arr: self.0, slot: self.0.first_member(), end: self.0.members_end() }
     }
 }
 

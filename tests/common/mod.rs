@@ -32,19 +32,24 @@ thread_local! {
     pub static LIVE: Cell<isize> = const { Cell::new(0) };
 }
 
+// SAFETY: every call goes to the system allocator with the caller's
+// arguments; only counters are added.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.with(|c| c.set(c.get() + 1));
         LIVE.with(|c| c.set(c.get() + 1));
-        System.alloc(layout)
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.with(|c| c.set(c.get() - 1));
-        System.dealloc(ptr, layout)
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        System.realloc(ptr, layout, new_size)
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 

@@ -1,12 +1,19 @@
 //! Stage 2: checks the grammar over the structural index and builds the
 //! linked tape (see `tape`). Strings were checked by stage 1; numbers and
-//! literals are checked here in strict mode.
+//! literals are checked here in strict mode ([`atom`]), and objects' keys
+//! proven unique on the way ([`keys`]).
+
+mod atom;
+mod keys;
+
+pub(crate) use atom::check_atom;
+use keys::FirstBytes;
 
 use crate::error::{Error, ErrorKind};
 use crate::number;
 use crate::options::Options;
-use crate::scan::ScanInfo;
-use crate::tape::{HEADER, MAX_SLOTS, SCALARS_ONLY, UNIQUE_KEYS};
+use crate::stage1::ScanInfo;
+use crate::tape::{self, Next, HEADER, MAX_SLOTS};
 
 enum State {
     Value,
@@ -26,33 +33,6 @@ pub(crate) struct Open {
     object: bool,
     nested: bool,
     keys: FirstBytes,
-}
-
-/// What proves an object's keys unique (`tape::UNIQUE_KEYS`): two equal
-/// keys start with the same byte, unless one of them starts with an
-/// escape. So when no key starts with a backslash and no two keys' first
-/// bytes fall on the same bit of a 64-bit set (a byte's low six bits;
-/// an empty key "starts" with its closing quote), no two keys are equal.
-/// Keys that share a first letter (or bit) leave the object unproven,
-/// which only costs the early exit. Kept cheap because every parse pays
-/// it: one byte of each key, already in cache, and a register. A proof
-/// by the first two bytes in a 256-bit set held for more objects but cost
-/// about 2 ns a key (2026-11-24, ~200-byte benchmark object).
-#[derive(Clone, Copy, Default)]
-struct FirstBytes {
-    bits: u64,
-    maybe_repeated: bool,
-}
-
-impl FirstBytes {
-    /// Adds the key whose opening quote is at `p`.
-    #[inline(always)]
-    fn add(&mut self, input: &[u8], p: usize) {
-        let b0 = input.get(p + 1).copied().unwrap_or(0);
-        let bit = 1u64 << (b0 & 63);
-        self.maybe_repeated |= (self.bits & bit != 0) | (b0 == b'\\');
-        self.bits |= bit;
-    }
 }
 
 /// Builds the tape for `input` from its structural `index` into `tape`.
@@ -229,65 +209,32 @@ fn close_container(
     close_pos: u32,
 ) -> Result<(), (usize, ErrorKind)> {
     let open = stack.pop().expect("close matches an open container");
-    let mut next = if open.nested {
+    if open.nested {
         tape.push(open.count);
-        tape.len() as u32
-    } else {
-        tape.len() as u32 | SCALARS_ONLY
-    };
-    // (Not on an empty or one-key object: nothing to gain, and an empty
-    // container keeps the one form `flatten` looks for.)
-    if open.object && open.count > 1 && !keys.maybe_repeated {
-        next |= UNIQUE_KEYS;
     }
+    // (Not on an empty or one-key object: nothing to gain, and an empty
+    // container keeps the one form the event stream looks for.)
+    let unique = open.object && open.count > 1 && !keys.maybe_repeated;
+    let next = Next::new(tape.len(), !open.nested, unique);
     // Back to the parent's keys, saved when this container opened.
     *keys = stack.last().map_or_else(FirstBytes::default, |parent| parent.keys);
     if tape.len() > MAX_SLOTS {
         return Err((close_pos as usize, ErrorKind::TooManyValues));
     }
-    tape[open.slot as usize + 1] = next;
+    tape::set_next(tape, open.slot, next);
     Ok(())
-}
-
-/// Checks a number or literal starting at `pos` (strict mode). `lenient`
-/// admits the numbers `strtod` reads (see `Options::invalid_numbers`).
-#[inline]
-pub(crate) fn check_atom(input: &[u8], pos: usize, ijson: bool, lenient: bool) -> Result<(), (usize, ErrorKind)> {
-    let s = &input[pos..];
-    let word: &[u8] = match s[0] {
-        b't' => b"true",
-        b'f' => b"false",
-        b'n' if !lenient || s.starts_with(b"nu") => b"null",
-        _ => {
-            // Plain JSON numbers take the strict scan, lenient or not.
-            let scanned = match number::scan(s) {
-                Err(_) if lenient => number::scan_lenient(s),
-                r => r,
-            };
-            let (len, integer) = scanned.map_err(|(i, k)| (pos + i, k))?;
-            if ijson && !number::fits_ijson(&s[..len], integer) {
-                return Err((pos, ErrorKind::NumberOutOfRange));
-            }
-            return Ok(());
-        }
-    };
-    if s.starts_with(word) && s.get(word.len()).is_none_or(|&c| number::is_delimiter(c)) {
-        Ok(())
-    } else {
-        Err((pos, ErrorKind::InvalidLiteral))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::document::Document;
     use crate::options::Options;
-    use crate::tape::{ROOT, UNIQUE_KEYS};
+    use crate::tape::{self, ROOT};
 
     /// Whether the root object of `text` carries `UNIQUE_KEYS`.
     fn proven_unique(text: &str) -> bool {
         let doc = Document::parse(text.as_bytes(), &Options::default()).unwrap();
-        doc.tape()[ROOT as usize + 1] & UNIQUE_KEYS != 0
+        tape::next(doc.tape(), ROOT).unique_keys()
     }
 
     #[test]

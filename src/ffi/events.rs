@@ -1,4 +1,4 @@
-//! Whole values as streams of events (see `crate::flatten`), for building
+//! Whole values as streams of events (see `crate::events`), for building
 //! plain Lua tables with one call: `qjson_decode` parses and flattens a
 //! string, `qjson_flatten` flattens a value of a parsed document.
 //!
@@ -7,13 +7,13 @@
 //! free. The caller copies what it needs at once. A caller that may start
 //! a decode while reading another one's events (a Lua finalizer running
 //! in the middle of building tables) passes a different slot. Object keys
-//! come from a key cache per thread (see `crate::flatten::KeyCache`).
+//! come from a key cache per thread (see `crate::events::KeyCache`).
 
 use std::cell::RefCell;
 use std::ffi::c_char;
 
-use super::{bytes, guard, panic_message, ErrorInfo, Handle};
-use crate::flatten::{Event, KeyCache, Stream, StreamInfo};
+use super::{bytes, guard, panic_message, report, ErrorInfo, Handle};
+use crate::events::{Event, KeyCache, Stream, StreamInfo};
 use crate::{Document, Options};
 
 /// Slots per thread: how deeply decodes may nest.
@@ -36,14 +36,11 @@ enum Failure {
 }
 
 fn fail(err: *mut ErrorInfo, failure: Option<Failure>) -> *const Event {
-    // SAFETY: the caller passes a valid `qjson_error` or null.
-    if let Some(e) = unsafe { err.as_mut() } {
-        match failure {
-            Some(Failure::Input(ref error)) => e.fill_from(error),
-            Some(Failure::Message(m)) => e.fill(&m, 0, 0, 0),
-            None => e.fill(&panic_message(), 0, 0, 0),
-        }
-    }
+    report(err, |e| match failure {
+        Some(Failure::Input(ref error)) => e.fill_from(error),
+        Some(Failure::Message(m)) => e.fill(&m, 0, 0, 0),
+        None => e.fill(&panic_message(), 0, 0, 0),
+    });
     std::ptr::null()
 }
 
@@ -109,9 +106,10 @@ pub extern "C" fn qjson_decode(
         // SAFETY: the caller passes `len` readable bytes and a valid
         // `qjson_options` or null.
         let input = unsafe { bytes(input.cast(), len) };
+        // SAFETY: as above.
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
         let flat = Document::parse_then(input, &opts, |doc| {
-            stream.flatten(doc, crate::ROOT, Some(keys)).map(|events| (events.as_ptr(), events.len()))
+            stream.events(doc, crate::ROOT, Some(keys)).map(|events| (events.as_ptr(), events.len()))
         });
         match flat {
             Ok(Ok(r)) => Ok(r),
@@ -142,7 +140,7 @@ pub extern "C" fn qjson_flatten(
         if node >= d.skip(d.root()) {
             return Err(Failure::Message(format!("no value at node {node}")));
         }
-        let events = stream.flatten(d, node, Some(keys)).map_err(Failure::Input)?;
+        let events = stream.events(d, node, Some(keys)).map_err(Failure::Input)?;
         Ok((events.as_ptr(), events.len()))
     })
 }
