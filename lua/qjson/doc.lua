@@ -15,13 +15,14 @@ local type, error, tonumber, setmetatable, getmetatable, tostring =
 local ffi_string, ffi_istype = ffi.string, ffi.istype
 local rshift, band = require("bit").rshift, require("bit").band
 
-local MISSING, ERROR, PANIC = 0, -1, -2
-local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
-local KIND_NAMES = { "null", "boolean", "number", "string", "array", "object" }
-
 -- Out-parameter boxes (qjson.base's). Numbers leave their box through
 -- C.qjson_load_* (src/ffi/load.rs says why).
 local C, S = base.C, base.S
+
+local MISSING, ERROR, PANIC = C.QJSON_STATUS_MISSING, C.QJSON_STATUS_ERROR, C.QJSON_STATUS_PANIC
+local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
+local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
+local KIND_NAMES = base.KIND_NAMES
 local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
   base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
 local error_message, copy_string = base.error_message, base.copy_string
@@ -108,7 +109,7 @@ local function node_at(self, path)
   if S.seq ~= t then
     return node_at(self, path)
   end
-  if k <= 0 then
+  if k <= MISSING then
     fail(self, k == MISSING and ERROR or k, path)
   end
   return node
@@ -162,7 +163,7 @@ function Doc:typeof(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
-  if k > 0 then
+  if k > MISSING then
     return KIND_NAMES[k]
   elseif k ~= MISSING then
     if S.seq ~= t then
@@ -287,7 +288,7 @@ function Doc:is_null(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
-  if k > 0 then
+  if k > MISSING then
     return k == NULL
   elseif k ~= MISSING then
     if S.seq ~= t then
@@ -306,7 +307,7 @@ function Doc:raw(path)
   if S.seq ~= t then
     return Doc.raw(self, path)
   end
-  if k > 0 then
+  if k > MISSING then
     local sp, sn = ptr_box[0], size_box[0]
     if S.seq ~= t then
       return copy_string(self.ptr, node_at(self, path), true) or fail(self, ERROR)
@@ -331,7 +332,7 @@ function Doc:get(path)
   end
   if k == ARRAY or k == OBJECT then
     return view.open(self, node, k)
-  elseif k > 0 then
+  elseif k > MISSING then
     return value_at(self, node, k)
   elseif k ~= MISSING then
     fail(self, k, path)
@@ -349,7 +350,7 @@ function Doc:open(path)
   if S.seq ~= t then
     return Doc.open(self, path)
   end
-  if k > 0 then
+  if k > MISSING then
     return new_cursor(self, node)
   elseif k ~= MISSING then
     fail(self, k, path)
@@ -393,7 +394,7 @@ local function advance(st)
   if S.seq ~= t then
     return advance(st)
   end
-  if k <= 0 then
+  if k <= MISSING then
     if k ~= MISSING then
       fail(st.doc, k)
     end
@@ -448,7 +449,7 @@ function Doc:pairs(path)
       local key, value = pairs_buf[2 * i], pairs_buf[2 * i + 1]
       i = i + 1
       local vk = C.qjson_find(ptr, value, nil, 0, nil, nil)
-      if vk <= 0 then
+      if vk <= MISSING then
         fail(self, vk)
       end
       return value_at(self, key, STRING), value_at(self, value, vk)

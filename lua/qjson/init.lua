@@ -30,7 +30,7 @@ do
   qjson.null = ok and cjson.null or setmetatable({}, { __tostring = function() return "null" end })
 end
 doc.null = qjson.null
-view.null = qjson.null
+view.set_null(qjson.null)
 encoder.null = qjson.null
 selector.null = qjson.null
 

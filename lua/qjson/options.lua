@@ -1,13 +1,14 @@
 -- Parse options: a Lua table checked and packed into `qjson_options`.
-local new_options = require("qjson.base").new_options
+local base = require("qjson.base")
+local C, new_options = base.C, base.new_options
 
 local type, pairs, tostring, floor = type, pairs, tostring, math.floor
 
 local M = {}
 
-M.MODES = { strict = 0, lazy = 1 }
-M.DUPLICATES = { last = 0, reject = 1 }
-M.DEFAULT_MAX_DEPTH = 1000
+M.MODES = { strict = C.QJSON_MODE_STRICT, lazy = C.QJSON_MODE_LAZY }
+M.DUPLICATES = { last = C.QJSON_DUPLICATES_LAST, reject = C.QJSON_DUPLICATES_REJECT }
+M.DEFAULT_MAX_DEPTH = C.QJSON_LIMIT_DEFAULT_MAX_DEPTH
 
 -- What a bad value was: a number or string as itself (strings quoted),
 -- anything else by its type.
@@ -36,7 +37,7 @@ function M.pack(opts)
     return nil, "bad options (table expected, got " .. type(opts) .. ")"
   end
   local box = new_options()
-  box.mode, box.max_depth, box.duplicate_keys, box.ijson = 0, M.DEFAULT_MAX_DEPTH, 0, 0
+  box.mode, box.max_depth, box.duplicate_keys, box.ijson = M.MODES.strict, M.DEFAULT_MAX_DEPTH, M.DUPLICATES.last, 0
   box.invalid_numbers = 0
   for k, v in pairs(opts) do
     if k == "mode" then

@@ -5,7 +5,7 @@
 local ffi = require("ffi")
 local base = require("qjson.base")
 local C = base.C
-local view = require("qjson.view")
+local view = require("qjson.view.fields")
 
 local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, concat =
   type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, table.concat

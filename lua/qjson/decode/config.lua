@@ -4,6 +4,7 @@
 -- only read; every call returns the setting in force after it. The
 -- encoder's are in qjson.encode.config.
 local args = require("qjson.cjson.args")
+local DEFAULT_MAX_DEPTH = require("qjson.options").DEFAULT_MAX_DEPTH
 
 local too_many, checkint, checkoption, argerror = args.too_many, args.checkint, args.checkoption, args.argerror
 local type = type
@@ -24,7 +25,7 @@ M.LUA52COMPAT = #setmetatable({}, {
 -- A fresh settings table with lua-cjson's defaults.
 function M.defaults()
   return {
-    max_depth = 1000,
+    max_depth = DEFAULT_MAX_DEPTH, -- lua-cjson's too
     invalid_numbers = true, -- lua-cjson reads NaN, Infinity, hex... by default
     array_with_array_mt = false,
     allow_comment = false,
