@@ -13,7 +13,6 @@ local view = require("qjson.view")
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
 local ffi_string, ffi_istype = ffi.string, ffi.istype
-local rshift, band = require("bit").rshift, require("bit").band
 
 -- Out-parameter boxes (qjson.base's). Numbers leave their box through
 -- C.qjson_load_* (src/ffi/load.rs says why).
@@ -478,107 +477,6 @@ function DocMT:__tostring()
     return "qjson.document"
   end
   return "qjson.cursor (" .. (self:typeof() or "?") .. ")"
-end
-
--- Documents that need up to this many bytes are placed in Lua memory: a
--- `struct qjson_doc` cdata that holds the whole document (handle, tape,
--- room to unescape strings) and serves as its handle. The collector frees
--- it like a string, with no finalizer: an ffi.gc finalizer and the native
--- allocations cost more than parsing a few hundred bytes does. The size
--- follows the structure, not the length: a 1 MB chat request whose bulk
--- is one base64 string needs under 1 KB. Larger documents keep their tape
--- on the native heap, released by a finalizer; their handle is in Lua
--- memory too, so that it outlives that finalizer (at lua_close, LuaJIT
--- runs every cdata finalizer before any userdata's __gc: one that reads
--- a document then gets "document is closed", not freed memory). (Native
--- handles in a weak-valued slot table swept once per collection cycle
--- were tried too: faster, but they kept hundreds of KB of Lua heap
--- between sweeps.)
-local PLACED_MAX = 16384
-M.PLACED_MAX = PLACED_MAX
-
-local doc_mem, HANDLE_WORDS = base.doc_mem, rshift(base.HANDLE_SIZE + 7, 3)
-local err_box = base.err_box
-
--- Parses `s` with packed options `o` (or nil): the document's handle, or
--- nil and the message. A placed document's handle is its memory, so
--- whatever holds the handle (documents, cursors, views) keeps the memory
--- alive. With `n`, `s` may also be a pointer to `n` bytes (a value inside
--- a larger string, which the caller keeps alive).
--- The memory the next parse tries first (one native call parses and
--- places when the document fits): sized after the last placed document,
--- so a run of similar documents parses in one call. A parse takes it
--- before calling (a finalizer parsing meanwhile allocates its own).
-local spare, spare_bytes, want_bytes = nil, 0, 512
-
-function M.open(s, o, n)
-  n = n or #s
-  local mem, bytes = spare, spare_bytes
-  spare = nil
-  if mem == nil then
-    bytes = want_bytes
-    mem = doc_mem(rshift(bytes, 3))
-  end
-  local t = S.seq + 1
-  S.seq = t
-  local r = C.qjson_parse_into(s, n, o, mem, bytes, err_box)
-  if r < 0 then
-    -- Placed, using -r bytes: size the next spare after it. (The document
-    -- is in memory of this call's own: a finalizer cannot have changed it.)
-    want_bytes = band(-r + 7, -8)
-    return mem
-  end
-  spare, spare_bytes = mem, bytes
-  if r == 0 then
-    if S.seq ~= t then
-      return M.open(s, o, n)
-    end
-    return nil, error_message()
-  elseif r <= PLACED_MAX then
-    -- (Allocating may run finalizers that parse: qjson_parse_in then
-    -- parses `s` again instead of taking the tape measured above.)
-    want_bytes = band(r + 7, -8)
-    mem = doc_mem(rshift(r + 7, 3))
-    t = S.seq + 1
-    S.seq = t
-    if C.qjson_parse_in(s, n, o, mem, r, err_box) == 0 then
-      if S.seq ~= t then
-        return M.open(s, o, n)
-      end
-      return nil, error_message()
-    end
-    return mem
-  end
-  mem = doc_mem(HANDLE_WORDS)
-  t = S.seq + 1
-  S.seq = t
-  if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, err_box) == 0 then
-    if S.seq ~= t then
-      return M.open(s, o, n)
-    end
-    return nil, error_message()
-  end
-  return ffi.gc(mem, C.qjson_finalize)
-end
-
--- Parses the file at `path`, of at most `max_size` bytes (-1: the native
--- limit): the handle, or nil and the message.
-function M.open_file(path, max_size, o)
-  local mem = doc_mem(HANDLE_WORDS)
-  local t = S.seq + 1
-  S.seq = t
-  if C.qjson_parse_file_in(path, #path, max_size, o, mem, base.HANDLE_SIZE, err_box) == 0 then
-    if S.seq ~= t then
-      return M.open_file(path, max_size, o)
-    end
-    return nil, error_message()
-  end
-  return ffi.gc(mem, C.qjson_finalize)
-end
-
--- A document from a handle of `open` or `open_file`.
-function M.wrap(ptr, src, mt, lazy)
-  return setmetatable({ ptr = ptr, node = 0, src = src, lazy = lazy }, mt or DocMT)
 end
 
 return M

@@ -251,12 +251,7 @@ end
 local SafeValidator = {}
 local SafeMT = { __index = SafeValidator, __tostring = ValidatorMT.__tostring }
 
-local function settle(ok, ...)
-  if ok then
-    return ...
-  end
-  return nil, (...)
-end
+local settle = require("qjson.base").settle
 
 function SafeValidator:validate(v)
   return settle(pcall(Validator.validate, setmetatable({ ptr = self.ptr }, ValidatorMT), v))

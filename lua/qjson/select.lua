@@ -11,6 +11,7 @@ local base = require("qjson.base")
 local C = base.C
 local doc = require("qjson.doc")
 local view = require("qjson.view")
+local parse = require("qjson.parse")
 local options = require("qjson.options")
 
 local type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget =
@@ -82,7 +83,7 @@ M.SelectorMT = SelectorMT
 local function container(self, st, node, tag)
   local d = st.doc
   if d == nil then
-    local h, msg = doc.open(st.ptr, self.opts, st.len)
+    local h, msg = parse.open(st.ptr, self.opts, st.len)
     if h == nil then
       error("qjson: " .. msg, 0)
     end

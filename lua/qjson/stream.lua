@@ -12,6 +12,7 @@ local ffi = require("ffi")
 local base = require("qjson.base")
 local C = base.C
 local doc = require("qjson.doc")
+local parse = require("qjson.parse")
 local options = require("qjson.options")
 local selector = require("qjson.select")
 
@@ -63,7 +64,7 @@ local function settings(name, format, how, opts)
       error("bad argument #" .. (name == "each" and 4 or 3) .. " to '" .. name .. "' (table expected, got "
         .. type(opts) .. ")", 3)
     end
-    local parse = {}
+    local rest = {}
     for k, v in pairs(opts) do
       if k == "max_size" then
         if type(v) ~= "number" or v < 1 or v % 1 ~= 0 then
@@ -71,10 +72,10 @@ local function settings(name, format, how, opts)
         end
         max = v
       else
-        parse[k] = v
+        rest[k] = v
       end
     end
-    local packed, oerr = options.pack(parse)
+    local packed, oerr = options.pack(rest)
     if oerr then
       error("bad argument to '" .. name .. "' (" .. oerr .. ")", 3)
     end
@@ -166,7 +167,7 @@ local function hand_out(it, i, anchor, ptr, len, at)
     end
     return spread(i, vals, sel.n, false)
   end
-  local h, msg = doc.open(ptr, it.opts, len)
+  local h, msg = parse.open(ptr, it.opts, len)
   if h == nil then
     error(located("qjson: " .. msg, at), 0)
   end
