@@ -201,7 +201,7 @@ local function first_child(st, node)
   if S.seq ~= t then
     return first_child(st, node)
   end
-  if k > 0 then
+  if k > MISSING then
     return c
   elseif k ~= MISSING then
     fail(st)
