@@ -176,6 +176,16 @@ end
 
 -- Iteration over a whole buffer: the spans stay in this iteration's own
 -- splitter (no one else calls it), the values in the buffer it anchors.
+-- The end of an iteration: raises the error the stream held back, if any.
+local function finish(it)
+  local err = it.err
+  if err then
+    it.err = nil
+    error(err, 0)
+  end
+  return nil
+end
+
 local function each_step(it, i)
   i = i + 1
   if i > it.n then
@@ -183,12 +193,7 @@ local function each_step(it, i)
       put_splitter(it.st, it.key)
       it.st, it.out = nil, nil
     end
-    local err = it.err
-    if err then
-      it.err = nil
-      error(err, 0)
-    end
-    return nil
+    return finish(it)
   end
   local sp = it.out.spans[i - 1]
   local start, len, at = tonumber(sp.start), tonumber(sp.len), tonumber(sp.at)
@@ -239,12 +244,7 @@ local function feed_step(it, i)
   i = i + 1
   local s = it.texts[i]
   if s == nil then
-    local err = it.err
-    if err then
-      it.err = nil
-      error(err, 0)
-    end
-    return nil
+    return finish(it)
   end
   return hand_out(it, i, s, s, #s, it.at[i])
 end
