@@ -30,6 +30,7 @@ build = {
       ["qjson.encode.options"] = "lua/qjson/encode/options.lua",
       ["qjson.encode.string"] = "lua/qjson/encode/string.lua",
       ["qjson.encode.text"] = "lua/qjson/encode/text.lua",
+      ["qjson.encode.walk"] = "lua/qjson/encode/walk.lua",
       ["qjson"] = "lua/qjson/init.lua",
       ["qjson.lib"] = "lua/qjson/lib.lua",
       ["qjson.options"] = "lua/qjson/options.lua",

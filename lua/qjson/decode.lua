@@ -7,6 +7,7 @@ local view = require("qjson.view")
 local materialize = require("qjson.view.materialize")
 local encoder = require("qjson.encode")
 local decode_config = require("qjson.decode.config")
+local arg_message = require("qjson.base").arg_message
 
 local type, error, next, setmetatable = type, error, next, setmetatable
 local open = parse.open
@@ -31,7 +32,7 @@ end
 -- nil and a message plus whether it is about the caller's arguments.
 local function decode_with(ds, s, opts)
   if opts ~= nil and type(opts) ~= "table" then
-    return nil, "bad argument #2 to 'decode' (bad options (table expected, got " .. type(opts) .. "))", true
+    return nil, arg_message(2, "decode", "bad options (table expected, got " .. type(opts) .. ")"), true
   end
   -- The settings are defaults the call's options override.
   local o = { max_depth = ds.max_depth, invalid_numbers = ds.invalid_numbers }
@@ -39,8 +40,8 @@ local function decode_with(ds, s, opts)
   for k, v in next, opts or o do
     if k == "big_int" then
       if not BIG_INT[v] then
-        return nil, "bad argument #2 to 'decode' (bad option 'big_int' (\"cdata\" or \"string\" expected, got "
-          .. options.describe(v) .. "))", true
+        return nil, arg_message(2, "decode", "bad option 'big_int' (\"cdata\" or \"string\" expected, got "
+          .. options.describe(v) .. ")"), true
       end
       big = v
     else

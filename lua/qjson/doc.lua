@@ -9,6 +9,7 @@
 local ffi = require("ffi")
 local base = require("qjson.base")
 local view = require("qjson.view")
+local arg_error = require("qjson.base").arg_error
 
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
@@ -56,7 +57,7 @@ local function path_args(path, level)
   if t == "cdata" and ffi_istype(path_type, path) then
     return nil, 0, path
   end
-  error("bad argument #1 (path string or qjson.path expected, got " .. t .. ")", level or 3)
+  arg_error(1, nil, "path string or qjson.path expected, got " .. t, level or 3)
 end
 
 -- The source text of each compiled path (set by qjson.path), so that

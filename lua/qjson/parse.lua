@@ -9,6 +9,7 @@ local ffi = require("ffi")
 local base = require("qjson.base")
 local options = require("qjson.options")
 local doc = require("qjson.doc")
+local arg_message = require("qjson.base").arg_message
 
 local type, pairs, tostring, setmetatable = type, pairs, tostring, setmetatable
 local ffi_string = ffi.string
@@ -124,11 +125,11 @@ end
 -- (`name`: the function to name in those, "parse" by default).
 function M.document(s, opts, mt, name)
   if type(s) ~= "string" then
-    return nil, "bad argument #1 to '" .. (name or "parse") .. "' (string expected, got " .. type(s) .. ")", true
+    return nil, arg_message(1, name or "parse", "string expected, got " .. type(s)), true
   end
   local o, oerr = options.pack(opts)
   if oerr then
-    return nil, "bad argument #2 to '" .. (name or "parse") .. "' (" .. oerr .. ")", true
+    return nil, arg_message(2, name or "parse", oerr), true
   end
   local ptr, err = M.open(s, o)
   if ptr == nil then
@@ -162,18 +163,18 @@ end
 
 function M.file(path, opts, mt)
   if type(path) ~= "string" then
-    return nil, "bad argument #1 to 'parse_file' (string expected, got " .. type(path) .. ")", true
+    return nil, arg_message(1, "parse_file", "string expected, got " .. type(path)), true
   elseif path:find("\0", 1, true) then
     -- (The file system would stop at it, and so would the message.)
-    return nil, "bad argument #1 to 'parse_file' (path contains a NUL byte)", true
+    return nil, arg_message(1, "parse_file", "path contains a NUL byte"), true
   end
   local max_size, rest = file_options(opts)
   if not max_size then
-    return nil, "bad argument #2 to 'parse_file' (" .. rest .. ")", true
+    return nil, arg_message(2, "parse_file", rest), true
   end
   local o, oerr = options.pack(rest)
   if oerr then
-    return nil, "bad argument #2 to 'parse_file' (" .. oerr .. ")", true
+    return nil, arg_message(2, "parse_file", oerr), true
   end
   local ptr, err = M.open_file(path, max_size, o)
   if ptr == nil then
@@ -186,7 +187,7 @@ end
 -- qjson.path: a compiled path, or nil, a message and true.
 function M.path(s)
   if type(s) ~= "string" then
-    return nil, "bad argument #1 to 'path' (string expected, got " .. type(s) .. ")", true
+    return nil, arg_message(1, "path", "string expected, got " .. type(s)), true
   end
   local t = S.seq + 1
   S.seq = t
@@ -202,7 +203,7 @@ function M.path(s)
       C.qjson_path_compile(s, #s, err)
       msg = ffi_string(err.message)
     end
-    return nil, "bad argument #1 to 'path' (" .. msg .. ")", true
+    return nil, arg_message(1, "path", msg), true
   end
   p = ffi.gc(p, C.qjson_path_free)
   doc.path_text[p] = s

@@ -15,6 +15,7 @@ local doc = require("qjson.doc")
 local parse = require("qjson.parse")
 local options = require("qjson.options")
 local selector = require("qjson.select")
+local arg_error = require("qjson.base").arg_error
 
 local type, error, tostring, tonumber, setmetatable, getmetatable, pairs =
   type, error, tostring, tonumber, setmetatable, getmetatable, pairs
@@ -43,26 +44,25 @@ local char_ptr = ffi.typeof("const char *")
 -- values are handed out ("doc", "raw" or a selector), max_size and packed
 -- parse options (or nil). Raises at the caller's caller.
 local function settings(name, format, how, opts)
+  -- (each's first argument is the stream.)
+  local first = name == "each" and 1 or 0
   local f = FORMATS[format]
   if f == nil then
-    error("bad argument #" .. (name == "each" and 2 or 1) .. " to '" .. name
-      .. "' (\"ndjson\", \"json\" or \"sse\" expected, got " .. tostring(format) .. ")", 3)
+    arg_error(first + 1, name, '"ndjson", "json" or "sse" expected, got ' .. tostring(format), 3)
   end
   local sel
   if how == nil or how == "doc" then
     how = "doc"
   elseif how ~= "raw" then
     if type(how) ~= "table" or getmetatable(how) ~= SelectorMT then
-      error("bad argument #" .. (name == "each" and 3 or 2) .. " to '" .. name
-        .. "' (\"doc\", \"raw\" or a qjson.select selector expected, got " .. type(how) .. ")", 3)
+      arg_error(first + 2, name, '"doc", "raw" or a qjson.select selector expected, got ' .. type(how), 3)
     end
     sel, how = how, "select"
   end
   local max, o = M.DEFAULT_MAX_SIZE, nil
   if opts ~= nil then
     if type(opts) ~= "table" then
-      error("bad argument #" .. (name == "each" and 4 or 3) .. " to '" .. name .. "' (table expected, got "
-        .. type(opts) .. ")", 3)
+      arg_error(first + 3, name, "table expected, got " .. type(opts), 3)
     end
     local rest = {}
     for k, v in pairs(opts) do
@@ -211,7 +211,7 @@ end
 -- value's error names its position in the stream.
 function M.each(buf, format, how, opts)
   if type(buf) ~= "string" then
-    error("bad argument #1 to 'each' (string expected, got " .. type(buf) .. ")", 2)
+    arg_error(1, "each", "string expected, got " .. type(buf), 2)
   end
   local f, h, sel, max, o = settings("each", format, how, opts)
   local st, key = take_splitter(f, max)
@@ -257,7 +257,7 @@ function Feeder:feed(chunk, last)
   if chunk == nil then
     chunk = ""
   elseif type(chunk) ~= "string" then
-    error("bad argument #1 to 'feed' (string expected, got " .. type(chunk) .. ")", 2)
+    arg_error(1, "feed", "string expected, got " .. type(chunk), 2)
   end
   if self.busy then
     error("qjson: feeder is already feeding (a finalizer fed it?)", 2)
