@@ -6,6 +6,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// `qjson_options.duplicate_keys`.
+enum qjson_duplicates {
+  // The last value of a repeated key wins (the default).
+  QJSON_DUPLICATES_LAST = 0,
+  // A repeated key is an error.
+  QJSON_DUPLICATES_REJECT = 1,
+};
+typedef uint32_t qjson_duplicates;
+
+// The `flags` bits of `qjson_escape` (see `encode/escape.rs`).
+enum qjson_escape_flag {
+  // Escape `/` as `\/` (lua-cjson's default).
+  QJSON_ESCAPE_FLAG_ESCAPE_SLASH = 1,
+  // Every character above U+007F as `\uXXXX`; invalid UTF-8 is an error.
+  QJSON_ESCAPE_FLAG_ASCII = 2,
+  // Escape `<`, `>`, `&`, U+2028 and U+2029.
+  QJSON_ESCAPE_FLAG_HTML_SAFE = 4,
+  // Reject invalid UTF-8.
+  QJSON_ESCAPE_FLAG_VALIDATE_UTF8 = 8,
+};
+typedef uint32_t qjson_escape_flag;
+
 // What an event holds.
 enum qjson_event_tag {
   QJSON_EVENT_TAG_NULL = 0,
@@ -66,6 +88,30 @@ enum qjson_kind {
   QJSON_KIND_OBJECT = 6,
 };
 typedef int32_t qjson_kind;
+
+// Sizes and limits the caller must respect.
+enum qjson_limit {
+  // `qjson_options.max_depth` when the caller passes no options.
+  QJSON_LIMIT_DEFAULT_MAX_DEPTH = 1000,
+  // Bytes `qjson_format_number` may write.
+  QJSON_LIMIT_NUMBER_MAX_LEN = 32,
+  // `qjson_escape` writes at most `QJSON_LIMIT_ESCAPE_EXPANSION` ×
+  // `len` + `QJSON_LIMIT_ESCAPE_SLACK` bytes.
+  QJSON_LIMIT_ESCAPE_EXPANSION = 6,
+  QJSON_LIMIT_ESCAPE_SLACK = 16,
+  // Longest input one `qjson_escape` call takes.
+  QJSON_LIMIT_ESCAPE_MAX_CHUNK = (256 << 20),
+};
+typedef uint32_t qjson_limit;
+
+// `qjson_options.mode`.
+enum qjson_mode {
+  // Every value checked while parsing (the default).
+  QJSON_MODE_STRICT = 0,
+  // Structure only; a value's errors are raised when it is read.
+  QJSON_MODE_LAZY = 1,
+};
+typedef uint32_t qjson_mode;
 
 // Draft codes for `SchemaOptions::draft` (0: from `$schema`, else the
 // latest).
@@ -276,17 +322,17 @@ const char *qjson_version(void);
 // "neon", "neon-nopmull", "swar" or "scalar"), NUL-terminated.
 const char *qjson_backend(void);
 
-// Escapes the `len` bytes at `src` into `dst` (room for 6 × `len` + 16
-// bytes)
-// as the body of a JSON string; `flags` are the `QJSON_ESC_*` bits of
-// `encode/escape.rs` (1 escape `/`, 2 ASCII only, 4 HTML-safe, 8 check
-// UTF-8). With `last` false the input continues in a later call, and a
+// Escapes the `len` bytes at `src` into `dst` (room for
+// `QJSON_LIMIT_ESCAPE_EXPANSION` × `len` + `QJSON_LIMIT_ESCAPE_SLACK`
+// bytes) as the body of a JSON string; `flags` are `qjson_escape_flag`
+// bits. With `last` false the input continues in a later call, and a
 // UTF-8 sequence cut at the end is left for it.
 //
 // Returns the bytes written and sets `*consumed` to the input bytes used;
 // -1 for invalid UTF-8 (then `*consumed` is its offset); -2 on a bug or
-// when `len` is over 256 MiB (the caller passes longer strings in parts,
-// so the result always fits an `int32_t`, a plain number in LuaJIT).
+// when `len` is over `QJSON_LIMIT_ESCAPE_MAX_CHUNK` (the caller passes
+// longer strings in parts, so the result always fits an `int32_t`, a
+// plain number in LuaJIT).
 int32_t qjson_escape(const char *src,
                      size_t len,
                      uint8_t *dst,
@@ -294,7 +340,8 @@ int32_t qjson_escape(const char *src,
                      bool last,
                      size_t *consumed);
 
-// Writes the finite double `v` to `dst` (room for 32 bytes) as C's
+// Writes the finite double `v` to `dst` (room for
+// `QJSON_LIMIT_NUMBER_MAX_LEN` bytes) as C's
 // `%.{precision}g` (1..17), or as the shortest text that reads back to
 // `v` when `precision` is 0. Returns the bytes written (0 on a bug).
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);

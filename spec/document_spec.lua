@@ -641,7 +641,7 @@ describe("document", function()
 end)
 
 describe("where documents live", function()
-  local doc_module = require("qjson.doc")
+  local doc_module = require("qjson.parse")
   local MAX = doc_module.PLACED_MAX
 
   local function full_gc()

@@ -223,7 +223,7 @@ describe("garbage collection", function()
     local src = '{"a": [' .. ("1, "):rep(99) .. '1], "b": {"c": "' .. ("x"):rep(200) .. '"}}'
     local path = qjson.path("b.c")
     -- Too many values to be placed in Lua memory: a native document.
-    local native = "[" .. ("1,"):rep(require("qjson.doc").PLACED_MAX / 4) .. "1]"
+    local native = "[" .. ("1,"):rep(require("qjson.parse").PLACED_MAX / 4) .. "1]"
     local function churn(n)
       for i = 1, n do
         if i % 10 == 0 then

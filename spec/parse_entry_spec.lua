@@ -1,4 +1,4 @@
--- The parse entry path (doc.open): one native call parses and places a
+-- The parse entry path (qjson.parse.open): one native call parses and places a
 -- document in the spare memory when it fits; a larger one falls back to
 -- a second call (placed or boxed). Documents of changing sizes, and
 -- finalizers that parse in between, read right.

@@ -135,7 +135,7 @@ describe("qjson.decode", function()
     -- The constructors' keys are the module's constants: an array's
     -- FIELDS, an object's all but LEN; a root has no PARENT and adds the
     -- record's PTR and SRC; a leaf (no container in it) has no cache slots.
-    local view = require("qjson.view")
+    local view = require("qjson.view.fields")
     local function raw_keys(t)
       local raw = {}
       for k in next, t do

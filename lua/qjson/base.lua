@@ -31,10 +31,17 @@ local ffi = require("ffi")
 local C = require("qjson.lib")
 
 local ffi_new, ffi_string, ffi_cast = ffi.new, ffi.string, ffi.cast
+local error, tonumber = error, tonumber
 
 local M = {}
 
 M.C = C
+
+-- Each value kind's name, by its `qjson_kind`.
+M.KIND_NAMES = {
+  [C.QJSON_KIND_NULL] = "null", [C.QJSON_KIND_BOOLEAN] = "boolean", [C.QJSON_KIND_NUMBER] = "number",
+  [C.QJSON_KIND_STRING] = "string", [C.QJSON_KIND_ARRAY] = "array", [C.QJSON_KIND_OBJECT] = "object",
+}
 
 -- The ticket counter (see above).
 M.S = { seq = 0 }
@@ -91,6 +98,45 @@ function M.copy_string(ptr, node, raw)
     return nil
   end
   return ffi_string(mem, n)
+end
+
+-- "bad argument #n to 'fname' (why)", Lua's own wording (without
+-- `fname`: "bad argument #n (why)").
+local function arg_message(n, fname, why)
+  if fname == nil then
+    return "bad argument #" .. n .. " (" .. why .. ")"
+  end
+  return "bad argument #" .. n .. " to '" .. fname .. "' (" .. why .. ")"
+end
+M.arg_message = arg_message
+
+-- Raises arg_message's text; `level` as error's, counted from the caller
+-- of arg_error (default 1).
+function M.arg_error(n, fname, why, level)
+  error(arg_message(n, fname, why), (level or 1) + 1)
+end
+
+-- pcall's results as a safe API returns them: the values, or nil and the
+-- message.
+function M.settle(ok, ...)
+  if ok then
+    return ...
+  end
+  return nil, (...)
+end
+
+-- Entry points that report failure as (nil, message, is_arg), is_arg
+-- true when the message is about the caller's arguments, and their
+-- raising forms: the message raised at the caller for a bad argument,
+-- with no position for bad input (as lua-cjson does).
+function M.raising(f)
+  return function(a, b)
+    local r, msg, is_arg = f(a, b)
+    if r == nil then
+      error(msg, is_arg and 2 or 0)
+    end
+    return r
+  end
 end
 
 -- A `qjson_options` box for one call.

@@ -1,6 +1,18 @@
 -- Generated from include/qjson.h by tools/gen-cdef.lua (make header); do not edit.
 -- spec/cdef_spec.lua fails when this drifts from the header.
 return [[
+enum qjson_duplicates {
+  QJSON_DUPLICATES_LAST = 0,
+  QJSON_DUPLICATES_REJECT = 1,
+};
+typedef uint32_t qjson_duplicates;
+enum qjson_escape_flag {
+  QJSON_ESCAPE_FLAG_ESCAPE_SLASH = 1,
+  QJSON_ESCAPE_FLAG_ASCII = 2,
+  QJSON_ESCAPE_FLAG_HTML_SAFE = 4,
+  QJSON_ESCAPE_FLAG_VALIDATE_UTF8 = 8,
+};
+typedef uint32_t qjson_escape_flag;
 enum qjson_event_tag {
   QJSON_EVENT_TAG_NULL = 0,
   QJSON_EVENT_TAG_FALSE = 1,
@@ -36,6 +48,19 @@ enum qjson_kind {
   QJSON_KIND_OBJECT = 6,
 };
 typedef int32_t qjson_kind;
+enum qjson_limit {
+  QJSON_LIMIT_DEFAULT_MAX_DEPTH = 1000,
+  QJSON_LIMIT_NUMBER_MAX_LEN = 32,
+  QJSON_LIMIT_ESCAPE_EXPANSION = 6,
+  QJSON_LIMIT_ESCAPE_SLACK = 16,
+  QJSON_LIMIT_ESCAPE_MAX_CHUNK = (256 << 20),
+};
+typedef uint32_t qjson_limit;
+enum qjson_mode {
+  QJSON_MODE_STRICT = 0,
+  QJSON_MODE_LAZY = 1,
+};
+typedef uint32_t qjson_mode;
 enum qjson_schema_draft {
   QJSON_SCHEMA_DRAFT_AUTO = 0,
   QJSON_SCHEMA_DRAFT_DRAFT4 = 4,

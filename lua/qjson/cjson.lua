@@ -63,7 +63,7 @@ local function new()
   local strict = false
   function m.qjson_strict(...)
     args.too_many(1, 1, ...)
-    strict = decode_config.on_off((...), strict)
+    strict = args.enum_option(1, (...), args.ON_OFF, args.ON_OFF_VALUES, strict)
     return strict
   end
 

@@ -9,19 +9,20 @@
 local ffi = require("ffi")
 local base = require("qjson.base")
 local view = require("qjson.view")
+local arg_error = require("qjson.base").arg_error
 
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
 local ffi_string, ffi_istype = ffi.string, ffi.istype
-local rshift, band = require("bit").rshift, require("bit").band
-
-local MISSING, ERROR, PANIC = 0, -1, -2
-local NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = 1, 2, 3, 4, 5, 6
-local KIND_NAMES = { "null", "boolean", "number", "string", "array", "object" }
 
 -- Out-parameter boxes (qjson.base's). Numbers leave their box through
 -- C.qjson_load_* (src/ffi/load.rs says why).
 local C, S = base.C, base.S
+
+local MISSING, ERROR, PANIC = C.QJSON_STATUS_MISSING, C.QJSON_STATUS_ERROR, C.QJSON_STATUS_PANIC
+local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
+local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
+local KIND_NAMES = base.KIND_NAMES
 local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
   base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
 local error_message, copy_string = base.error_message, base.copy_string
@@ -56,7 +57,7 @@ local function path_args(path, level)
   if t == "cdata" and ffi_istype(path_type, path) then
     return nil, 0, path
   end
-  error("bad argument #1 (path string or qjson.path expected, got " .. t .. ")", level or 3)
+  arg_error(1, nil, "path string or qjson.path expected, got " .. t, level or 3)
 end
 
 -- The source text of each compiled path (set by qjson.path), so that
@@ -108,7 +109,7 @@ local function node_at(self, path)
   if S.seq ~= t then
     return node_at(self, path)
   end
-  if k <= 0 then
+  if k <= MISSING then
     fail(self, k == MISSING and ERROR or k, path)
   end
   return node
@@ -162,7 +163,7 @@ function Doc:typeof(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
-  if k > 0 then
+  if k > MISSING then
     return KIND_NAMES[k]
   elseif k ~= MISSING then
     if S.seq ~= t then
@@ -287,7 +288,7 @@ function Doc:is_null(path)
   local t = S.seq + 1
   S.seq = t
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
-  if k > 0 then
+  if k > MISSING then
     return k == NULL
   elseif k ~= MISSING then
     if S.seq ~= t then
@@ -306,7 +307,7 @@ function Doc:raw(path)
   if S.seq ~= t then
     return Doc.raw(self, path)
   end
-  if k > 0 then
+  if k > MISSING then
     local sp, sn = ptr_box[0], size_box[0]
     if S.seq ~= t then
       return copy_string(self.ptr, node_at(self, path), true) or fail(self, ERROR)
@@ -331,7 +332,7 @@ function Doc:get(path)
   end
   if k == ARRAY or k == OBJECT then
     return view.open(self, node, k)
-  elseif k > 0 then
+  elseif k > MISSING then
     return value_at(self, node, k)
   elseif k ~= MISSING then
     fail(self, k, path)
@@ -349,7 +350,7 @@ function Doc:open(path)
   if S.seq ~= t then
     return Doc.open(self, path)
   end
-  if k > 0 then
+  if k > MISSING then
     return new_cursor(self, node)
   elseif k ~= MISSING then
     fail(self, k, path)
@@ -393,7 +394,7 @@ local function advance(st)
   if S.seq ~= t then
     return advance(st)
   end
-  if k <= 0 then
+  if k <= MISSING then
     if k ~= MISSING then
       fail(st.doc, k)
     end
@@ -448,7 +449,7 @@ function Doc:pairs(path)
       local key, value = pairs_buf[2 * i], pairs_buf[2 * i + 1]
       i = i + 1
       local vk = C.qjson_find(ptr, value, nil, 0, nil, nil)
-      if vk <= 0 then
+      if vk <= MISSING then
         fail(self, vk)
       end
       return value_at(self, key, STRING), value_at(self, value, vk)
@@ -477,118 +478,6 @@ function DocMT:__tostring()
     return "qjson.document"
   end
   return "qjson.cursor (" .. (self:typeof() or "?") .. ")"
-end
-
--- Documents that need up to this many bytes are placed in Lua memory: a
--- `struct qjson_doc` cdata that holds the whole document (handle, tape,
--- room to unescape strings) and serves as its handle. The collector frees
--- it like a string, with no finalizer: an ffi.gc finalizer and the native
--- allocations cost more than parsing a few hundred bytes does. The size
--- follows the structure, not the length: a 1 MB chat request whose bulk
--- is one base64 string needs under 1 KB. Larger documents keep their tape
--- on the native heap, released by a finalizer; their handle is in Lua
--- memory too, so that it outlives that finalizer (at lua_close, LuaJIT
--- runs every cdata finalizer before any userdata's __gc: one that reads
--- a document then gets "document is closed", not freed memory). (Native
--- handles in a weak-valued slot table swept once per collection cycle
--- were tried too: faster, but they kept hundreds of KB of Lua heap
--- between sweeps.)
-local PLACED_MAX = 16384
-M.PLACED_MAX = PLACED_MAX
-
-local doc_mem, HANDLE_WORDS = base.doc_mem, rshift(base.HANDLE_SIZE + 7, 3)
-local err_box = base.err_box
-
--- Parses `s` with packed options `o` (or nil): the document's handle, or
--- nil and the message. A placed document's handle is its memory, so
--- whatever holds the handle (documents, cursors, views) keeps the memory
--- alive. With `n`, `s` may also be a pointer to `n` bytes (a value inside
--- a larger string, which the caller keeps alive).
--- The memory the next parse tries first (one native call parses and
--- places when the document fits): sized after the last placed document,
--- so a run of similar documents parses in one call. A parse takes it
--- before calling (a finalizer parsing meanwhile allocates its own).
-local spare, spare_bytes, want_bytes = nil, 0, 512
-
--- The parse of `s` again, with an error box of its own, when a finalizer
--- called qjson between a failed parse and its message: no ticket, so no
--- finalizer can send it round again (with the collector never pausing, a
--- trace exit after each native call could run one every time).
-local error_t = ffi.typeof("qjson_error")
-local function open_own(s, o, n)
-  local e = error_t()
-  local mem = doc_mem(HANDLE_WORDS)
-  if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, e) == 0 then
-    return nil, ffi_string(ffi.cast("const char *", e.message))
-  end
-  return ffi.gc(mem, C.qjson_finalize)
-end
-
-function M.open(s, o, n)
-  n = n or #s
-  local mem, bytes = spare, spare_bytes
-  spare = nil
-  if mem == nil then
-    bytes = want_bytes
-    mem = doc_mem(rshift(bytes, 3))
-  end
-  local t = S.seq + 1
-  S.seq = t
-  local r = C.qjson_parse_into(s, n, o, mem, bytes, err_box)
-  if r < 0 then
-    -- Placed, using -r bytes: size the next spare after it. (The document
-    -- is in memory of this call's own: a finalizer cannot have changed it.)
-    want_bytes = band(-r + 7, -8)
-    return mem
-  end
-  spare, spare_bytes = mem, bytes
-  if r == 0 then
-    if S.seq ~= t then
-      return open_own(s, o, n)
-    end
-    return nil, error_message()
-  elseif r <= PLACED_MAX then
-    -- (Allocating may run finalizers that parse: qjson_parse_in then
-    -- parses `s` again instead of taking the tape measured above.)
-    want_bytes = band(r + 7, -8)
-    mem = doc_mem(rshift(r + 7, 3))
-    t = S.seq + 1
-    S.seq = t
-    if C.qjson_parse_in(s, n, o, mem, r, err_box) == 0 then
-      if S.seq ~= t then
-        return open_own(s, o, n)
-      end
-      return nil, error_message()
-    end
-    return mem
-  end
-  mem = doc_mem(HANDLE_WORDS)
-  t = S.seq + 1
-  S.seq = t
-  if C.qjson_parse_measured_in(s, n, o, mem, base.HANDLE_SIZE, err_box) == 0 then
-    if S.seq ~= t then
-      return open_own(s, o, n)
-    end
-    return nil, error_message()
-  end
-  return ffi.gc(mem, C.qjson_finalize)
-end
-
--- Parses the file at `path`, of at most `max_size` bytes (-1: the native
--- limit): the handle, or nil and the message. (The error box is the
--- call's own: a file is read once.)
-function M.open_file(path, max_size, o)
-  local mem = doc_mem(HANDLE_WORDS)
-  local e = error_t()
-  if C.qjson_parse_file_in(path, #path, max_size, o, mem, base.HANDLE_SIZE, e) == 0 then
-    return nil, ffi_string(ffi.cast("const char *", e.message))
-  end
-  return ffi.gc(mem, C.qjson_finalize)
-end
-
--- A document from a handle of `open` or `open_file`.
-function M.wrap(ptr, src, mt, lazy)
-  return setmetatable({ ptr = ptr, node = 0, src = src, lazy = lazy }, mt or DocMT)
 end
 
 return M

@@ -1,13 +1,14 @@
 -- Parse options: a Lua table checked and packed into `qjson_options`.
-local new_options = require("qjson.base").new_options
+local base = require("qjson.base")
+local C, new_options = base.C, base.new_options
 
 local type, pairs, tostring, floor = type, pairs, tostring, math.floor
 
 local M = {}
 
-M.MODES = { strict = 0, lazy = 1 }
-M.DUPLICATES = { last = 0, reject = 1 }
-M.DEFAULT_MAX_DEPTH = 1000
+M.MODES = { strict = C.QJSON_MODE_STRICT, lazy = C.QJSON_MODE_LAZY }
+M.DUPLICATES = { last = C.QJSON_DUPLICATES_LAST, reject = C.QJSON_DUPLICATES_REJECT }
+M.DEFAULT_MAX_DEPTH = C.QJSON_LIMIT_DEFAULT_MAX_DEPTH
 
 -- What a bad value was: a number or string as itself (strings quoted),
 -- anything else by its type.
@@ -25,9 +26,15 @@ local function bad(name, want, got)
   return ("bad option '%s' (%s expected, got %s)"):format(name, want, describe(got))
 end
 
+-- The options that name a value: the values, and what the message says.
+local ENUMS = {
+  mode = { M.MODES, '"strict" or "lazy"' },
+  duplicate_keys = { M.DUPLICATES, '"last" or "reject"' },
+}
+
 -- Returns a `qjson_options` for `opts` (nil for the defaults), or nil and
 -- a message. The box is the call's own: a parse reads it after allocating
--- (doc.open), when a finalizer may have parsed with options of its own.
+-- (qjson.parse.open), when a finalizer may have parsed with options of its own.
 function M.pack(opts)
   if opts == nil then
     return nil
@@ -36,36 +43,26 @@ function M.pack(opts)
     return nil, "bad options (table expected, got " .. type(opts) .. ")"
   end
   local box = new_options()
-  box.mode, box.max_depth, box.duplicate_keys, box.ijson = 0, M.DEFAULT_MAX_DEPTH, 0, 0
+  box.mode, box.max_depth, box.duplicate_keys, box.ijson = M.MODES.strict, M.DEFAULT_MAX_DEPTH, M.DUPLICATES.last, 0
   box.invalid_numbers = 0
   for k, v in pairs(opts) do
-    if k == "mode" then
-      local m = M.MODES[v]
-      if not m then
-        return nil, bad(k, '"strict" or "lazy"', v)
+    local enum = ENUMS[k]
+    if enum then
+      local x = enum[1][v]
+      if x == nil then
+        return nil, bad(k, enum[2], v)
       end
-      box.mode = m
+      box[k] = x
+    elseif k == "ijson" or k == "invalid_numbers" then
+      if type(v) ~= "boolean" then
+        return nil, bad(k, "boolean", v)
+      end
+      box[k] = v and 1 or 0
     elseif k == "max_depth" then
       if type(v) ~= "number" or v < 1 or v > 2147483647 or floor(v) ~= v then
         return nil, bad(k, "integer from 1 to 2^31-1", v)
       end
       box.max_depth = v
-    elseif k == "duplicate_keys" then
-      local d = M.DUPLICATES[v]
-      if not d then
-        return nil, bad(k, '"last" or "reject"', v)
-      end
-      box.duplicate_keys = d
-    elseif k == "ijson" then
-      if type(v) ~= "boolean" then
-        return nil, bad(k, "boolean", v)
-      end
-      box.ijson = v and 1 or 0
-    elseif k == "invalid_numbers" then
-      if type(v) ~= "boolean" then
-        return nil, bad(k, "boolean", v)
-      end
-      box.invalid_numbers = v and 1 or 0
     else
       return nil, "unknown option '" .. tostring(k) .. "'"
     end

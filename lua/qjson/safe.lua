@@ -1,18 +1,16 @@
 -- qjson.safe: the same API as qjson, but failures return nil and a
 -- message instead of raising, for documents and cursors too.
 local qjson = require("qjson")
+local base = require("qjson.base")
 local doc = require("qjson.doc")
+local parse = require("qjson.parse")
+local protected_decode = require("qjson.decode").protected
 
-local pcall, setmetatable, pairs, ipairs = pcall, setmetatable, pairs, ipairs
+local pcall, setmetatable, pairs, ipairs, error = pcall, setmetatable, pairs, ipairs, error
 
 local safe = setmetatable({}, { __index = qjson })
 
-local function settle(ok, ...)
-  if ok then
-    return ...
-  end
-  return nil, (...)
-end
+local settle = base.settle
 
 local function wrap(f)
   return function(...)
@@ -47,12 +45,12 @@ SafeDoc.pairs = iterator(doc.Doc.pairs)
 SafeDoc.ipairs = iterator(doc.Doc.ipairs)
 
 function safe.parse(s, opts)
-  local d, err = qjson._parse(s, opts, SafeMT)
+  local d, err = parse.document(s, opts, SafeMT)
   return d, err
 end
 
 function safe.parse_file(path, opts)
-  local d, err = qjson._parse_file(path, opts, SafeMT)
+  local d, err = parse.file(path, opts, SafeMT)
   return d, err
 end
 
@@ -76,7 +74,7 @@ wrap_encoder(safe, qjson)
 -- decode bound to `inst`'s settings. Protected too: a lazy-mode scalar
 -- document is read, and so checked, inside the call.
 local function safe_decode(inst)
-  local decode = inst._decode
+  local decode = protected_decode[inst]
   return function(s, opts)
     local ok, v, err = pcall(decode, s, opts)
     if not ok then
@@ -102,14 +100,14 @@ end
 -- A selector, or nil and a message. Its calls raise on invalid input as
 -- qjson's do (wrap them in pcall); see docs/api.md.
 function safe.select(specs, opts)
-  local sel, err = qjson._select(specs, opts)
+  local sel, err = require("qjson.select").new(specs, opts)
   return sel, err
 end
 -- qjson.schema returning nil and a message, with validators that do not raise.
 safe.schema = require("qjson.schema").safe_compile
 
 function safe.path(s)
-  local p, err = qjson._path(s)
+  local p, err = parse.path(s)
   return p, err
 end
 

@@ -5,7 +5,8 @@
 local ffi = require("ffi")
 local base = require("qjson.base")
 local C = base.C
-local view = require("qjson.view")
+local view = require("qjson.view.fields")
+local arg_error = require("qjson.base").arg_error
 
 local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, concat =
   type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
@@ -64,17 +65,17 @@ local function json_text(v, what, level)
   elseif t == "table" or t == "boolean" then
     return encode(v)
   end
-  error("bad argument #1 to 'schema' (" .. what .. " as JSON string, table or view expected, got " .. t .. ")", level)
+  arg_error(1, "schema", what .. " as JSON string, table or view expected, got " .. t, level)
 end
 
 local function remotes_text(remotes)
   if type(remotes) ~= "table" then
-    error("bad argument #2 to 'schema' (remotes: table of URI -> document expected, got " .. type(remotes) .. ")", 4)
+    arg_error(2, "schema", "remotes: table of URI -> document expected, got " .. type(remotes), 4)
   end
   local parts = {}
   for uri, body in pairs(remotes) do
     if type(uri) ~= "string" then
-      error("bad argument #2 to 'schema' (remotes: URI string keys expected, got " .. type(uri) .. ")", 4)
+      arg_error(2, "schema", "remotes: URI string keys expected, got " .. type(uri), 4)
     end
     parts[#parts + 1] = encode(uri) .. ":" .. json_text(body, "remote document", 5)
   end
@@ -88,32 +89,31 @@ local function pack(opts)
     return o, nil
   end
   if type(opts) ~= "table" then
-    error("bad argument #2 to 'schema' (options table expected, got " .. type(opts) .. ")", 3)
+    arg_error(2, "schema", "options table expected, got " .. type(opts), 3)
   end
   for k, v in pairs(opts) do
     if k == "draft" then
       local d = DRAFTS[v]
       if d == nil then
-        error("bad argument #2 to 'schema' (draft: 4, 6, 7, '2019-09' or '2020-12' expected, got "
-          .. tostring(v) .. ")", 3)
+        arg_error(2, "schema", "draft: 4, 6, 7, '2019-09' or '2020-12' expected, got " .. tostring(v), 3)
       end
       o.draft = d
     elseif k == "format" then
       o.formats = v and 1 or 0
     elseif k == "openapi" then
       if v ~= false and v ~= "3.0" and v ~= true then
-        error("bad argument #2 to 'schema' (openapi: \"3.0\" expected, got " .. tostring(v) .. ")", 3)
+        arg_error(2, "schema", 'openapi: "3.0" expected, got ' .. tostring(v), 3)
       end
       o.openapi = v and 1 or 0
     elseif k == "remotes" then
       remotes = remotes_text(v)
     elseif BOUNDS[k] then
       if type(v) ~= "number" or v < 1 or v > 0xFFFFFFFF or v % 1 ~= 0 then
-        error("bad argument #2 to 'schema' (" .. k .. ": positive integer expected, got " .. tostring(v) .. ")", 3)
+        arg_error(2, "schema", k .. ": positive integer expected, got " .. tostring(v), 3)
       end
       o[k] = v
     else
-      error("bad argument #2 to 'schema' (unknown option '" .. tostring(k) .. "')", 3)
+      arg_error(2, "schema", "unknown option '" .. tostring(k) .. "'", 3)
     end
   end
   return o, remotes
@@ -155,7 +155,7 @@ local function instance(v)
     end
     return "string", encode(v)
   end
-  error("bad argument #1 to 'validate' (JSON string, document, view or table expected, got " .. t .. ")", 3)
+  arg_error(1, "validate", "JSON string, document, view or table expected, got " .. t, 3)
 end
 
 local function read_report(buf)
@@ -190,7 +190,7 @@ end
 -- JSON is invalid too: one error with the parse error's message and place.
 function Validator:validate(v)
   if getmetatable(self) ~= ValidatorMT then
-    error("bad argument #1 to 'validate' (qjson.schema expected)", 2)
+    arg_error(1, "validate", "qjson.schema expected", 2)
   end
   local kind, a, b = instance(v)
   local own = scratch or ffi_new("uint8_t[?]", SCRATCH)
@@ -227,7 +227,7 @@ end
 -- The verdict alone (a body that is not JSON is not valid).
 function Validator:is_valid(v)
   if getmetatable(self) ~= ValidatorMT then
-    error("bad argument #1 to 'is_valid' (qjson.schema expected)", 2)
+    arg_error(1, "is_valid", "qjson.schema expected", 2)
   end
   local kind, a, b = instance(v)
   local box = enter()
@@ -251,12 +251,7 @@ end
 local SafeValidator = {}
 local SafeMT = { __index = SafeValidator, __tostring = ValidatorMT.__tostring }
 
-local function settle(ok, ...)
-  if ok then
-    return ...
-  end
-  return nil, (...)
-end
+local settle = require("qjson.base").settle
 
 function SafeValidator:validate(v)
   return settle(pcall(Validator.validate, setmetatable({ ptr = self.ptr }, ValidatorMT), v))

@@ -11,7 +11,9 @@ local base = require("qjson.base")
 local C = base.C
 local doc = require("qjson.doc")
 local view = require("qjson.view")
+local parse = require("qjson.parse")
 local options = require("qjson.options")
+local arg_message = require("qjson.base").arg_message
 
 local type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget =
   type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget
@@ -82,7 +84,7 @@ M.SelectorMT = SelectorMT
 local function container(self, st, node, tag)
   local d = st.doc
   if d == nil then
-    local h, msg = doc.open(st.ptr, self.opts, st.len)
+    local h, msg = parse.open(st.ptr, self.opts, st.len)
     if h == nil then
       error("qjson: " .. msg, 0)
     end
@@ -276,11 +278,11 @@ end
 -- Returns the selector, or nil and a message.
 function M.new(specs, opts)
   if type(specs) ~= "table" then
-    return nil, "bad argument #1 to 'select' (table of paths expected, got " .. type(specs) .. ")", true
+    return nil, arg_message(1, "select", "table of paths expected, got " .. type(specs)), true
   end
   local packed, oerr = options.pack(opts)
   if oerr then
-    return nil, "bad argument #2 to 'select' (" .. oerr .. ")", true
+    return nil, arg_message(2, "select", oerr), true
   end
   local o = nil
   if packed ~= nil then
@@ -297,7 +299,7 @@ function M.new(specs, opts)
     if type(k) == "string" then
       names[#names + 1] = k
     elseif not (type(k) == "number" and k >= 1 and k <= npos and k % 1 == 0) then
-      return nil, "bad argument #1 to 'select' (keys must be 1..n or names, got " .. tostring(k) .. ")", true
+      return nil, arg_message(1, "select", "keys must be 1..n or names, got " .. tostring(k)), true
     end
   end
   sort(names)
@@ -305,7 +307,7 @@ function M.new(specs, opts)
     keys[#keys + 1], list[#list + 1] = k, specs[k]
   end
   if #list == 0 then
-    return nil, "bad argument #1 to 'select' (no paths)", true
+    return nil, arg_message(1, "select", "no paths"), true
   end
   local ptr = ffi_gc(C.qjson_selector_new(), C.qjson_selector_free)
   local box = ffi_new("qjson_error")
@@ -315,14 +317,14 @@ function M.new(specs, opts)
     if type(spec) == "table" then
       path, ty = spec[1], spec[2]
       if type(ty) ~= "string" then
-        return nil, "bad argument #1 to 'select' (path #" .. i .. ": type name expected, got " .. type(ty) .. ")", true
+        return nil, arg_message(1, "select", "path #" .. i .. ": type name expected, got " .. type(ty)), true
       end
     end
     if type(path) ~= "string" then
-      return nil, "bad argument #1 to 'select' (path #" .. i .. ": string expected, got " .. type(path) .. ")", true
+      return nil, arg_message(1, "select", "path #" .. i .. ": string expected, got " .. type(path)), true
     end
     if C.qjson_selector_add(ptr, path, #path, ty, ty and #ty or 0, box) == 0 then
-      return nil, "bad argument #1 to 'select' (" .. ffi_string(box.message) .. ")", true
+      return nil, arg_message(1, "select", ffi_string(box.message)), true
     end
     texts[i] = ty and (path .. ":" .. ty) or path
   end

@@ -12,8 +12,10 @@ local ffi = require("ffi")
 local base = require("qjson.base")
 local C = base.C
 local doc = require("qjson.doc")
+local parse = require("qjson.parse")
 local options = require("qjson.options")
 local selector = require("qjson.select")
+local arg_error = require("qjson.base").arg_error
 
 local type, error, tostring, tonumber, setmetatable, getmetatable, pairs =
   type, error, tostring, tonumber, setmetatable, getmetatable, pairs
@@ -42,28 +44,27 @@ local char_ptr = ffi.typeof("const char *")
 -- values are handed out ("doc", "raw" or a selector), max_size and packed
 -- parse options (or nil). Raises at the caller's caller.
 local function settings(name, format, how, opts)
+  -- (each's first argument is the stream.)
+  local first = name == "each" and 1 or 0
   local f = FORMATS[format]
   if f == nil then
-    error("bad argument #" .. (name == "each" and 2 or 1) .. " to '" .. name
-      .. "' (\"ndjson\", \"json\" or \"sse\" expected, got " .. tostring(format) .. ")", 3)
+    arg_error(first + 1, name, '"ndjson", "json" or "sse" expected, got ' .. tostring(format), 3)
   end
   local sel
   if how == nil or how == "doc" then
     how = "doc"
   elseif how ~= "raw" then
     if type(how) ~= "table" or getmetatable(how) ~= SelectorMT then
-      error("bad argument #" .. (name == "each" and 3 or 2) .. " to '" .. name
-        .. "' (\"doc\", \"raw\" or a qjson.select selector expected, got " .. type(how) .. ")", 3)
+      arg_error(first + 2, name, '"doc", "raw" or a qjson.select selector expected, got ' .. type(how), 3)
     end
     sel, how = how, "select"
   end
   local max, o = M.DEFAULT_MAX_SIZE, nil
   if opts ~= nil then
     if type(opts) ~= "table" then
-      error("bad argument #" .. (name == "each" and 4 or 3) .. " to '" .. name .. "' (table expected, got "
-        .. type(opts) .. ")", 3)
+      arg_error(first + 3, name, "table expected, got " .. type(opts), 3)
     end
-    local parse = {}
+    local rest = {}
     for k, v in pairs(opts) do
       if k == "max_size" then
         if type(v) ~= "number" or v < 1 or v % 1 ~= 0 then
@@ -71,10 +72,10 @@ local function settings(name, format, how, opts)
         end
         max = v
       else
-        parse[k] = v
+        rest[k] = v
       end
     end
-    local packed, oerr = options.pack(parse)
+    local packed, oerr = options.pack(rest)
     if oerr then
       error("bad argument to '" .. name .. "' (" .. oerr .. ")", 3)
     end
@@ -166,7 +167,7 @@ local function hand_out(it, i, anchor, ptr, len, at)
     end
     return spread(i, vals, sel.n, false)
   end
-  local h, msg = doc.open(ptr, it.opts, len)
+  local h, msg = parse.open(ptr, it.opts, len)
   if h == nil then
     error(located("qjson: " .. msg, at), 0)
   end
@@ -175,6 +176,16 @@ end
 
 -- Iteration over a whole buffer: the spans stay in this iteration's own
 -- splitter (no one else calls it), the values in the buffer it anchors.
+-- The end of an iteration: raises the error the stream held back, if any.
+local function finish(it)
+  local err = it.err
+  if err then
+    it.err = nil
+    error(err, 0)
+  end
+  return nil
+end
+
 local function each_step(it, i)
   i = i + 1
   if i > it.n then
@@ -182,12 +193,7 @@ local function each_step(it, i)
       put_splitter(it.st, it.key)
       it.st, it.out = nil, nil
     end
-    local err = it.err
-    if err then
-      it.err = nil
-      error(err, 0)
-    end
-    return nil
+    return finish(it)
   end
   local sp = it.out.spans[i - 1]
   local start, len, at = tonumber(sp.start), tonumber(sp.len), tonumber(sp.at)
@@ -205,7 +211,7 @@ end
 -- value's error names its position in the stream.
 function M.each(buf, format, how, opts)
   if type(buf) ~= "string" then
-    error("bad argument #1 to 'each' (string expected, got " .. type(buf) .. ")", 2)
+    arg_error(1, "each", "string expected, got " .. type(buf), 2)
   end
   local f, h, sel, max, o = settings("each", format, how, opts)
   local st, key = take_splitter(f, max)
@@ -238,12 +244,7 @@ local function feed_step(it, i)
   i = i + 1
   local s = it.texts[i]
   if s == nil then
-    local err = it.err
-    if err then
-      it.err = nil
-      error(err, 0)
-    end
-    return nil
+    return finish(it)
   end
   return hand_out(it, i, s, s, #s, it.at[i])
 end
@@ -256,7 +257,7 @@ function Feeder:feed(chunk, last)
   if chunk == nil then
     chunk = ""
   elseif type(chunk) ~= "string" then
-    error("bad argument #1 to 'feed' (string expected, got " .. type(chunk) .. ")", 2)
+    arg_error(1, "feed", "string expected, got " .. type(chunk), 2)
   end
   if self.busy then
     error("qjson: feeder is already feeding (a finalizer fed it?)", 2)

@@ -18,6 +18,7 @@ local has_clone, clone = pcall(require, "table.clone")
 if not has_clone then
   clone = nil
 end
+local arg_error = require("qjson.base").arg_error
 
 local setmetatable, error, tostring, type, next = setmetatable, error, tostring, type, next
 local ffi_string = ffi.string
@@ -326,7 +327,7 @@ function M.check_string(s, name)
   elseif t == "number" then
     return tostring(s) -- as lua_tolstring converts it
   end
-  error("bad argument #1 to '" .. name .. "' (string expected, got " .. t .. ")", 3)
+  arg_error(1, name, "string expected, got " .. t, 3)
 end
 
 return M

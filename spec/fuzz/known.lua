@@ -9,7 +9,7 @@ K.bugs = {
   {
     name = "safe_decode_raises",
     what = "qjson.safe.decode raises, instead of returning nil and the message, for a lazy-mode scalar"
-      .. " document whose value is invalid (lua/qjson/safe.lua safe.decode calls qjson._decode unprotected;"
+      .. " document whose value is invalid (lua/qjson/safe.lua safe.decode calls its decode unprotected;"
       .. " view.decoded reads the scalar and raises)",
     present = function()
       local ok = pcall(require("qjson.safe").decode, "tru", { mode = "lazy" })

@@ -12,19 +12,19 @@ use crate::tape::{Node, ROOT};
 use crate::Document;
 
 /// Longest input one `qjson_escape` call takes (its output fits `i32`).
-const MAX_CHUNK: usize = 256 << 20;
+pub(super) const MAX_CHUNK: usize = 256 << 20;
 
-/// Escapes the `len` bytes at `src` into `dst` (room for 6 × `len` + 16
-/// bytes)
-/// as the body of a JSON string; `flags` are the `QJSON_ESC_*` bits of
-/// `encode/escape.rs` (1 escape `/`, 2 ASCII only, 4 HTML-safe, 8 check
-/// UTF-8). With `last` false the input continues in a later call, and a
+/// Escapes the `len` bytes at `src` into `dst` (room for
+/// `QJSON_LIMIT_ESCAPE_EXPANSION` × `len` + `QJSON_LIMIT_ESCAPE_SLACK`
+/// bytes) as the body of a JSON string; `flags` are `qjson_escape_flag`
+/// bits. With `last` false the input continues in a later call, and a
 /// UTF-8 sequence cut at the end is left for it.
 ///
 /// Returns the bytes written and sets `*consumed` to the input bytes used;
 /// -1 for invalid UTF-8 (then `*consumed` is its offset); -2 on a bug or
-/// when `len` is over 256 MiB (the caller passes longer strings in parts,
-/// so the result always fits an `int32_t`, a plain number in LuaJIT).
+/// when `len` is over `QJSON_LIMIT_ESCAPE_MAX_CHUNK` (the caller passes
+/// longer strings in parts, so the result always fits an `int32_t`, a
+/// plain number in LuaJIT).
 #[no_mangle]
 pub extern "C" fn qjson_escape(
     src: *const c_char,
@@ -53,7 +53,8 @@ pub extern "C" fn qjson_escape(
     })
 }
 
-/// Writes the finite double `v` to `dst` (room for 32 bytes) as C's
+/// Writes the finite double `v` to `dst` (room for
+/// `QJSON_LIMIT_NUMBER_MAX_LEN` bytes) as C's
 /// `%.{precision}g` (1..17), or as the shortest text that reads back to
 /// `v` when `precision` is 0. Returns the bytes written (0 on a bug).
 #[no_mangle]

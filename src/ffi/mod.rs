@@ -9,6 +9,7 @@
 // header's contract (and null is checked), as for any C library.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+pub mod consts;
 mod doc;
 mod encode;
 pub mod events;

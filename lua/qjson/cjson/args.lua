@@ -78,4 +78,36 @@ function M.checkoption(level, narg, v, names)
   argerror(level + 1, narg, "invalid option '" .. s .. "'")
 end
 
+-- The settings lua-cjson's configuration functions share (json_integer_option,
+-- json_enum_option), for the API function 2 levels up: argument `i`
+-- checked, nil leaving `current` unchanged.
+
+-- An integer from `min` to `max`; out of range is an error on argument #1
+-- whatever `i` is (as in lua-cjson).
+function M.integer_option(i, v, min, max, current)
+  if v == nil then
+    return current
+  end
+  local n = M.checkint(2, i, v)
+  if n < min or n > max then
+    argerror(2, 1, "expected integer between " .. min .. " and " .. max)
+  end
+  return n
+end
+
+-- luaL_checkoption over `names` (values[j-1] for names[j]); booleans are
+-- taken as they are.
+function M.enum_option(i, v, names, values, current)
+  if v == nil then
+    return current
+  end
+  if type(v) == "boolean" then
+    return v
+  end
+  return values[M.checkoption(2, i, v, names)]
+end
+
+-- "off" / "on" for enum_option.
+M.ON_OFF, M.ON_OFF_VALUES = { "off", "on" }, { [0] = false, true }
+
 return M

@@ -321,6 +321,21 @@ local function parse_error(expected, t, at, v)
   error(format("Expected %s but found %s at character %d", expected, found, at + 1), 0)
 end
 
+-- An object member's key (token `t`) and its colon: the key, and the
+-- token after the colon.
+local function member_key(t, at, v)
+  if t ~= T_STRING then
+    parse_error("object key string", t, at, v)
+  end
+  local key = v
+  t, at, v = next_token()
+  if t ~= T_COLON then
+    parse_error("colon", t, at, v)
+  end
+  t, at, v = next_token()
+  return key, t, at, v
+end
+
 local function decode(text, settings)
   local len = #text
   if len >= 2 then
@@ -356,16 +371,8 @@ local function decode(text, settings)
       else
         frames[depth] = tbl
         if object then
-          if t ~= T_STRING then
-            parse_error("object key string", t, at, v)
-          end
-          keys[depth] = v
-          t, at, v = next_token()
-          if t ~= T_COLON then
-            parse_error("colon", t, at, v)
-          end
+          keys[depth], t, at, v = member_key(t, at, v)
           used = used + 2
-          t, at, v = next_token()
         else
           keys[depth] = nil
           index[depth] = 1
@@ -394,16 +401,7 @@ local function decode(text, settings)
           if t ~= T_COMMA then
             parse_error("comma or object end", t, at, v)
           end
-          t, at, v = next_token()
-          if t ~= T_STRING then
-            parse_error("object key string", t, at, v)
-          end
-          keys[depth] = v
-          t, at, v = next_token()
-          if t ~= T_COLON then
-            parse_error("colon", t, at, v)
-          end
-          t, at, v = next_token()
+          keys[depth], t, at, v = member_key(next_token())
           goto continue
         end
       else

@@ -9,12 +9,7 @@ local argerror = require("qjson.cjson.args").argerror
 
 local select, pcall = select, pcall
 
-local function settle(ok, ...)
-  if ok then
-    return ...
-  end
-  return nil, (...)
-end
+local settle = require("qjson.base").settle
 
 local function protect(f)
   return function(...)

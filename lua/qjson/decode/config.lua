@@ -4,9 +4,9 @@
 -- only read; every call returns the setting in force after it. The
 -- encoder's are in qjson.encode.config.
 local args = require("qjson.cjson.args")
+local DEFAULT_MAX_DEPTH = require("qjson.options").DEFAULT_MAX_DEPTH
 
-local too_many, checkint, checkoption, argerror = args.too_many, args.checkint, args.checkoption, args.argerror
-local type = type
+local too_many = args.too_many
 
 local INT_MAX = 2147483647
 
@@ -24,7 +24,7 @@ M.LUA52COMPAT = #setmetatable({}, {
 -- A fresh settings table with lua-cjson's defaults.
 function M.defaults()
   return {
-    max_depth = 1000,
+    max_depth = DEFAULT_MAX_DEPTH, -- lua-cjson's too
     invalid_numbers = true, -- lua-cjson reads NaN, Infinity, hex... by default
     array_with_array_mt = false,
     allow_comment = false,
@@ -34,43 +34,16 @@ function M.defaults()
   }
 end
 
--- json_integer_option for the API function 2 levels up: nil leaves
--- `current`; out of range is an error on argument #1 whatever the
--- argument (as in lua-cjson).
-local function integer(v, min, max, current)
-  if v == nil then
-    return current
-  end
-  local n = checkint(2, 1, v)
-  if n < min or n > max then
-    argerror(2, 1, "expected integer between " .. min .. " and " .. max)
-  end
-  return n
-end
-M.integer = integer
-
--- json_enum_option over "off"/"on" (booleans too) for the API function 2
--- levels up; nil leaves `current`.
-local ON_OFF = { "off", "on" }
-
-local function on_off(v, current)
-  if v == nil then
-    return current
-  end
-  if type(v) == "boolean" then
-    return v
-  end
-  return checkoption(2, 1, v, ON_OFF) == 1
-end
-M.on_off = on_off
-
+-- The checks shared with the encoder's configuration (qjson.cjson.args).
+local integer, enum = args.integer_option, args.enum_option
+local ON_OFF, ON_OFF_VALUES = args.ON_OFF, args.ON_OFF_VALUES
 -- Installs the configuration functions for settings `s` into `into`;
 -- `dropin` (qjson.cjson) adds decode_allow_comment.
 function M.install(into, s, dropin)
   -- Deepest nesting of arrays and objects decode accepts, 1..2^31-1.
   function into.decode_max_depth(...)
     too_many(1, 1, ...)
-    s.max_depth = integer((...), 1, INT_MAX, s.max_depth)
+    s.max_depth = integer(1, (...), 1, INT_MAX, s.max_depth)
     return s.max_depth
   end
 
@@ -78,7 +51,7 @@ function M.install(into, s, dropin)
   -- NaN, Infinity, hexadecimal, a leading + or zeros.
   function into.decode_invalid_numbers(...)
     too_many(1, 1, ...)
-    s.invalid_numbers = on_off((...), s.invalid_numbers)
+    s.invalid_numbers = enum(1, (...), ON_OFF, ON_OFF_VALUES, s.invalid_numbers)
     return s.invalid_numbers
   end
 
@@ -86,7 +59,7 @@ function M.install(into, s, dropin)
   -- qjson.cjson.decode builds them (false). Not lua-cjson's: qjson's own.
   function into.decode_views(...)
     too_many(1, 1, ...)
-    s.views = on_off((...), s.views)
+    s.views = enum(1, (...), ON_OFF, ON_OFF_VALUES, s.views)
     return s.views
   end
 
@@ -94,7 +67,7 @@ function M.install(into, s, dropin)
   -- even when empty.
   function into.decode_array_with_array_mt(...)
     too_many(1, 1, ...)
-    s.array_with_array_mt = on_off((...), s.array_with_array_mt)
+    s.array_with_array_mt = enum(1, (...), ON_OFF, ON_OFF_VALUES, s.array_with_array_mt)
     return s.array_with_array_mt
   end
 
@@ -102,7 +75,7 @@ function M.install(into, s, dropin)
     -- Whether decode skips // and /* */ comments where whitespace may be.
     function into.decode_allow_comment(...)
       too_many(1, 1, ...)
-      s.allow_comment = on_off((...), s.allow_comment)
+      s.allow_comment = enum(1, (...), ON_OFF, ON_OFF_VALUES, s.allow_comment)
       return s.allow_comment
     end
   end

@@ -4,9 +4,7 @@
 -- only read; every call returns the settings in force after it.
 local args = require("qjson.cjson.args")
 
-local too_many, checkint, checkoption, checkstring, argerror =
-  args.too_many, args.checkint, args.checkoption, args.checkstring, args.argerror
-local type = type
+local too_many, checkstring = args.too_many, args.checkstring
 
 local INT_MAX = 2147483647
 
@@ -32,36 +30,11 @@ function M.defaults()
   }
 end
 
--- json_integer_option for argument `i` of the API function 2 levels up:
--- nil leaves `current`; out of range is an error on argument #1 whatever
--- `i` is (as in lua-cjson).
-local function integer(i, v, min, max, current)
-  if v == nil then
-    return current
-  end
-  local n = checkint(2, i, v)
-  if n < min or n > max then
-    argerror(2, 1, "expected integer between " .. min .. " and " .. max)
-  end
-  return n
-end
-
--- json_enum_option: luaL_checkoption over `names` (value i-1 for
--- names[i]), booleans accepted; nil leaves `current` unchanged.
-local ON_OFF = { "off", "on" }
-local ON_OFF_VALUES = { [0] = false, true }
+-- The checks shared with the decoder's configuration (qjson.cjson.args).
+local integer, enum = args.integer_option, args.enum_option
+local ON_OFF, ON_OFF_VALUES = args.ON_OFF, args.ON_OFF_VALUES
 local INVALID = { "off", "on", "null" }
 local INVALID_VALUES = { [0] = false, true, "null" }
-
-local function enum(i, v, names, values, current)
-  if v == nil then
-    return current
-  end
-  if type(v) == "boolean" then
-    return v
-  end
-  return values[checkoption(2, i, v, names)]
-end
 
 -- Installs the configuration functions for settings `s` into `into`.
 function M.install(into, s)

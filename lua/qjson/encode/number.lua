@@ -15,6 +15,10 @@ local M = {}
 -- `precision` 0 means shortest.
 M.SHORTEST = 0
 
+-- The most qjson_format_number writes.
+local MAX_LEN = C.QJSON_LIMIT_NUMBER_MAX_LEN
+M.MAX_LEN = MAX_LEN
+
 -- How NaN and infinities are written, per encode_invalid_numbers.
 local INVALID_TEXT = {
   [true] = { nan = "NaN", inf = "Infinity", ninf = "-Infinity" },
@@ -52,7 +56,7 @@ function M.put(buf, v, precision, limit, invalid)
       buf:put(v) -- "0" or "-0", as %g
     end
   elseif v - v == 0 then
-    local p = buf:reserve(32)
+    local p = buf:reserve(MAX_LEN)
     buf:commit(qjson_format_number(v, precision, p))
   else
     buf:put(invalid_text(v, invalid))
@@ -81,7 +85,7 @@ function M.text(v, precision, invalid)
   if v - v ~= 0 then
     return invalid_text(v, invalid)
   end
-  local p = M.scratch:reserve(32)
+  local p = M.scratch:reserve(MAX_LEN)
   local n = qjson_format_number(v, precision, p)
   return ffi.string(p, n)
 end

@@ -11,16 +11,23 @@ local ffi_cast = ffi.cast
 
 local M = {}
 
--- Flag bits, as in src/encode/escape.rs.
-M.ESCAPE_SLASH = 1
-M.ASCII = 2
-M.HTML_SAFE = 4
-M.VALIDATE_UTF8 = 8
+-- Flag bits (qjson_escape_flag).
+M.ESCAPE_SLASH = C.QJSON_ESCAPE_FLAG_ESCAPE_SLASH
+M.ASCII = C.QJSON_ESCAPE_FLAG_ASCII
+M.HTML_SAFE = C.QJSON_ESCAPE_FLAG_HTML_SAFE
+M.VALIDATE_UTF8 = C.QJSON_ESCAPE_FLAG_VALIDATE_UTF8
 
-local QUOTE = 34
--- Longer strings go in parts, so a reservation stays at 6 x CHUNK bytes
--- rather than 6 x the string (a 10 MB string would want 60 MB).
+-- qjson_escape writes at most EXPANSION x len + SLACK bytes.
+local EXPANSION, SLACK = C.QJSON_LIMIT_ESCAPE_EXPANSION, C.QJSON_LIMIT_ESCAPE_SLACK
+M.EXPANSION, M.SLACK = EXPANSION, SLACK
+
+local QUOTE = string.byte('"')
+-- Longer strings go in parts, so a reservation stays at EXPANSION x CHUNK
+-- bytes rather than EXPANSION x the string. A choice of this module's
+-- (smaller than QJSON_LIMIT_ESCAPE_MAX_CHUNK, the most one call takes).
 local CHUNK = 256 * 1024
+assert(CHUNK <= C.QJSON_LIMIT_ESCAPE_MAX_CHUNK)
+M.CHUNK = CHUNK
 
 -- (Read under a ticket, as qjson.base says.)
 local consumed = base.consumed_box
@@ -46,7 +53,7 @@ local function put_long(buf, s, n, flags)
     if not last then
       len = CHUNK
     end
-    p = buf:reserve(len * 6 + 16)
+    p = buf:reserve(len * EXPANSION + SLACK)
     local t = S.seq + 1
     S.seq = t
     local w = qjson_escape(from + off, len, p, flags, last, consumed)
@@ -70,7 +77,7 @@ function M.put(buf, s, flags)
   if n > CHUNK then
     return put_long(buf, s, n, flags)
   end
-  local p = buf:reserve(n * 6 + 18) -- quotes, and 16 the scan may store
+  local p = buf:reserve(n * EXPANSION + SLACK + 2) -- and the quotes
   p[0] = QUOTE
   local w = qjson_escape(s, n, p + 1, flags, true, consumed)
   if w < 0 then

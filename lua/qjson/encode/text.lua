@@ -48,12 +48,12 @@ local SEPARATORS = { ["\226\128\168"] = "\\u2028", ["\226\128\169"] = "\\u2029" 
 
 -- Checks `out` as strict JSON (raises with the parser's message).
 local function check(out, invalid_numbers, max_depth)
-  local options, doc = require("qjson.options"), require("qjson.doc")
+  local options, parse = require("qjson.options"), require("qjson.parse")
   local o, err = options.pack({ invalid_numbers = invalid_numbers or nil, max_depth = max(max_depth, 1000) })
   if o == nil then
     error("qjson: " .. err, 0)
   end
-  local h, msg = doc.open(out, o)
+  local h, msg = parse.open(out, o)
   if h == nil then
     error("Cannot serialise view: invalid JSON copied from a document parsed in lazy mode: " .. msg, 0)
   end

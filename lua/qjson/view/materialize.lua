@@ -2,14 +2,16 @@
 -- that hold views), equal to what lua-cjson's decode builds.
 local tables = require("qjson.tables")
 local encoder = require("qjson.encode")
-local view = require("qjson.view")
+local F = require("qjson.view.fields")
+local read = require("qjson.view.read")
 
 local type, next, getmetatable, setmetatable, rawget = type, next, getmetatable, setmetatable, rawget
 local tnew = require("table.new")
 
-local is_view, ObjectMT = view.is_view, view.ObjectMT
-local object_pairs, array_len, array_get = view.object_pairs, view.array_len, view.array_get
-local DOC, NODE, DIRTY, PTR, BIG_INT = view.DOC, view.NODE, view.DIRTY, view.PTR, view.BIG_INT
+local is_view, ObjectMT = F.is_view, F.ObjectMT
+local object_pairs = require("qjson.view.iter").object_pairs
+local array_len, array_get = read.array_len, read.array_get
+local DOC, NODE, DIRTY, PTR, BIG_INT = F.DOC, F.NODE, F.DIRTY, F.PTR, F.BIG_INT
 
 -- Plain tables equal to what lua-cjson's decode builds. Arrays carry
 -- `array_mt` when given, else empty arrays carry empty_array_mt (so that
@@ -34,7 +36,7 @@ local function materialize_table(t, array_mt, seen)
     end
     return done
   end
-  if rawget(t, view.DOC) ~= nil then
+  if rawget(t, DOC) ~= nil then
     error("qjson: cannot materialize a view whose metatable was changed (setmetatable)", 0)
   end
   seen[t] = false
@@ -72,10 +74,10 @@ function materialize(v, array_mt, seen, in_view)
     return v
   end
   if not in_view then
-    view.check_tree(v)
+    F.check_tree(v)
   end
   if not rawget(v, DIRTY) and rawget(v[DOC], BIG_INT) == nil then
-    build_settings.null = view.null
+    build_settings.null = F.null
     build_settings.array_mt = array_mt
     build_settings.empty_array_mt = encoder.empty_array_mt
     return tables.from_node(v[DOC][PTR], v[NODE], build_settings)

@@ -1,18 +1,21 @@
 -- A view's members for the encoder's general output (indentation, sorted
 -- keys, skipped values): see encoder.views in qjson.encode.
 local base = require("qjson.base")
-local view = require("qjson.view")
+local F = require("qjson.view.fields")
+local read = require("qjson.view.read")
+local iter = require("qjson.view.iter")
 
 local getmetatable, rawget = getmetatable, rawget
 
-local DELETED, ObjectMT = view.DELETED, view.ObjectMT
-local fail, array_len, array_get = view.fail, view.array_len, view.array_get
-local step_member, member_value, cached, check_raw = view.step_member, view.member_value, view.cached, view.check_raw
-local DOC, NODE, PTR, EDITS, ADDED, ORIG = view.DOC, view.NODE, view.PTR, view.EDITS, view.ADDED, view.ORIG
+local DELETED, ObjectMT = F.DELETED, F.ObjectMT
+local fail, cached, check_raw = F.fail, F.cached, F.check_raw
+local array_len, array_get = read.array_len, read.array_get
+local step_member, member_value = iter.step_member, iter.member_value
+local DOC, NODE, PTR, EDITS, ADDED, ORIG = F.DOC, F.NODE, F.PTR, F.EDITS, F.ADDED, F.ORIG
 
 local C, copy_string = base.C, base.copy_string
 local node_box, val_box = base.node_box, base.val_box -- (read before anything allocates)
-local NUMBER = C.QJSON_KIND_NUMBER
+local MISSING, NUMBER = C.QJSON_STATUS_MISSING, C.QJSON_KIND_NUMBER
 
 -- The original bytes of `node`, as a string (copied natively: no pointer
 -- into the document is held while the string is made).
@@ -78,7 +81,7 @@ return function(st)
       o = orig[i]
     else
       local k = C.qjson_next(ptr, node, prev, node_box)
-      if k <= 0 then
+      if k <= MISSING then
         fail(st)
       end
       o = node_box[0]

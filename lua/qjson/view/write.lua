@@ -9,18 +9,18 @@
 -- offsets are taken from their box under a ticket (see qjson.base).
 local base = require("qjson.base")
 local encoder = require("qjson.encode")
-local view = require("qjson.view")
+local F = require("qjson.view.fields")
+local unique_pairs = require("qjson.view.iter").unique_pairs
 
 local getmetatable, setmetatable, rawget = getmetatable, setmetatable, rawget
 
-local DELETED, ObjectMT, ArrayMT = view.DELETED, view.ObjectMT, view.ArrayMT
-local fail, unique_pairs = view.fail, view.unique_pairs
-local check_raw = view.check_raw
--- A view's fields (see qjson.view): a view is its own state, `st` here.
-local DOC, NODE, LEN, PTR, SRC, DIRTY_VIEWS = view.DOC, view.NODE, view.LEN, view.PTR, view.SRC, view.DIRTY_VIEWS
-local DIRTY, DCHILD, EDITS, ENODE, ADDED = view.DIRTY, view.DCHILD, view.EDITS, view.ENODE, view.ADDED
-local NENODE, REPLACED, ORIG, VALS = view.NENODE, view.REPLACED, view.ORIG, view.VALS
-local LAZY = view.LAZY
+local DELETED, ObjectMT, ArrayMT = F.DELETED, F.ObjectMT, F.ArrayMT
+local fail, check_raw = F.fail, F.check_raw
+-- A view's fields (see qjson.view.fields): a view is its own state, `st` here.
+local DOC, NODE, LEN, PTR, SRC, DIRTY_VIEWS = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.DIRTY_VIEWS
+local DIRTY, DCHILD, EDITS, ENODE, ADDED = F.DIRTY, F.DCHILD, F.EDITS, F.ENODE, F.ADDED
+local NENODE, REPLACED, ORIG, VALS = F.NENODE, F.REPLACED, F.ORIG, F.VALS
+local LAZY = F.LAZY
 
 local C, S = base.C, base.S
 local MISSING = C.QJSON_STATUS_MISSING
@@ -46,7 +46,7 @@ local function put_raw(buf, st, node)
   if S.seq ~= t then
     return put_raw(buf, st, node)
   end
-  if k <= 0 then
+  if k <= MISSING then
     fail(st)
   end
   copy(buf, st, a, b)
@@ -187,7 +187,7 @@ local function member_span(st, node, c, lim)
   if S.seq ~= t then
     return member_span(st, node, c, lim)
   end
-  if k <= 0 then
+  if k <= MISSING then
     fail(st)
   end
   return nc, ks, ke, vs, ve, close_end
@@ -201,7 +201,7 @@ local function first_child(st, node)
   if S.seq ~= t then
     return first_child(st, node)
   end
-  if k > 0 then
+  if k > MISSING then
     return c
   elseif k ~= MISSING then
     fail(st)
@@ -273,7 +273,7 @@ local function put_replaced(buf, st, vn, x, depth, put_value, lim)
   if S.seq ~= t then
     return put_replaced(buf, st, vn, x, depth, put_value, lim)
   end
-  if k <= 0 then
+  if k <= MISSING then
     fail(st)
   end
   if ce == 0 then
@@ -369,14 +369,14 @@ local function source(v)
   local src = not rawget(v, DIRTY) and v[NODE] == 0 and not rawget(v[DOC], LAZY) and v[DOC][SRC]
   if src then
     -- (Else the encoder's walk checks it.)
-    view.check_near(v)
+    F.check_near(v)
     return src
   end
   return nil
 end
 
 encoder.views[ObjectMT] = {
-  put = put, members = require("qjson.view.members"), source = source, lazy = lazy, check = view.check_near,
+  put = put, members = require("qjson.view.members"), source = source, lazy = lazy, check = F.check_near,
 }
 encoder.views[ArrayMT] = encoder.views[ObjectMT]
 encoder.view_field = DOC

@@ -1,0 +1,362 @@
+-- qjson.view.read: reading a lazy view (__index), and the views
+-- qjson.decode and doc:get make. Every read follows qjson.base's rules: a
+-- ticket (S.seq) before each native call, the values out of the box, then
+-- the check; value_of returns RETRY when the check fails, and the caller
+-- reads again. The fields: qjson.view.fields.
+local ffi = require("ffi")
+local base = require("qjson.base")
+local F = require("qjson.view.fields")
+
+local type, rawget, rawset, setmetatable, getmetatable, tonumber, floor =
+  type, rawget, rawset, setmetatable, getmetatable, tonumber, math.floor
+local ffi_string = ffi.string
+
+local DOC, NODE, LEN, PTR, SRC, BIG_INT, VIEWS, LAZY = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.BIG_INT, F.VIEWS, F.LAZY
+local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
+local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.ArrayMT
+local fail, is_view, new_view, cached, child_view = F.fail, F.is_view, F.new_view, F.cached, F.child_view
+
+local C, S = base.C, base.S
+local MISSING = C.QJSON_STATUS_MISSING
+local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
+local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
+local key_box, val_box, node_box, ptr_box, size_box, i64_box, u64_box =
+  base.key_box, base.val_box, base.node_box, base.ptr_box, base.size_box, base.i64_box, base.u64_box
+-- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
+-- from a box can be moved past the next call that rewrites it).
+local val_num = base.val_num
+local copy_string = base.copy_string
+
+-- Above any array's length (nodes are 32-bit).
+local MAX_INDEX = 2 ^ 32
+
+local M = {}
+
+-- An integer beyond ±(2^53 - 1), exactly, per the decode's big_int option.
+local function big_integer(st, node, approx)
+  local mode = rawget(st[DOC], BIG_INT)
+  local t = S.seq + 1
+  S.seq = t
+  if mode == "cdata" then
+    -- (The 64-bit loads allocate: after the checks.)
+    local k = C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box)
+    if S.seq ~= t then
+      return big_integer(st, node, approx)
+    end
+    if k == NUMBER then
+      return C.qjson_load_i64(i64_box)
+    end
+    t = S.seq + 1
+    S.seq = t
+    k = C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box)
+    if S.seq ~= t then
+      return big_integer(st, node, approx)
+    end
+    if k == NUMBER then
+      return C.qjson_load_u64(u64_box)
+    end
+  elseif mode == "string" then
+    local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
+    if S.seq ~= t then
+      return big_integer(st, node, approx)
+    end
+    if k <= MISSING then
+      fail(st)
+    end
+    local p, n = ptr_box[0], size_box[0]
+    if S.seq ~= t then
+      return copy_string(st[DOC][PTR], node, true) or fail(st)
+    end
+    local str = ffi_string(p, n)
+    return str
+  end
+  return approx
+end
+
+-- The Lua value of kind `k` just read into val_box, the child at `key` of
+-- view `st`; RETRY when the box may have been rewritten since ticket `t`.
+local function value_of(st, k, key, t)
+  -- (No tail calls here: LuaJIT cannot trace a return from a builtin into
+  -- a frame below the trace.)
+  local box = val_box
+  if k == STRING then
+    local node = box.node
+    if S.seq ~= t then
+      return RETRY
+    end
+    local p, n = box.ptr, box.len
+    if S.seq ~= t then
+      return copy_string(st[DOC][PTR], node) or fail(st)
+    end
+    local str = ffi_string(p, n)
+    return str
+  elseif k == NUMBER then
+    local flag, node, num = box.flag, box.node, C.qjson_load_f64(val_num)
+    if S.seq ~= t then
+      return RETRY
+    end
+    if flag ~= 0 and rawget(st[DOC], BIG_INT) ~= nil then
+      return big_integer(st, node, num)
+    end
+    return num
+  elseif k == OBJECT or k == ARRAY then
+    local node, leaf = box.node, box.flag ~= 0
+    if S.seq ~= t then
+      return RETRY
+    end
+    local v = child_view(st, node, k, key, box.len, leaf)
+    return v
+  elseif k == BOOLEAN then
+    local b = box.flag ~= 0
+    if S.seq ~= t then
+      return RETRY
+    end
+    return b
+  elseif k == NULL then
+    return F.null
+  elseif k == MISSING then
+    return nil
+  end
+  if S.seq ~= t then
+    return RETRY
+  end
+  fail(st)
+end
+
+
+local function object_get(st, k)
+  local edits = rawget(st, EDITS)
+  if edits ~= nil then
+    local e = edits[k]
+    if e ~= nil then
+      if e == DELETED then
+        return nil
+      end
+      return e
+    end
+  end
+  if type(k) ~= "string" then
+    return nil
+  end
+  local c = cached(st, k)
+  if c ~= nil then
+    return c
+  end
+  local t = S.seq + 1
+  S.seq = t
+  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box), k, t)
+  if v == RETRY then
+    return object_get(st, k)
+  end
+  return v
+end
+
+-- The length of an array view.
+local function array_len(st)
+  local n = st[LEN]
+  if not n then
+    -- (A failed read, of a closed document say, leaves size_box as the
+    -- last read of any document left it.)
+    local t = S.seq + 1
+    S.seq = t
+    local k = C.qjson_get_len(st[DOC][PTR], st[NODE], nil, 0, nil, size_box)
+    if S.seq ~= t then
+      return array_len(st)
+    end
+    if k ~= ARRAY then
+      fail(st)
+    end
+    n = tonumber(size_box[0])
+    st[LEN] = n
+  end
+  return n
+end
+
+local function array_get(st, i)
+  if type(i) ~= "number" then
+    return nil
+  end
+  local orig = rawget(st, ORIG)
+  if orig ~= nil then
+    local o = orig[i]
+    if o == nil then
+      return nil
+    end
+    local vals = rawget(st, VALS)
+    local v = vals[i]
+    if v == nil then
+      local t = S.seq + 1
+      S.seq = t
+      v = value_of(st, C.qjson_read(st[DOC][PTR], o, val_box), nil, t)
+      if v == RETRY then
+        return array_get(st, i)
+      end
+      vals[i] = v
+    elseif v == DELETED then
+      return nil
+    end
+    return v
+  end
+  local c = cached(st, i)
+  if c ~= nil then
+    return c
+  end
+  -- (The native side reports indexes past the end as missing; past
+  -- MAX_INDEX, which no array reaches, the index would not convert.)
+  if i < 1 or i ~= floor(i) or i > MAX_INDEX then
+    return nil
+  end
+  local t = S.seq + 1
+  S.seq = t
+  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], nil, 0, i - 1, val_box), i, t)
+  if v == RETRY then
+    return array_get(st, i)
+  end
+  return v
+end
+
+ObjectMT.__index = object_get
+ArrayMT.__index = array_get
+
+-- Reads the path from the document's root view down to view `st`, a
+-- view doc:get opened below the root: the last read adopts it
+-- (child_view), so that an edit of it (which marks its ancestors) is
+-- seen by an encode of the root. (Done when it is opened, not when it
+-- is first edited: a branch in touch cost its compiled loop 5% more
+-- instructions on a nested edit.) Nodes
+-- are numbered in document order, so the child whose subtree holds
+-- `st` is the last one whose node is not past st's. Stops where the
+-- path was edited away (the root then does not hold `st`).
+local function attach(st)
+  local d, target = st[DOC], st[NODE]
+  local ptr = d[PTR]
+  local x = d[VIEWS][0]
+  if x == nil then
+    local kind = C.qjson_read(ptr, 0, val_box)
+    if kind ~= OBJECT and kind ~= ARRAY then
+      fail(st)
+    end
+    x = new_view(d, 0, kind, false, false)
+  end
+  while x ~= st do
+    local object = getmetatable(x) == ObjectMT
+    local prev, i, last = 0, 0, nil
+    while true do
+      local k = C.qjson_next(ptr, x[NODE], prev, node_box)
+      if k <= MISSING then
+        if k ~= MISSING then
+          fail(x)
+        end
+        break
+      end
+      local c = node_box[0]
+      if c > target then
+        break
+      end
+      prev, last, i = c, c, i + 1
+    end
+    if last == nil then
+      return
+    end
+    local child
+    if object then
+      if C.qjson_read(ptr, last, key_box) ~= STRING then
+        fail(x)
+      end
+      child = object_get(x, ffi_string(key_box.ptr, key_box.len))
+      last = last + 1
+    else
+      local orig = rawget(x, ORIG)
+      if orig ~= nil then
+        i = nil
+        for j = 1, x[LEN] do
+          if orig[j] == last then
+            i = j
+            break
+          end
+        end
+      end
+      child = i and array_get(x, i)
+    end
+    if not is_view(child) or child[NODE] ~= last then
+      return
+    end
+    x = child
+  end
+end
+
+
+-- The view of container `node` of Doc `doc` (a document or cursor of
+-- qjson.parse), for doc:get: one record per Doc, made on first use.
+function M.open(doc, node, kind)
+  doc = doc.root or doc
+  local d = doc.record
+  if d == nil then
+    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {}, [LAZY] = doc.lazy }
+    doc.record = d
+  end
+  local v = d[VIEWS][node]
+  if v ~= nil then
+    return v
+  end
+  v = new_view(d, node, kind, false, false)
+  if node ~= 0 then
+    attach(v)
+  end
+  return v
+end
+
+-- What qjson.decode returns for document `ptr` parsed from `src`: a view
+-- of an object or array root, else the scalar (and the document is
+-- closed). `first`, when given, is the text's first byte: a brace or
+-- bracket there names the root's kind without a native call. `big_int`:
+-- the decode's option of that name; `lazy`: true for a lazy-mode parse.
+function M.decoded(ptr, src, first, big_int, lazy)
+  local kind
+  if first == 123 then
+    kind = OBJECT
+  elseif first == 91 then
+    kind = ARRAY
+  else
+    kind = C.qjson_read(ptr, 0, val_box)
+  end
+  if kind == OBJECT or kind == ARRAY then
+    -- The fields of new_view's but PARENT, and the record's PTR and SRC.
+    local v
+    if kind == OBJECT then
+      v = setmetatable({
+        ["\255doc"] = false, ["\255node"] = 0,
+        ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+        ["\255ptr"] = ptr, ["\255src"] = src,
+      }, ObjectMT)
+    else
+      v = setmetatable({
+        ["\255doc"] = false, ["\255node"] = 0, ["\255len"] = false,
+        ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+        ["\255ptr"] = ptr, ["\255src"] = src,
+      }, ArrayMT)
+    end
+    v[DOC] = v
+    if big_int ~= nil then
+      rawset(v, BIG_INT, big_int)
+    end
+    if lazy then
+      rawset(v, LAZY, true)
+    end
+    return v
+  end
+  local st = { [DOC] = { [PTR] = ptr, [BIG_INT] = big_int } }
+  local t = S.seq + 1
+  S.seq = t
+  local v = value_of(st, C.qjson_read(ptr, 0, val_box), nil, t)
+  if v == RETRY then
+    return M.decoded(ptr, src, first, big_int)
+  end
+  C.qjson_close(ptr)
+  return v
+end
+
+
+M.value_of, M.object_get, M.array_len, M.array_get = value_of, object_get, array_len, array_get
+
+return M
