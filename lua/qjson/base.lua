@@ -26,6 +26,12 @@
 --     build from events that point into a document pins it (qjson_pin).
 --   * Options go in a box of the call's own (new_options), and a decode
 --     keeps its boxes per slot (slot_boxes).
+--   * Loops over the caller's option tables (and other loops a call from
+--     a finalizer runs too) are `while` loops over next(), not `for ... in
+--     pairs/next` loops: on OpenResty's LuaJIT 2.1-20230119 a compiled
+--     pairs loop (bytecode ITERN) whose trace exit runs a finalizer that
+--     enters the same loop can then exit at every iteration without end
+--     (make test-gc found it; docs/security.md, "Finalizers").
 -- docs/security.md states what this guarantees and how it is tested.
 local ffi = require("ffi")
 local C = require("qjson.lib")

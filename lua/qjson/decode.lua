@@ -37,7 +37,10 @@ local function decode_with(ds, s, opts)
   -- The settings are defaults the call's options override.
   local o = { max_depth = ds.max_depth, invalid_numbers = ds.invalid_numbers }
   local big
-  for k, v in next, opts or o do
+  local iterated = opts or o
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local k, v = next(iterated)
+  while k ~= nil do
     if k == "big_int" then
       if not BIG_INT[v] then
         return nil, arg_message(2, "decode", "bad option 'big_int' (\"cdata\" or \"string\" expected, got "
@@ -47,16 +50,17 @@ local function decode_with(ds, s, opts)
     else
       o[k] = v
     end
+    k, v = next(iterated, k)
   end
   local d, err, is_arg = parse.document(s, o, nil, "decode")
   if d == nil then
     return nil, err, is_arg
   end
-  local v = view.decoded(d.ptr, d.src, nil, big, d.lazy)
+  local root = view.decoded(d.ptr, d.src, nil, big, d.lazy)
   if not ds.views then
-    return tables_of(ds, v)
+    return tables_of(ds, root)
   end
-  return v
+  return root
 end
 
 -- decode's form that does not raise for each instance `into` installed

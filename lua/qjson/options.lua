@@ -2,7 +2,7 @@
 local base = require("qjson.base")
 local C, new_options = base.C, base.new_options
 
-local type, pairs, tostring, floor = type, pairs, tostring, math.floor
+local type, next, tostring, floor = type, next, tostring, math.floor
 
 local M = {}
 
@@ -45,7 +45,9 @@ function M.pack(opts)
   local box = new_options()
   box.mode, box.max_depth, box.duplicate_keys, box.ijson = M.MODES.strict, M.DEFAULT_MAX_DEPTH, M.DUPLICATES.last, 0
   box.invalid_numbers = 0
-  for k, v in pairs(opts) do
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local k, v = next(opts)
+  while k ~= nil do
     local enum = ENUMS[k]
     if enum then
       local x = enum[1][v]
@@ -66,6 +68,7 @@ function M.pack(opts)
     else
       return nil, "unknown option '" .. tostring(k) .. "'"
     end
+    k, v = next(opts, k)
   end
   return box
 end

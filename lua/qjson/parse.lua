@@ -11,7 +11,7 @@ local options = require("qjson.options")
 local doc = require("qjson.doc")
 local arg_message = require("qjson.base").arg_message
 
-local type, pairs, tostring, setmetatable = type, pairs, tostring, setmetatable
+local type, next, tostring, setmetatable = type, next, tostring, setmetatable
 local ffi_string = ffi.string
 local rshift, band = require("bit").rshift, require("bit").band
 
@@ -169,10 +169,13 @@ local function file_options(opts)
   -- (Past 2^53 a double is no exact size; any such limit is the native one.)
   m = m < 2 ^ 53 and m or -1
   local rest = {}
-  for k, v in pairs(opts) do
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local k, v = next(opts)
+  while k ~= nil do
     if k ~= "max_size" then
       rest[k] = v
     end
+    k, v = next(opts, k)
   end
   return m, rest
 end

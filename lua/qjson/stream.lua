@@ -17,8 +17,8 @@ local options = require("qjson.options")
 local selector = require("qjson.select")
 local arg_error = require("qjson.base").arg_error
 
-local type, error, tostring, tonumber, setmetatable, getmetatable, pairs =
-  type, error, tostring, tonumber, setmetatable, getmetatable, pairs
+local type, error, tostring, tonumber, setmetatable, getmetatable, next =
+  type, error, tostring, tonumber, setmetatable, getmetatable, next
 local unpack = unpack
 local ffi_string, ffi_gc, ffi_copy, ffi_sizeof = ffi.string, ffi.gc, ffi.copy, ffi.sizeof
 local read_span = selector.read_span
@@ -65,7 +65,9 @@ local function settings(name, format, how, opts)
       arg_error(first + 3, name, "table expected, got " .. type(opts), 3)
     end
     local rest = {}
-    for k, v in pairs(opts) do
+    -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+    local k, v = next(opts)
+    while k ~= nil do
       if k == "max_size" then
         if type(v) ~= "number" or v < 1 or v % 1 ~= 0 then
           error("bad option 'max_size' (positive integer expected, got " .. tostring(v) .. ")", 3)
@@ -74,6 +76,7 @@ local function settings(name, format, how, opts)
       else
         rest[k] = v
       end
+      k, v = next(opts, k)
     end
     local packed, oerr = options.pack(rest)
     if oerr then

@@ -3,7 +3,7 @@
 -- call uses. Every option is off by default, so the output is lua-cjson's.
 local strings = require("qjson.encode.string")
 
-local type, pairs, tostring, floor, rep = type, pairs, tostring, math.floor, string.rep
+local type, next, tostring, floor, rep = type, next, tostring, math.floor, string.rep
 
 local M = {}
 
@@ -42,10 +42,13 @@ function M.resolve(s, opts)
   if type(opts) ~= "table" then
     return nil, "bad options (table expected, got " .. type(opts) .. ")"
   end
-  for k in pairs(opts) do
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local k = next(opts)
+  while k ~= nil do
     if not KNOWN[k] then
       return nil, "unknown option '" .. tostring(k) .. "'"
     end
+    k = next(opts, k)
   end
 
   local precision = s.precision
@@ -87,7 +90,9 @@ function M.resolve(s, opts)
   if v then
     flags = flags + strings.ESCAPE_SLASH
   end
-  for name, bit in pairs(FLAG_OPTIONS) do
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local name, bit = next(FLAG_OPTIONS)
+  while name ~= nil do
     v, err = boolean(opts, name)
     if err then
       return nil, err
@@ -95,6 +100,7 @@ function M.resolve(s, opts)
     if v then
       flags = flags + bit
     end
+    name, bit = next(FLAG_OPTIONS, name)
   end
 
   local sort
