@@ -2,7 +2,8 @@
 -- running without pause and keeps finalizers that call qjson pending at
 -- every collection cycle, so that a finalizer calling qjson can run at
 -- any allocation of any spec. Loaded with --helper=spec/gc_stress.lua
--- when QJSON_GC_STRESS=1; QJSON_GC_STRESS_JIT=off turns the JIT off.
+-- when QJSON_GC_STRESS=1; QJSON_GC_STRESS_JIT=off turns the JIT off (on,
+-- or unset, leaves it on).
 --
 -- The finalizers parse (small documents, placed in Lua memory, and a
 -- large one, on the native heap), read through the document API and
