@@ -320,6 +320,8 @@ mod old {
         use std::arch::x86_64::*;
         let mut at = 0;
         while at + 16 <= input.len() {
+            // SAFETY: 16 bytes from `at` are inside `input`; SSE2 is part
+            // of x86-64.
             let (quotes, backslashes) = unsafe {
                 let v = _mm_loadu_si128(input.as_ptr().add(at).cast());
                 (
@@ -344,6 +346,8 @@ mod old {
     #[cfg(target_arch = "x86_64")]
     pub fn stop_mask_offset(src: &[u8], i: usize) -> usize {
         use std::arch::x86_64::*;
+        // SAFETY: the caller passes `i` with 16 bytes of `src` from it; SSE2
+        // is part of x86-64.
         let m = unsafe {
             let x = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
             let eq = |b: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(b as i8));
