@@ -35,6 +35,4 @@ pub use document::Document;
 pub use error::{Error, ErrorKind};
 pub use options::Options;
 pub use path::Path;
-/// Stage 1 under its former name.
-pub use stage1 as scan;
 pub use tape::{Kind, Node, ROOT};

@@ -196,7 +196,7 @@ fn speed_against_the_replaced_code() {
             continue;
         };
         let mut index = Vec::new();
-        qjson::scan::Backend::Scalar.scan(&input, true, false, &mut index);
+        qjson::stage1::Backend::Scalar.scan(&input, true, false, &mut index);
         let starts: Vec<usize> =
             index.iter().map(|&p| p as usize).filter(|&p| input[p] == b'"').map(|p| p + 1).collect();
         let best = |f: &dyn Fn() -> usize| {

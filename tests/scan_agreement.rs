@@ -10,7 +10,7 @@
 mod common;
 
 use proptest::prelude::*;
-use qjson::scan::{Backend, ScanInfo};
+use qjson::stage1::{Backend, ScanInfo};
 
 /// Asserts that every backend agrees with the scalar one on `input`.
 fn agree(input: &[u8]) {

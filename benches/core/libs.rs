@@ -353,7 +353,7 @@ impl Row for Stage1<'_> {
         Task::Stage1
     }
     fn run(&mut self, _: usize) -> u64 {
-        qjson::scan::scan(&self.doc.bytes, self.strict, false, &mut self.index);
+        qjson::stage1::scan(&self.doc.bytes, self.strict, false, &mut self.index);
         self.index.len() as u64
     }
 }

@@ -124,7 +124,7 @@ fn main() {
             }
         }
         let mut index = Vec::new();
-        qjson::scan::scan(&doc.bytes, true, false, &mut index);
+        qjson::stage1::scan(&doc.bytes, true, false, &mut index);
         println!("{} ({} bytes, {} structural positions)", doc.name, doc.bytes.len(), index.len());
         for (r, mut t) in rows.iter().zip(times) {
             t.sort_by(f64::total_cmp);
