@@ -15,24 +15,6 @@ mod common;
 use common::{error_info, message};
 use std::ptr::{null, null_mut};
 
-/// qjson installs a panic hook that records panics instead of printing
-/// them (the library owns its Rust runtime). Chain it with one that still
-/// prints this file's own assertion failures, so failing tests explain
-/// themselves.
-fn setup() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // Any guarded export installs qjson's hook.
-        assert!(!qjson::ffi::qjson_backend().is_null());
-        let quiet = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            quiet(info);
-            if info.location().is_some_and(|l| l.file().starts_with("tests")) {
-                eprintln!("{info}");
-            }
-        }));
-    });
-}
 
 /// A failed parse's error details (printable for `unwrap`).
 struct Failure(Box<ErrorInfo>);
@@ -66,7 +48,7 @@ const MISSING: i32 = Status::Missing as i32;
 
 #[test]
 fn null_pointers() {
-    setup();
+    common::print_test_panics();
     let mut err = error_info();
     assert!(qjson_parse(null(), 0, null(), null_mut()).is_null());
     assert!(qjson_parse(null(), 10, null(), &mut err).is_null());
@@ -106,7 +88,7 @@ fn null_pointers() {
 
 #[test]
 fn out_of_range_nodes() {
-    setup();
+    common::print_test_panics();
     let doc = parse(br#"{"a":[1,"x",true],"a":{"b":null}}"#, None).unwrap();
     let (p, n, c) = (null::<c_char>(), 0usize, null());
     let mut node = 0u32;
@@ -153,7 +135,7 @@ fn out_of_range_nodes() {
 
 #[test]
 fn reads_and_errors_through_the_abi() {
-    setup();
+    common::print_test_panics();
     let doc = parse(br#"{"a": [1, 2.5, "x\n"], "b": true, "n": 18446744073709551615}"#, None).unwrap();
     let c = null();
     let path = |s: &'static str| (s.as_ptr().cast::<c_char>(), s.len());
@@ -236,7 +218,7 @@ fn reads_and_errors_through_the_abi() {
 
 #[test]
 fn parse_errors_and_options_through_the_abi() {
-    setup();
+    common::print_test_panics();
     let err = parse(b"{\"a\": [1, 2,, 3]}", None).unwrap_err().0;
     assert_eq!(message(&err), "expected a value, found ',' at line 1, column 13 (byte 12)");
     assert_eq!((err.offset, err.line, err.column), (12, 1, 13));

@@ -20,23 +20,6 @@ use serde_json::{Map, Number, Value};
 use std::ffi::{c_char, CStr};
 use std::ptr::{null, null_mut};
 
-/// qjson installs a panic hook that records panics instead of printing
-/// them (the library owns its Rust runtime); chain one that still prints
-/// this file's assertion failures.
-fn setup() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // Any guarded export installs qjson's hook.
-        assert!(!qjson::ffi::qjson_backend().is_null());
-        let quiet = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            quiet(info);
-            if info.location().is_some_and(|l| l.file().starts_with("tests")) {
-                eprintln!("{info}");
-            }
-        }));
-    });
-}
 
 /// The bytes of a string or key event.
 fn text(e: &Event) -> Vec<u8> {
@@ -170,7 +153,7 @@ fn check(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache) {
 
 #[test]
 fn corpus_matches_serde_json() {
-    setup();
+    common::print_test_panics();
     let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
     for name in ["twitter.json", "citm_catalog.json", "canada.json"] {
         let Some(bytes) = common::data_file(&format!("corpus/{name}")) else { return };
@@ -191,7 +174,7 @@ proptest! {
 
 #[test]
 fn scalars_at_the_root() {
-    setup();
+    common::print_test_panics();
     let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
     for doc in ["1", "-0.5e3", "\"a\\u00e9\"", "true", "false", "null", "[]", "{}", " [ ] "] {
         check(doc.as_bytes(), &mut stream, &mut keys);
@@ -202,7 +185,7 @@ fn scalars_at_the_root() {
 /// moves) while later ones are added, so their pointers are set at the end.
 #[test]
 fn escaped_strings_survive_the_buffer_growing() {
-    setup();
+    common::print_test_panics();
     let mut doc = String::from("{");
     for i in 0..5000 {
         if i > 0 {
@@ -221,7 +204,7 @@ fn escaped_strings_survive_the_buffer_growing() {
 
 #[test]
 fn big_arrays() {
-    setup();
+    common::print_test_panics();
     let n = 300_000;
     let flat = format!("[{}]", (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
     let nested = format!("[{}]", (0..n / 3).map(|i| format!("[{i},{{\"x\":{i}}}]")).collect::<Vec<_>>().join(","));
@@ -239,7 +222,7 @@ fn big_arrays() {
 /// documents come out right.
 #[test]
 fn one_stream_serves_many_documents() {
-    setup();
+    common::print_test_panics();
     let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
     let huge = format!("[{}]", vec!["\"a\\tb\""; 1_200_000].join(","));
     let docs = [r#"{"a":"x\ny","b":[1,2]}"#, huge.as_str(), r#"["plain",{"a":1}]"#, "[]", r#"{"a":"\u0041"}"#];
@@ -252,7 +235,7 @@ fn one_stream_serves_many_documents() {
 
 #[test]
 fn nodes_of_a_document() {
-    setup();
+    common::print_test_panics();
     let bytes = br#"{"a":[1,{"b":"c\"d"}],"e":{"f":null}}"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
     let mut stream = Stream::default();
@@ -265,7 +248,7 @@ fn nodes_of_a_document() {
 /// Repeated keys all appear, in order, so that the last one wins.
 #[test]
 fn repeated_keys_in_order() {
-    setup();
+    common::print_test_panics();
     let bytes = br#"{"a":1,"b":2,"a":3}"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
     let mut stream = Stream::default();
@@ -280,7 +263,7 @@ fn repeated_keys_in_order() {
 /// scalars-only: each is one event with `n` 0.
 #[test]
 fn empty_containers_among_scalars() {
-    setup();
+    common::print_test_panics();
     let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
     let bytes = br#"[{"a":1,"b":[],"c":{},"d":"x"},[[],{},2],[[1]],{"e":[],"f":[3]}]"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
@@ -315,7 +298,7 @@ fn empty_containers_among_scalars() {
 /// an escape where it ends must not pass for it.
 #[test]
 fn objects_of_one_shape_have_the_same_keys() {
-    setup();
+    common::print_test_panics();
     let (mut stream, mut keys, mut seen) = (Stream::default(), KeyCache::default(), Vec::new());
     let long = "k".repeat(70);
     let docs = [
@@ -372,7 +355,7 @@ proptest! {
 
 #[test]
 fn keys_predicted_from_the_previous_key() {
-    setup();
+    common::print_test_panics();
     let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
     let long = "k".repeat(40);
     let docs = [
@@ -396,7 +379,7 @@ fn keys_predicted_from_the_previous_key() {
 /// Lazy mode checks values as they are flattened: an error has a position.
 #[test]
 fn lazy_errors_have_positions() {
-    setup();
+    common::print_test_panics();
     let mut stream = Stream::default();
     for (bytes, at) in [(&br#"[1, "a\x01"]"#[..], 6), (br#"{"a": tru}"#, 6), (br#"[01]"#, 2)] {
         let mut doc = Document::parse(bytes, &Options::lazy()).unwrap();
@@ -407,7 +390,7 @@ fn lazy_errors_have_positions() {
 
 #[test]
 fn key_cache_ids_are_stable() {
-    setup();
+    common::print_test_panics();
     let mut keys = KeyCache::default();
     let (a, pa) = keys.id(b"model").unwrap();
     let (b, _) = keys.id(b"messages").unwrap();
@@ -432,7 +415,7 @@ fn key_cache_ids_are_stable() {
 
 #[test]
 fn key_cache_renews_only_after_many_misses() {
-    setup();
+    common::print_test_panics();
     let mut keys = KeyCache::default();
     let mut n = 0u32;
     while keys.id(format!("key{n}").as_bytes()).is_some() {
@@ -474,7 +457,7 @@ fn decode(input: &[u8], opts: Option<&Options>, slot: u32) -> Result<(*const Eve
 /// first decode are being read) leaves the first one's events intact.
 #[test]
 fn slots_keep_nested_decodes_apart() {
-    setup();
+    common::print_test_panics();
     let outer = br#"{"a":"x\ty","b":[1,2,3]}"#;
     let inner = br#"["other\n",{"c":true}]"#;
     let (p0, i0) = decode(outer, None, 0).unwrap();
@@ -488,7 +471,7 @@ fn slots_keep_nested_decodes_apart() {
 /// Errors are qjson_parse's: same message, same position.
 #[test]
 fn decode_errors_are_parse_errors() {
-    setup();
+    common::print_test_panics();
     for bad in [&b"[1,2"[..], b"{\"a\" 1}", b"", b"[\"\xff\"]", b"[1] x", b"\xEF\xBB\xBF[]"] {
         let e = decode(bad, None, 0).unwrap_err();
         let mut err = error_info();
@@ -503,7 +486,7 @@ fn decode_errors_are_parse_errors() {
 /// lua-cjson's decode_invalid_numbers: what C's strtod reads.
 #[test]
 fn invalid_numbers_when_asked() {
-    setup();
+    common::print_test_panics();
     let lenient = Options { invalid_numbers: 1, ..Options::default() };
     let text = b"[NaN, -Infinity, inf, 0x1F, -0x10, 01, 1., -.5, +2, nan(7), 1.5, null]";
     assert!(decode(text, None, 0).is_err());
@@ -525,7 +508,7 @@ fn invalid_numbers_when_asked() {
 
 #[test]
 fn flatten_a_parsed_document() {
-    setup();
+    common::print_test_panics();
     let bytes = br#"{"a":[1,"\u00e9"],"b":2}"#;
     let mut err = error_info();
     let doc = qjson_parse(bytes.as_ptr().cast(), bytes.len(), null(), &mut err);

@@ -10,21 +10,6 @@ use std::ptr::{null, null_mut};
 mod common;
 use common::{error_info, message};
 
-/// qjson's panic hook records panics quietly: chain one that still prints
-/// this file's assertion failures (as in ffi_barrier.rs).
-fn setup() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        assert!(!qjson::ffi::qjson_backend().is_null());
-        let quiet = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            quiet(info);
-            if info.location().is_some_and(|l| l.file().starts_with("tests")) {
-                eprintln!("{info}");
-            }
-        }));
-    });
-}
 
 fn select_out(items: &mut [Item], bytes: &mut [u8]) -> SelectOut {
     SelectOut {
@@ -45,7 +30,7 @@ fn add(sel: *mut qjson::select::Selector, spec: &str) -> i32 {
 
 #[test]
 fn select_reports_sizes_errors_and_nonsense() {
-    setup();
+    common::print_test_panics();
     let sel = qjson_selector_new();
     assert_eq!(add(sel, "a[*]"), 1);
     assert_eq!(add(sel, "b:string"), 1);
@@ -89,7 +74,7 @@ fn select_reports_sizes_errors_and_nonsense() {
 
 #[test]
 fn splitters_report_positions_and_nonsense() {
-    setup();
+    common::print_test_panics();
     assert!(qjson_stream_new(7, 100).is_null());
     let st = qjson_stream_new(1, 100);
     let mut out = StreamOut { spans: null(), count: 0, done: 0, data: null(), joined: null(), err: error_info() };

@@ -11,6 +11,25 @@ use std::cell::Cell;
 use std::ffi::CStr;
 use std::path::PathBuf;
 
+/// qjson installs a panic hook that records panics instead of printing
+/// them (the library owns its Rust runtime). Chains one that still prints
+/// the test files' own assertion failures, so that failing tests explain
+/// themselves. Call it first in tests that go through the C ABI.
+pub fn print_test_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Any guarded export installs qjson's hook.
+        assert!(!qjson::ffi::qjson_backend().is_null());
+        let quiet = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            quiet(info);
+            if info.location().is_some_and(|l| l.file().starts_with("tests")) {
+                eprintln!("{info}");
+            }
+        }));
+    });
+}
+
 /// An empty `qjson_error` for a C ABI call to fill.
 pub fn error_info() -> ErrorInfo {
     ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] }
