@@ -15,7 +15,6 @@ mod common;
 use common::{error_info, message};
 use std::ptr::{null, null_mut};
 
-
 /// A failed parse's error details (printable for `unwrap`).
 struct Failure(Box<ErrorInfo>);
 

@@ -20,7 +20,6 @@ use serde_json::{Map, Number, Value};
 use std::ffi::{c_char, CStr};
 use std::ptr::{null, null_mut};
 
-
 /// The bytes of a string or key event.
 fn text(e: &Event) -> Vec<u8> {
     // SAFETY: the events are read while their stream, document and key

@@ -10,7 +10,6 @@ use std::ptr::{null, null_mut};
 mod common;
 use common::{error_info, message};
 
-
 fn select_out(items: &mut [Item], bytes: &mut [u8]) -> SelectOut {
     SelectOut {
         items: items.as_mut_ptr(),
