@@ -554,20 +554,33 @@ fn measure(input: &[u8], work: fn(&[u8])) -> (std::time::Duration, usize) {
 /// input built for `n` and one built for `4n`, the larger costs less than
 /// 10 times the smaller. Linear work gives 4, up to about 7 when the
 /// larger input falls out of the caches or the machine is busy; quadratic
-/// work gives 16. Memory is counted exactly (linear: 4); under 64 KiB at
-/// both sizes it counts as constant.
+/// work gives 16 every time. A machine busy with other work can stretch
+/// one measurement, so a ratio over the limit is measured again, up to
+/// three times in all, and fails only when every one is over it. Memory
+/// is counted exactly (linear: 4); under 64 KiB at both sizes it counts as
+/// constant.
 fn assert_linear(name: &str, n: usize, make: impl Fn(usize) -> Vec<u8>, work: fn(&[u8])) {
     const LIMIT: f64 = 10.0;
     let (small, big) = (make(n), make(4 * n));
-    let (t1, m1) = measure(&small, work);
-    let (t2, m2) = measure(&big, work);
-    let time = t2.as_secs_f64() / t1.as_secs_f64().max(1e-6);
-    eprintln!(
-        "linear: {name}: {} -> {} bytes: time {t1:?} -> {t2:?} ({time:.2}x), peak memory {m1} -> {m2} bytes",
-        small.len(),
-        big.len()
-    );
-    assert!(time < LIMIT, "{name}: 4 times the input took {time:.2} times as long");
+    let mut ratios = Vec::new();
+    let (mut m1, mut m2) = (0, 0);
+    for _ in 0..3 {
+        let (t1, p1) = measure(&small, work);
+        let (t2, p2) = measure(&big, work);
+        (m1, m2) = (p1, p2);
+        let time = t2.as_secs_f64() / t1.as_secs_f64().max(1e-6);
+        eprintln!(
+            "linear: {name}: {} -> {} bytes: time {t1:?} -> {t2:?} ({time:.2}x), peak memory {m1} -> {m2} bytes",
+            small.len(),
+            big.len()
+        );
+        ratios.push(time);
+        if time < LIMIT {
+            break;
+        }
+    }
+    let time = ratios.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(time < LIMIT, "{name}: 4 times the input took {ratios:.2?} times as long");
     if m2 >= 64 << 10 {
         let memory = m2 as f64 / m1.max(1) as f64;
         assert!(memory < 5.0, "{name}: 4 times the input took {memory:.2} times the memory ({m1} -> {m2})");
