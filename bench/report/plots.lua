@@ -10,6 +10,11 @@ local find, MAIN = derive.find, derive.MAIN
 
 local M = {}
 
+-- `s` as a gnuplot string: single quotes, a quote inside doubled.
+local function quoted(s)
+  return "'" .. s:gsub("'", "''") .. "'"
+end
+
 -- Runs a gnuplot script (falls back to the plain png terminal when
 -- pngcairo is missing); returns png_path, or nil when gnuplot failed.
 local function gnuplot(script, png_path, tmp_dir, name)
@@ -88,7 +93,7 @@ function M.plot(results, png_path, tmp_dir)
   end
   local plots = {}
   for i, l in ipairs(libs) do
-    plots[#plots + 1] = format("$data using 1:%d with linespoints %s title '%s'", i + 1, l[3], l[2])
+    plots[#plots + 1] = format("$data using 1:%d with linespoints %s title %s", i + 1, l[3], quoted(l[2]))
   end
   plots[#plots + 1] = format("$data using 1:2:%d with labels offset 0,1.2 font ',9' tc rgb '#1f6fd1' notitle",
     #libs + 2)
@@ -167,7 +172,7 @@ local function ratio_lines(results, sizes)
       any = any or find(results, (w.name:gsub("^chat", j.prefix)), j.lib) ~= nil
     end
     if any then
-      lines[#lines + 1] = format("$left using 1:%d with linespoints %s title '%s'", i + 1, j.style, j.title)
+      lines[#lines + 1] = format("$left using 1:%d with linespoints %s title %s", i + 1, j.style, quoted(j.title))
     end
   end
   lines[#lines + 1] = "1 with lines lw 1 dt 2 lc rgb '#333333' title 'as fast as lua-cjson'"
@@ -201,7 +206,7 @@ local function ratio_bars(results)
   end
   local bars = {}
   for i, a in ipairs(apis) do
-    bars[#bars + 1] = format("$right using %d:xtic(1) title '%s' lc rgb '%s'", i + 1, a[2], a[3])
+    bars[#bars + 1] = format("$right using %d:xtic(1) title %s lc rgb '%s'", i + 1, quoted(a[2]), a[3])
   end
   return right, bars
 end
