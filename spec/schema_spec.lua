@@ -86,6 +86,16 @@ describe("qjson.schema", function()
   it("honours the options", function()
     assert.is_true(qjson.schema('{"format":"ipv4"}'):is_valid('"999.1.1.1"'))
     assert.is_false(qjson.schema('{"format":"ipv4"}', { format = true }):is_valid('"999.1.1.1"'))
+    -- Formats through the Lua API (every format against the suite: tests/schema_conformance.rs).
+    for fmt, cases in pairs({
+      ["date-time"] = { '"2026-11-26T01:02:03Z"', '"2026-13-26T01:02:03Z"' },
+      uuid = { '"2eb8aa08-aa98-11ea-b4aa-73b441d16380"', '"2eb8aa08-aa98-11ea-b4aa-73b441d1638"' },
+      ["idn-hostname"] = { '"\\u5b9e\\u4f8b.\\u6d4b\\u8bd5"', '"-\\u5b9e\\u4f8b"' },
+    }) do
+      local v = qjson.schema(('{"format":"%s"}'):format(fmt), { format = true })
+      assert.is_true(v:is_valid(cases[1]), fmt)
+      assert.is_false(v:is_valid(cases[2]), fmt)
+    end
     local schema = '{"$ref":"http://example.com/defs.json#/$defs/pos"}'
     local v = qjson.schema(schema, { remotes = {
       ["http://example.com/defs.json"] = { ["$defs"] = { pos = { type = "number", minimum = 0 } } } } })
