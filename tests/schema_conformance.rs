@@ -58,15 +58,13 @@ fn known() -> Vec<String> {
         .collect()
 }
 
+/// Passed, total, and each failure by name with what was returned.
+type DirResult = (usize, usize, Vec<(String, Result<bool, String>)>);
+
 /// Runs every test of the suite's files in `dir` with `opts` (unless a
 /// schema names its own `$schema`): passed, total, and each failure by
 /// name (`<label>/<file>: <group>: <test>`) with what was returned.
-fn run_dir(
-    dir: &Path,
-    label: &str,
-    opts: SchemaOptions,
-    remotes: &str,
-) -> (usize, usize, Vec<(String, Result<bool, String>)>) {
+fn run_dir(dir: &Path, label: &str, opts: SchemaOptions, remotes: &str) -> DirResult {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
