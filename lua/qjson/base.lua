@@ -7,15 +7,18 @@
 -- raise); LuaJIT also runs them when a compiled trace exits. So, in every
 -- module:
 --   * A native call that writes a box first takes a ticket,
---     `local t = S.seq + 1; S.seq = t` (and so does every call that frees
+--     `local t = ticket()` (and so does every call that frees
 --     memory a box may point into: close). The caller takes the values
---     it needs out of the boxes into locals, then checks `S.seq == t`:
+--     it needs out of the boxes into locals, then checks `stale(t)`:
 --     if anything else called qjson meanwhile, the values may be another
 --     call's, and the read is done again. Only values that are plain
 --     numbers to Lua (no allocation) are taken before the check, so a
 --     retry cannot be caught again by the same finalizer; 64-bit values
 --     are read after it (the read copies before it allocates). (In a
---     compiled trace no finalizer runs, and the check folds away.)
+--     compiled trace no finalizer runs, and the check folds away: the
+--     ticket is an integer, so LuaJIT folds the check (its load forwarded
+--     from the ticket's store), where a float's `x == x` would stay a
+--     guard and a snapshot in every trace, for NaN.)
 --   * A pointer into a document (a string read) is boxed by LuaJIT, an
 --     allocation, before the string can be made: a second check after it
 --     tells whether a finalizer ran qjson meanwhile (and may have closed
@@ -37,7 +40,7 @@ local ffi = require("ffi")
 local C = require("qjson.lib")
 
 local ffi_new, ffi_string, ffi_cast = ffi.new, ffi.string, ffi.cast
-local error, tonumber = error, tonumber
+local error, tonumber, tobit = error, tonumber, require("bit").tobit
 
 local M = {}
 
@@ -49,8 +52,21 @@ M.KIND_NAMES = {
   [C.QJSON_KIND_STRING] = "string", [C.QJSON_KIND_ARRAY] = "array", [C.QJSON_KIND_OBJECT] = "object",
 }
 
--- The ticket counter (see above).
-M.S = { seq = 0 }
+-- The ticket counter and a new ticket (see above).
+local S = { seq = 0 }
+M.S = S
+function M.ticket()
+  local t = tobit(S.seq + 1)
+  S.seq = t
+  return t
+end
+-- Whether another call took a ticket since `t` was taken. (Here rather
+-- than at each call site: the load must go through the same upvalue as
+-- the ticket's store for LuaJIT to forward it; tobit makes it the integer
+-- stored, and an integer `x ~= x` folds.)
+function M.stale(t)
+  return tobit(S.seq) ~= t
+end
 
 -- Shared out-parameter boxes.
 M.ptr_box = ffi_new("const char *[1]")

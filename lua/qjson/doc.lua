@@ -17,7 +17,7 @@ local ffi_string, ffi_istype = ffi.string, ffi.istype
 
 -- Out-parameter boxes (qjson.base's). Numbers leave their box through
 -- C.qjson_load_* (src/ffi/load.rs says why).
-local C, S = base.C, base.S
+local C, ticket, stale = base.C, base.ticket, base.stale
 
 local MISSING, ERROR, PANIC = C.QJSON_STATUS_MISSING, C.QJSON_STATUS_ERROR, C.QJSON_STATUS_PANIC
 local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
@@ -102,11 +102,10 @@ end
 -- The node at `path` (which a read just found), for a read's slow path.
 local function node_at(self, path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
   local node = node_box[0]
-  if S.seq ~= t then
+  if stale(t) then
     return node_at(self, path)
   end
   if k <= MISSING then
@@ -118,13 +117,12 @@ end
 -- The Lua value of node `node` of kind `k` (containers become cursors).
 local function value_at(self, node, k)
   local r
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   if k == STRING then
     r = C.qjson_get_str(self.ptr, node, nil, 0, nil, ptr_box, size_box)
     if r == STRING then
       local p, n = ptr_box[0], size_box[0]
-      if S.seq ~= t then
+      if stale(t) then
         return copy_string(self.ptr, node) or fail(self, ERROR)
       end
       return ffi_string(p, n)
@@ -133,7 +131,7 @@ local function value_at(self, node, k)
     r = C.qjson_get_num(self.ptr, node, nil, 0, nil, num_box)
     if r == NUMBER then
       local v = C.qjson_load_f64(num_box)
-      if S.seq ~= t then
+      if stale(t) then
         return value_at(self, node, k)
       end
       return v
@@ -142,7 +140,7 @@ local function value_at(self, node, k)
     r = C.qjson_get_bool(self.ptr, node, nil, 0, nil, bool_box)
     if r == BOOLEAN then
       local v = bool_box[0] ~= 0
-      if S.seq ~= t then
+      if stale(t) then
         return value_at(self, node, k)
       end
       return v
@@ -152,7 +150,7 @@ local function value_at(self, node, k)
   else
     return new_cursor(self, node)
   end
-  if S.seq ~= t then
+  if stale(t) then
     return value_at(self, node, k)
   end
   fail(self, r, nil, KIND_NAMES[k])
@@ -160,13 +158,12 @@ end
 
 function Doc:typeof(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
   if k > MISSING then
     return KIND_NAMES[k]
   elseif k ~= MISSING then
-    if S.seq ~= t then
+    if stale(t) then
       return Doc.typeof(self, path)
     end
     fail(self, k, path)
@@ -176,10 +173,9 @@ end
 
 function Doc:len(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_get_len(self.ptr, self.node, p, n, c, size_box)
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.len(self, path)
   end
   if k == ARRAY or k == OBJECT then
@@ -192,15 +188,14 @@ end
 
 function Doc:get_str(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_get_str(self.ptr, self.node, p, n, c, ptr_box, size_box)
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.get_str(self, path)
   end
   if k == STRING then
     local sp, sn = ptr_box[0], size_box[0]
-    if S.seq ~= t then
+    if stale(t) then
       return copy_string(self.ptr, node_at(self, path)) or fail(self, ERROR)
     end
     return ffi_string(sp, sn)
@@ -212,14 +207,13 @@ end
 
 function Doc:get_num(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_get_num(self.ptr, self.node, p, n, c, num_box)
   local v
   if k == NUMBER then
     v = C.qjson_load_f64(num_box)
   end
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.get_num(self, path)
   end
   if k == NUMBER then
@@ -232,10 +226,9 @@ end
 
 function Doc:get_i64(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_get_i64(self.ptr, self.node, p, n, c, i64_box)
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.get_i64(self, path)
   end
   if k == NUMBER then
@@ -248,10 +241,9 @@ end
 
 function Doc:get_u64(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_get_u64(self.ptr, self.node, p, n, c, u64_box)
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.get_u64(self, path)
   end
   if k == NUMBER then
@@ -264,14 +256,13 @@ end
 
 function Doc:get_bool(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_get_bool(self.ptr, self.node, p, n, c, bool_box)
   local v
   if k == BOOLEAN then
     v = bool_box[0] ~= 0
   end
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.get_bool(self, path)
   end
   if k == BOOLEAN then
@@ -285,13 +276,12 @@ end
 -- true for null, false for any other value, nil when the path is missing.
 function Doc:is_null(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
   if k > MISSING then
     return k == NULL
   elseif k ~= MISSING then
-    if S.seq ~= t then
+    if stale(t) then
       return Doc.is_null(self, path)
     end
     fail(self, k, path)
@@ -301,15 +291,14 @@ end
 
 function Doc:raw(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_get_raw(self.ptr, self.node, p, n, c, ptr_box, size_box)
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.raw(self, path)
   end
   if k > MISSING then
     local sp, sn = ptr_box[0], size_box[0]
-    if S.seq ~= t then
+    if stale(t) then
       return copy_string(self.ptr, node_at(self, path), true) or fail(self, ERROR)
     end
     return ffi_string(sp, sn)
@@ -323,11 +312,10 @@ end
 -- objects and arrays as lazy views (qjson.view), the same view each time.
 function Doc:get(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
   local node = node_box[0]
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.get(self, path)
   end
   if k == ARRAY or k == OBJECT then
@@ -343,11 +331,10 @@ end
 -- A cursor at `path`: the same methods, with paths relative to it.
 function Doc:open(path)
   local p, n, c = path_args(path)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
   local node = node_box[0]
-  if S.seq ~= t then
+  if stale(t) then
     return Doc.open(self, path)
   end
   if k > MISSING then
@@ -361,11 +348,10 @@ end
 -- The container at `path`, raising unless it is one of `want` kinds.
 local function container(self, path, want1, want2, wanted)
   local p, n, c = path_args(path, 4)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
   local node = node_box[0]
-  if S.seq ~= t then
+  if stale(t) then
     return container(self, path, want1, want2, wanted)
   end
   if k == want1 or k == want2 then
@@ -387,11 +373,10 @@ end
 -- Steps to the next child: its node and the kind of its value, or nil at
 -- the end.
 local function advance(st)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_next(st.ptr, st.parent, st.prev, node_box)
   local node = node_box[0]
-  if S.seq ~= t then
+  if stale(t) then
     return advance(st)
   end
   if k <= MISSING then
@@ -469,7 +454,7 @@ end
 -- closed; a build from its events has it pinned, and the memory goes
 -- when the build is done.
 function Doc:close()
-  S.seq = S.seq + 1
+  ticket()
   C.qjson_close(self.ptr)
 end
 

@@ -15,7 +15,7 @@ local type, next, tostring, setmetatable = type, next, tostring, setmetatable
 local ffi_string = ffi.string
 local rshift, band = require("bit").rshift, require("bit").band
 
-local C, S = base.C, base.S
+local C, ticket, stale = base.C, base.ticket, base.stale
 local error_message = base.error_message
 local DocMT = doc.DocMT
 
@@ -67,7 +67,7 @@ end
 -- never pausing, a trace exit after each native call could run one every
 -- time).
 local function failed(t, s, o, n)
-  if S.seq ~= t then
+  if stale(t) then
     return open_own(s, o, n)
   end
   return nil, error_message()
@@ -92,8 +92,7 @@ function M.open(s, o, n)
     bytes = want_bytes
     mem = doc_mem(rshift(bytes, 3))
   end
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local r = C.qjson_parse_into(s, n, o, mem, bytes, err_box)
   if r < 0 then
     -- Placed, using -r bytes: size the next spare after it. (The document
@@ -101,24 +100,25 @@ function M.open(s, o, n)
     want_bytes = band(-r + 7, -8)
     return mem
   end
-  spare, spare_bytes = mem, bytes
   if r == 0 then
+    spare, spare_bytes = mem, bytes
     return failed(t, s, o, n)
   elseif r <= PLACED_MAX then
-    -- (Allocating may run finalizers that parse: qjson_parse_in then
-    -- parses `s` again instead of taking the tape measured above.)
+    -- The spare was too small: it is dropped, and the next parse takes
+    -- one of this document's size. (Allocating may run finalizers that
+    -- parse: qjson_parse_in then parses `s` again instead of taking the
+    -- tape measured above.)
     want_bytes = band(r + 7, -8)
     mem = doc_mem(rshift(r + 7, 3))
-    t = S.seq + 1
-    S.seq = t
+    t = ticket()
     if C.qjson_parse_in(s, n, o, mem, r, err_box) == 0 then
       return failed(t, s, o, n)
     end
     return mem
   end
+  spare, spare_bytes = mem, bytes
   mem = doc_mem(HANDLE_WORDS)
-  t = S.seq + 1
-  S.seq = t
+  t = ticket()
   if C.qjson_parse_measured_in(s, n, o, mem, HANDLE_SIZE, err_box) == 0 then
     return failed(t, s, o, n)
   end
@@ -208,12 +208,11 @@ function M.path(s)
   if type(s) ~= "string" then
     return nil, arg_message(1, "path", "string expected, got " .. type(s)), true
   end
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local p = C.qjson_path_compile(s, #s, base.err_box)
   if p == nil then
     local msg
-    if S.seq == t then
+    if not stale(t) then
       msg = base.error_message()
     else
       -- (A pointer result is boxed, an allocation: a finalizer may have

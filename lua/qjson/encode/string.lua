@@ -3,7 +3,7 @@
 -- Lua string made). Escaping rules and flags: src/encode/escape.rs.
 local ffi = require("ffi")
 local base = require("qjson.base")
-local C, S = base.C, base.S
+local C, ticket, stale = base.C, base.ticket, base.stale
 
 local error, tonumber = error, tonumber
 local qjson_escape = C.qjson_escape
@@ -54,10 +54,9 @@ local function put_long(buf, s, n, flags)
       len = CHUNK
     end
     p = buf:reserve(len * EXPANSION + SLACK)
-    local t = S.seq + 1
-    S.seq = t
+    local t = ticket()
     local w = qjson_escape(from + off, len, p, flags, last, consumed)
-    if S.seq == t then
+    if not stale(t) then
       local used = tonumber(consumed[0])
       if w < 0 then
         fail(w, off + used)
@@ -81,10 +80,9 @@ function M.put(buf, s, flags)
   p[0] = QUOTE
   local w = qjson_escape(s, n, p + 1, flags, true, consumed)
   if w < 0 then
-    local t = S.seq + 1
-    S.seq = t
+    local t = ticket()
     w = qjson_escape(s, n, p + 1, flags, true, consumed)
-    if S.seq ~= t then
+    if stale(t) then
       return M.put(buf, s, flags)
     end
     fail(w, tonumber(consumed[0]))

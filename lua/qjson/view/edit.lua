@@ -18,7 +18,7 @@ local fail, touch, cached, uncache = F.fail, F.touch, F.cached, F.uncache
 local array_get = read.array_get
 local arg_error = base.arg_error
 
-local C, S = base.C, base.S
+local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING = C.QJSON_STATUS_MISSING
 local val_box, node_box = base.val_box, base.node_box
 
@@ -41,11 +41,10 @@ local function object_set(st, k, x)
   end
   if edits[k] == nil then
     -- First edit of `k`: does the document have it?
-    local t = S.seq + 1
-    S.seq = t
+    local t = ticket()
     local kind = tk == "string" and C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box) or MISSING
     local vn = val_box.node
-    if S.seq ~= t then
+    if stale(t) then
       return object_set(st, k, x)
     end
     if kind > MISSING then
@@ -86,11 +85,10 @@ local function edit_array(st)
   local orig, vals, n = {}, {}, 0
   local prev = 0
   while true do
-    local t = S.seq + 1
-    S.seq = t
+    local t = ticket()
     local k = C.qjson_next(st[DOC][PTR], st[NODE], prev, node_box)
     local node = node_box[0]
-    if S.seq == t then
+    if not stale(t) then
       if k <= MISSING then
         if k ~= MISSING then
           fail(st)

@@ -16,7 +16,7 @@ local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.Arra
 local fail, check_raw, cached = F.fail, F.check_raw, F.cached
 local value_of, array_len, array_get = read.value_of, read.array_len, read.array_get
 
-local C, S = base.C, base.S
+local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING, STRING = C.QJSON_STATUS_MISSING, C.QJSON_KIND_STRING
 local key_box, val_box = base.key_box, base.val_box
 local copy_string = base.copy_string
@@ -53,7 +53,7 @@ end
 -- The key just read into key_box under ticket `t` (node `kn`).
 local function key_string(st, kn, t)
   local p, n = key_box.ptr, key_box.len
-  if S.seq ~= t then
+  if stale(t) then
     return copy_string(st[DOC][PTR], kn) or fail(st)
   end
   local key = ffi_string(p, n)
@@ -67,8 +67,7 @@ end
 -- member_value); nil at the end.
 local function step_member(st, pos)
   local u = unique_pairs(st)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   if u then
     local i = pos + 1
     if i > u.n then
@@ -76,24 +75,23 @@ local function step_member(st, pos)
     end
     local kn, vn = u[2 * i - 1], u[2 * i]
     local kk = C.qjson_read(st[DOC][PTR], kn, key_box)
-    if S.seq ~= t then
+    if stale(t) then
       return step_member(st, pos)
     end
     if kk ~= STRING then
       fail(st)
     end
     local key = key_string(st, kn, t)
-    t = S.seq + 1
-    S.seq = t
+    t = ticket()
     local kind = C.qjson_read(st[DOC][PTR], vn, val_box)
-    if kind <= MISSING and S.seq == t then
+    if kind <= MISSING and not stale(t) then
       fail(st)
     end
     return i, key, kind, vn, t
   end
   local kind = C.qjson_entry(st[DOC][PTR], st[NODE], pos, key_box, val_box)
   local kn = key_box.node
-  if S.seq ~= t then
+  if stale(t) then
     return step_member(st, pos)
   end
   if kind <= MISSING then
@@ -110,8 +108,7 @@ end
 local function member_value(st, kind, key, vn, t)
   local v = value_of(st, kind, key, t)
   while v == RETRY do
-    t = S.seq + 1
-    S.seq = t
+    t = ticket()
     v = value_of(st, C.qjson_read(st[DOC][PTR], vn, val_box), key, t)
   end
   return v

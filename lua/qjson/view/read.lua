@@ -1,6 +1,6 @@
 -- qjson.view.read: reading a lazy view (__index), and the views
 -- qjson.decode and doc:get make. Every read follows qjson.base's rules: a
--- ticket (S.seq) before each native call, the values out of the box, then
+-- ticket (base.ticket) before each native call, the values out of the box, then
 -- the check; value_of returns RETRY when the check fails, and the caller
 -- reads again. The fields: qjson.view.fields.
 local ffi = require("ffi")
@@ -16,7 +16,7 @@ local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
 local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.ArrayMT
 local fail, is_view, new_view, cached, child_view = F.fail, F.is_view, F.new_view, F.cached, F.child_view
 
-local C, S = base.C, base.S
+local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING = C.QJSON_STATUS_MISSING
 local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
 local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
@@ -35,21 +35,19 @@ local M = {}
 -- An integer beyond ±(2^53 - 1), exactly, per the decode's big_int option.
 local function big_integer(st, node, approx)
   local mode = rawget(st[DOC], BIG_INT)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   if mode == "cdata" then
     -- (The 64-bit loads allocate: after the checks.)
     local k = C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box)
-    if S.seq ~= t then
+    if stale(t) then
       return big_integer(st, node, approx)
     end
     if k == NUMBER then
       return C.qjson_load_i64(i64_box)
     end
-    t = S.seq + 1
-    S.seq = t
+    t = ticket()
     k = C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box)
-    if S.seq ~= t then
+    if stale(t) then
       return big_integer(st, node, approx)
     end
     if k == NUMBER then
@@ -57,14 +55,14 @@ local function big_integer(st, node, approx)
     end
   elseif mode == "string" then
     local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
-    if S.seq ~= t then
+    if stale(t) then
       return big_integer(st, node, approx)
     end
     if k <= MISSING then
       fail(st)
     end
     local p, n = ptr_box[0], size_box[0]
-    if S.seq ~= t then
+    if stale(t) then
       return copy_string(st[DOC][PTR], node, true) or fail(st)
     end
     local str = ffi_string(p, n)
@@ -81,18 +79,18 @@ local function value_of(st, k, key, t)
   local box = val_box
   if k == STRING then
     local node = box.node
-    if S.seq ~= t then
+    if stale(t) then
       return RETRY
     end
     local p, n = box.ptr, box.len
-    if S.seq ~= t then
+    if stale(t) then
       return copy_string(st[DOC][PTR], node) or fail(st)
     end
     local str = ffi_string(p, n)
     return str
   elseif k == NUMBER then
     local flag, node, num = box.flag, box.node, C.qjson_load_f64(val_num)
-    if S.seq ~= t then
+    if stale(t) then
       return RETRY
     end
     if flag ~= 0 and rawget(st[DOC], BIG_INT) ~= nil then
@@ -101,14 +99,14 @@ local function value_of(st, k, key, t)
     return num
   elseif k == OBJECT or k == ARRAY then
     local node, leaf = box.node, box.flag ~= 0
-    if S.seq ~= t then
+    if stale(t) then
       return RETRY
     end
     local v = child_view(st, node, k, key, box.len, leaf)
     return v
   elseif k == BOOLEAN then
     local b = box.flag ~= 0
-    if S.seq ~= t then
+    if stale(t) then
       return RETRY
     end
     return b
@@ -117,7 +115,7 @@ local function value_of(st, k, key, t)
   elseif k == MISSING then
     return nil
   end
-  if S.seq ~= t then
+  if stale(t) then
     return RETRY
   end
   fail(st)
@@ -142,8 +140,7 @@ local function object_get(st, k)
   if c ~= nil then
     return c
   end
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box), k, t)
   if v == RETRY then
     return object_get(st, k)
@@ -157,10 +154,9 @@ local function array_len(st)
   if not n then
     -- (A failed read, of a closed document say, leaves size_box as the
     -- last read of any document left it.)
-    local t = S.seq + 1
-    S.seq = t
+    local t = ticket()
     local k = C.qjson_get_len(st[DOC][PTR], st[NODE], nil, 0, nil, size_box)
-    if S.seq ~= t then
+    if stale(t) then
       return array_len(st)
     end
     if k ~= ARRAY then
@@ -185,8 +181,7 @@ local function array_get(st, i)
     local vals = rawget(st, VALS)
     local v = vals[i]
     if v == nil then
-      local t = S.seq + 1
-      S.seq = t
+      local t = ticket()
       v = value_of(st, C.qjson_read(st[DOC][PTR], o, val_box), nil, t)
       if v == RETRY then
         return array_get(st, i)
@@ -206,8 +201,7 @@ local function array_get(st, i)
   if i < 1 or i ~= floor(i) or i > MAX_INDEX then
     return nil
   end
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], nil, 0, i - 1, val_box), i, t)
   if v == RETRY then
     return array_get(st, i)
@@ -346,8 +340,7 @@ function M.decoded(ptr, src, first, big_int, lazy)
     return v
   end
   local st = { [DOC] = { [PTR] = ptr, [BIG_INT] = big_int } }
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local v = value_of(st, C.qjson_read(ptr, 0, val_box), nil, t)
   if v == RETRY then
     return M.decoded(ptr, src, first, big_int)

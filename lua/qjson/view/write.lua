@@ -22,7 +22,7 @@ local DIRTY, DCHILD, EDITS, ENODE, ADDED = F.DIRTY, F.DCHILD, F.EDITS, F.ENODE, 
 local NENODE, REPLACED, ORIG, VALS = F.NENODE, F.REPLACED, F.ORIG, F.VALS
 local LAZY = F.LAZY
 
-local C, S = base.C, base.S
+local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING = C.QJSON_STATUS_MISSING
 
 local node_box, span = base.node_box, base.span_box
@@ -39,11 +39,10 @@ end
 
 -- Appends the original bytes of `node`.
 local function put_raw(buf, st, node)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_raw_span(st[DOC][PTR], node, span)
   local a, b = span[0], span[1]
-  if S.seq ~= t then
+  if stale(t) then
     return put_raw(buf, st, node)
   end
   if k <= MISSING then
@@ -180,11 +179,10 @@ end
 -- child, key start and end, value start and end, and the parent's end
 -- after the last child.
 local function member_span(st, node, c, lim)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_member_span(st[DOC][PTR], node, c, lim, span)
   local nc, ks, ke, vs, ve, close_end = span[0], span[1], span[2], span[3], span[4], span[5]
-  if S.seq ~= t then
+  if stale(t) then
     return member_span(st, node, c, lim)
   end
   if k <= MISSING then
@@ -194,11 +192,10 @@ local function member_span(st, node, c, lim)
 end
 
 local function first_child(st, node)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_next(st[DOC][PTR], node, 0, node_box)
   local c = node_box[0]
-  if S.seq ~= t then
+  if stale(t) then
     return first_child(st, node)
   end
   if k > MISSING then
@@ -265,12 +262,11 @@ end
 -- known without a search of its text (a view that is neither the root
 -- nor reached through its parent's writer): put_members then writes it.
 local function put_replaced(buf, st, vn, x, depth, put_value, lim)
-  local t = S.seq + 1
-  S.seq = t
+  local t = ticket()
   local k = C.qjson_member_span(st[DOC][PTR], st[NODE], vn - 1, lim, span)
   -- The object's text is [cs, ce) of the input, the value [vs, ve).
   local cs, ce, vs, ve = span[6], span[7], span[3], span[4]
-  if S.seq ~= t then
+  if stale(t) then
     return put_replaced(buf, st, vn, x, depth, put_value, lim)
   end
   if k <= MISSING then
