@@ -137,7 +137,8 @@ bench-schema: build
 bench-smoke: build
 	$(LUAJIT) bench/run.lua --smoke
 
-# nginx (one worker, 127.0.0.1) + wrk: qjson and lua-cjson gateway handlers.
+# nginx (one worker, 127.0.0.1) + wrk: qjson and lua-cjson gateway handlers,
+# and an SSE stream relayed through their body filters.
 bench-gateway: build
 	@tools/deps.sh --bench
 	LUAJIT=$(LUAJIT) bench/gateway/run.sh

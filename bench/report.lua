@@ -118,7 +118,7 @@ function M.readme_headline(results, gateway)
   if gateway then
     local g = {}
     for _, r in ipairs(gateway.rows) do
-      if r.handler == "qjson" and r.x_rps and r.mode == "memory" then
+      if r.handler == "qjson" and r.x_rps and (r.mode == "memory" or r.mode == "stream") then
         g[#g + 1] = format("%s %s (p99 %s lua-cjson's)", r.body_label, fmt_sig(r.x_rps, "×"),
           fmt_sig(r.p99_ratio, "×"))
       end

@@ -35,10 +35,11 @@ M.PIN = tonumber(util.sh("nproc 2>/dev/null"):match("%d+") or 1) >= 2
 local POST = (debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or ".") .. "/post.lua"
 
 -- One wrk run (one thread, `connections` connections, `seconds` s) POSTing
--- the file `body_file` to `path` on 127.0.0.1:`port` (bench/gateway/post.lua;
--- `env`: more of its variables). Returns post.lua's result table.
+-- the file `body_file` (nil: GET) to `path` on 127.0.0.1:`port`
+-- (bench/gateway/post.lua; `env`: more of its variables). Returns
+-- post.lua's result table.
 function M.wrk(port, path, body_file, seconds, connections, env)
-  local vars = { "QJSON_BODY=" .. util.shell_quote(body_file) }
+  local vars = { body_file and "QJSON_BODY=" .. util.shell_quote(body_file) or "" }
   for k, v in pairs(env or {}) do
     vars[#vars + 1] = k .. "=" .. util.shell_quote(tostring(v))
   end

@@ -1,15 +1,20 @@
--- wrk script: POST the file $QJSON_BODY as JSON. Prints one line
--- "WRK <json>" at the end: requests, duration, latency percentiles, errors.
--- With $QJSON_EXPECT, checks every response body against it (counted as
--- "wrong").
+-- wrk script: POST the file $QJSON_BODY as JSON (without it, GET).
+-- Prints one line "WRK <json>" at the end: requests, duration, latency
+-- percentiles, errors. With $QJSON_EXPECT, checks every response body
+-- against it; with $QJSON_EXPECT_TAIL and $QJSON_EXPECT_LEN, that it ends
+-- with that text and has that length (both counted as "wrong").
 -- luacheck: globals wrk response done setup seen wrong
-local f = assert(io.open(os.getenv("QJSON_BODY"), "rb"))
-wrk.method = "POST"
-wrk.body = f:read("*a")
-f:close()
-wrk.headers["Content-Type"] = "application/json"
+local body_file = os.getenv("QJSON_BODY")
+if body_file then
+  local f = assert(io.open(body_file, "rb"))
+  wrk.method = "POST"
+  wrk.body = f:read("*a")
+  f:close()
+  wrk.headers["Content-Type"] = "application/json"
+end
 
 local expect = os.getenv("QJSON_EXPECT")
+local tail, len = os.getenv("QJSON_EXPECT_TAIL"), tonumber(os.getenv("QJSON_EXPECT_LEN"))
 -- Per thread (globals, so that done(), which runs in the main state, can
 -- read them with thread:get).
 seen, wrong = 0, 0
@@ -23,6 +28,13 @@ if expect then
   function response(status, _, body)
     seen = seen + 1
     if status ~= 200 or body ~= expect .. "\n" then
+      wrong = wrong + 1
+    end
+  end
+elseif tail then
+  function response(status, _, body)
+    seen = seen + 1
+    if status ~= 200 or #body ~= len or body:sub(-#tail) ~= tail then
       wrong = wrong + 1
     end
   end

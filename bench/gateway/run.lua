@@ -11,6 +11,10 @@
 --    in memory by nginx, and at 100 KB and 1 MB also buffered to a file;
 --    the handlers take turns, several runs each; median requests/s, p50
 --    and p99 latency, the worker's RSS before and after.
+--    The stream (bench/gateway/sse.lua): a streamed chat completion of
+--    1,000 server-sent events relayed through body filters, checked the
+--    same way (the handlers' sums agree, whatever the chunk size) and
+--    timed beside a floor that relays it with no JSON work.
 -- 3. Runs the qjson handler for 200,000 requests and reports the worker's
 --    RSS growth.
 -- 4. Writes bench/results/gateway-<date>.json, docs/bench-gateway.png and
@@ -31,6 +35,7 @@ local cjson = require("cjson")
 local util = require("util")
 local workloads = require("workloads")
 local handlers = require("handlers")
+local sse = require("sse")
 local report = require("report")
 local driver = require("driver")
 
@@ -111,52 +116,96 @@ for _, b in ipairs(BODIES) do
     b.expect.qjson, b.expect.cjson))
 end
 
+-- The stream: what each handler appends must not depend on where the
+-- chunks split (4 KB as nginx's reads, 1 byte, 1,000 bytes, whole), and
+-- qjson's sum must be lua-cjson's; then the same through nginx.
+local stream = assert(workloads.load("sse-chat", root .. "/bench/data"))
+local SSE = { name = "sse-chat", label = "SSE stream", size = #stream, path = body_dir .. "/sse-chat.txt",
+  expect = {} }
+util.write_file(SSE.path, stream)
+for _, h in ipairs(sse.HANDLERS) do
+  local tail = sse.run(h, stream, 4096)
+  for _, size in ipairs({ 1, 1000, #stream }) do
+    if sse.run(h, stream, size) ~= tail then
+      error(format("sse %s handler: %q with 4 KB chunks, %q with %d-byte ones", h, tail, sse.run(h, stream, size),
+        size), 0)
+    end
+  end
+  SSE.expect[h] = tail
+end
+if SSE.expect.qjson ~= SSE.expect.cjson then
+  error(format("sse: qjson's handler appends %q, lua-cjson's %q", SSE.expect.qjson, SSE.expect.cjson), 0)
+end
+for _, h in ipairs(sse.HANDLERS) do
+  local r = wrk("/sse-" .. h, nil, 1, { QJSON_EXPECT_TAIL = SSE.expect[h], QJSON_EXPECT_LEN = #stream
+    + #SSE.expect[h], QJSON_CONNECTIONS = 1 })
+  if r.checked == 0 or r.wrong > 0 or r.errors > 0 or r.non2xx > 0 then
+    error(format("sse %s handler: %d of %d responses wrong, %d errors, %d non-2xx (see %s/error.log)", h, r.wrong,
+      r.checked, r.errors, r.non2xx, prefix), 0)
+  end
+end
+io.write(format("checked %-9s %9d bytes: every handler relays it and appends %q\n", SSE.name, SSE.size,
+  SSE.expect.qjson))
+
 -- 2. Load: the handlers take turns; medians over the runs.
 local median = util.median
 
 local rows = {}
-for _, b in ipairs(BODIES) do
-  for _, mode in ipairs({ "memory", b.file and "file" or nil }) do
-    local acc = {}
-    for _, h in ipairs(HANDLERS) do
-      acc[h] = { rps = {}, p50 = {}, p99 = {}, requests = 0, errors = 0 }
-    end
-    for run = 1, CONFIG.runs do
-      for _, h in ipairs(HANDLERS) do
-        local a = acc[h]
-        a.rss_before = a.rss_before or rss_kb()
-        local r = wrk("/" .. h .. (mode == "file" and "-file" or ""), b.path, CONFIG.seconds)
-        a.rss_after = rss_kb()
-        a.rps[run] = r.requests / (r.duration_us / 1e6)
-        a.p50[run], a.p99[run] = r.p50_us / 1000, r.p99_us / 1000
-        a.requests, a.errors = a.requests + r.requests, a.errors + r.errors + r.non2xx
-        io.write(format("  %-7s %-6s %-6s run %d: %10.1f req/s  p50 %8.2f ms  p99 %8.2f ms  RSS %6.1f MB\n",
-          b.label, mode, h, run, a.rps[run], a.p50[run], a.p99[run], a.rss_after / 1024))
-        io.stdout:flush()
-      end
-    end
-    local first = #rows + 1
-    for _, h in ipairs(HANDLERS) do
+-- One group of rows: `hs` (lua-cjson second, the floor third: the ratios
+-- take rows by place) on body `b` (`b.path` POSTed; nil: GET), each at
+-- route(h).
+local function measure(b, mode, hs, route)
+  local acc = {}
+  for _, h in ipairs(hs) do
+    acc[h] = { rps = {}, p50 = {}, p99 = {}, requests = 0, errors = 0 }
+  end
+  for run = 1, CONFIG.runs do
+    for _, h in ipairs(hs) do
       local a = acc[h]
-      local row = { body = b.name, body_label = b.label, body_size = b.size, mode = mode,
-        handler = HANDLER_NAMES[h], rps = median(a.rps), p50_ms = median(a.p50),
-        p99_ms = median(a.p99), rps_runs = a.rps, p99_runs = a.p99, rss_before_kb = a.rss_before,
-        rss_after_kb = a.rss_after, requests = a.requests, errors = a.errors, response = b.expect[h] }
-      rows[#rows + 1] = row
-    end
-    -- Ratios against lua-cjson's row of the same body and mode, and the
-    -- share of the floor's requests/s.
-    local q, c, f = rows[first], rows[first + 1], rows[first + 2]
-    q.x_rps, q.p99_ratio = q.rps / c.rps, q.p99_ms / c.p99_ms
-    q.of_floor, c.of_floor = q.rps / f.rps, c.rps / f.rps
-    f.x_rps = f.rps / c.rps
-    q.floor_x_rps = f.x_rps
-    local d = rows[first + 3] -- Debian's lua-cjson, against the baseline too
-    if d then
-      d.x_rps, d.p99_ratio, d.of_floor = d.rps / c.rps, d.p99_ms / c.p99_ms, d.rps / f.rps
+      a.rss_before = a.rss_before or rss_kb()
+      local r = wrk(route(h), b.post and b.path or nil, CONFIG.seconds)
+      a.rss_after = rss_kb()
+      a.rps[run] = r.requests / (r.duration_us / 1e6)
+      a.p50[run], a.p99[run] = r.p50_us / 1000, r.p99_us / 1000
+      a.requests, a.errors = a.requests + r.requests, a.errors + r.errors + r.non2xx
+      io.write(format("  %-10s %-6s %-6s run %d: %10.1f req/s  p50 %8.2f ms  p99 %8.2f ms  RSS %6.1f MB\n",
+        b.label, mode, h, run, a.rps[run], a.p50[run], a.p99[run], a.rss_after / 1024))
+      io.stdout:flush()
     end
   end
+  local first = #rows + 1
+  for _, h in ipairs(hs) do
+    local a = acc[h]
+    local row = { body = b.name, body_label = b.label, body_size = b.size, mode = mode,
+      handler = HANDLER_NAMES[h], rps = median(a.rps), p50_ms = median(a.p50),
+      p99_ms = median(a.p99), rps_runs = a.rps, p99_runs = a.p99, rss_before_kb = a.rss_before,
+      rss_after_kb = a.rss_after, requests = a.requests, errors = a.errors, response = b.expect[h] }
+    rows[#rows + 1] = row
+  end
+  -- Ratios against lua-cjson's row of the same body and mode, and the
+  -- share of the floor's requests/s.
+  local q, c, f = rows[first], rows[first + 1], rows[first + 2]
+  q.x_rps, q.p99_ratio = q.rps / c.rps, q.p99_ms / c.p99_ms
+  q.of_floor, c.of_floor = q.rps / f.rps, c.rps / f.rps
+  f.x_rps = f.rps / c.rps
+  q.floor_x_rps = f.x_rps
+  local d = rows[first + 3] -- Debian's lua-cjson, against the baseline too
+  if d then
+    d.x_rps, d.p99_ratio, d.of_floor = d.rps / c.rps, d.p99_ms / c.p99_ms, d.rps / f.rps
+  end
 end
+
+for _, b in ipairs(BODIES) do
+  b.post = true
+  for _, mode in ipairs({ "memory", b.file and "file" or nil }) do
+    measure(b, mode, HANDLERS, function(h)
+      return "/" .. h .. (mode == "file" and "-file" or "")
+    end)
+  end
+end
+measure(SSE, "stream", sse.HANDLERS, function(h)
+  return "/sse-" .. h
+end)
 
 -- 3. RSS over a long run of the qjson handler (100 KB bodies, in memory):
 -- runs of wrk sized from the measured rate until enough requests are done.
@@ -206,6 +255,14 @@ for _, r in ipairs(rows) do
     end
   end
 end
+for _, r in ipairs(rows) do
+  if r.handler == "qjson" and r.mode == "stream" then
+    target("requests/s, SSE stream relayed through a body filter: qjson over lua-cjson",
+      util.fmt_sig(r.x_rps, "×"), "≥ 2×", r.x_rps >= 2, util.fmt_sig(r.floor_x_rps, "×"))
+    target("p99 latency, SSE stream: qjson's over lua-cjson's", format("%.4f×", r.p99_ratio), "≤ 1×",
+      r.p99_ratio <= 1)
+  end
+end
 target(format("worker RSS growth over %s requests (qjson, %s bodies)", util.fmt_ops(soak[1].requests),
   soak_body.label), format("%+.2f MB", (rss_end - rss_start) / 1024), "< 5 MB", soak[1].met)
 
@@ -226,6 +283,14 @@ local results = {
   file_buffer = "8k",
   qjson_api_note = "qjson: `qjson.decode` (a lazy view; `qjson.parse_file(path):get()` for a file), reads through "
     .. "the view, `qjson.encode` of the edited view; lua-cjson: `cjson.decode`, table reads, `cjson.encode`.",
+  stream_note = "The `SSE stream` rows (`stream`): a GET whose response, a streamed chat completion of 1,000 "
+    .. "server-sent events (" .. util.fmt_ops(SSE.size) .. " bytes, `bench/workloads.lua`'s sse-chat), this nginx "
+    .. "serves from a file at an origin location and relays to the client through `proxy_pass` (unbuffered, "
+    .. "kept-alive) and a `body_filter_by_lua` handler (`bench/gateway/sse.lua`) that reads every event's delta "
+    .. "content and finish reason from the chunks as they pass (split wherever nginx's reads split them) and "
+    .. "appends one SSE comment line with their sum: qjson with `qjson.stream.feeder` and a `qjson.select` "
+    .. "selector, lua-cjson by keeping the unfinished tail, finding complete events with `gmatch` and "
+    .. "`cjson.decode`-ing each; the floor relays the stream and counts its bytes.",
   loadavg = util.read_file("/proc/loadavg"),
   rows = rows,
   soak = soak,

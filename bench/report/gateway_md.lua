@@ -26,6 +26,9 @@ function M.gateway_markdown(g, rel)
     g.body_buffer, g.file_mode and format("; the `%s` rows are with bodies buffered to a temporary file "
       .. "(`client_body_buffer_size %s`), read with `qjson.parse_file` / `io.open`", "file", g.file_buffer) or "",
     g.qjson_api_note or ""), "")
+  if g.stream_note then
+    add(g.stream_note, "")
+  end
   add(format("Every figure is the median of %d runs of %g s per handler, the handlers taking turns; "
     .. "the machine is shared (load average %s at the start), and %s, so "
     .. "compare the ratios; the p99 latencies carry the scheduling noise of the other jobs.", g.runs, g.seconds,
