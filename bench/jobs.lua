@@ -125,6 +125,20 @@ function M.sse(sum, out, content, finish)
   end
   return sum + 1 + (content and #content or 0) + (type(finish) == "string" and #finish or 0)
 end
+-- The complete events of the SSE text `buf`, each decoded to a table by
+-- `decode`, added to `sum` by the sse job; also where the unfinished
+-- tail starts (as an OpenResty handler splits a stream with lua-cjson).
+function M.sse_decoded(sum, out, buf, decode)
+  local last = 1
+  for data, after in string.gmatch(buf, "data: ?([^\r\n]*)\r?\n\r?\n()") do
+    if data ~= "[DONE]" then
+      local choice = decode(data).choices[1]
+      sum = M.sse(sum, out, choice.delta.content, choice.finish_reason)
+    end
+    last = after
+  end
+  return sum, last
+end
 function M.ndjson(sum, out, ts, level, status)
   if out then
     push(out, ts, level, status)

@@ -144,8 +144,8 @@ for _, h in ipairs(sse.HANDLERS) do
       r.checked, r.errors, r.non2xx, prefix), 0)
   end
 end
-io.write(format("checked %-9s %9d bytes: every handler relays it and appends %q\n", SSE.name, SSE.size,
-  SSE.expect.qjson))
+io.write(format("checked %-9s %9d bytes: every handler relays it; qjson and lua-cjson append \"%s\"\n", SSE.name,
+  SSE.size, (SSE.expect.qjson:gsub("\n", "\\n"))))
 
 -- 2. Load: the handlers take turns; medians over the runs.
 local median = util.median

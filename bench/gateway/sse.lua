@@ -14,8 +14,8 @@ local cjson = require("cjson")
 local qjson = require("qjson")
 local jobs = require("jobs")
 
-local format, gmatch, sub = string.format, string.gmatch, string.sub
-local sse = jobs.sse
+local format, sub = string.format, string.sub
+local sse, sse_decoded = jobs.sse, jobs.sse_decoded
 
 local M = {}
 
@@ -45,22 +45,15 @@ function step.qjson(st, chunk, eof)
 end
 
 -- lua-cjson: the unfinished tail kept and prepended to the next chunk,
--- complete events found by gmatch, each decoded (as bench/libs/tables.lua's
--- sse_feed does).
+-- complete events found by gmatch, each decoded (bench/jobs.lua, as
+-- bench/libs/tables.lua's sse_feed does).
 local decode = cjson.decode
 function new.cjson()
   return { sum = 0, tail = "" }
 end
 function step.cjson(st, chunk)
   local buf = st.tail .. chunk
-  local sum, last = st.sum, 1
-  for data, after in gmatch(buf, "data: ?([^\r\n]*)\r?\n\r?\n()") do
-    if data ~= "[DONE]" then
-      local choice = decode(data).choices[1]
-      sum = sse(sum, nil, choice.delta.content, choice.finish_reason)
-    end
-    last = after
-  end
+  local sum, last = sse_decoded(st.sum, nil, buf, decode)
   st.sum, st.tail = sum, sub(buf, last)
 end
 

@@ -5,7 +5,7 @@
 local jobs = require("jobs")
 
 local format, gmatch = string.format, string.gmatch
-local push = jobs.push
+local push, sse_decoded = jobs.push, jobs.sse_decoded
 local issue, twitter, citm = jobs.issue, jobs.twitter, jobs.citm
 local canada_feature, canada_ring, sse, ndjson, tiny = jobs.canada_feature, jobs.canada_ring, jobs.sse, jobs.ndjson,
   jobs.tiny
@@ -35,14 +35,8 @@ local function stream_readers(r, decode)
     local tail = ""
     for k = 1, #chunks do
       local buf = tail .. chunks[k]
-      local last = 1
-      for data, after in gmatch(buf, "data: ?([^\r\n]*)\r?\n\r?\n()") do
-        if data ~= "[DONE]" then
-          local choice = decode(data).choices[1]
-          sum = sse(sum, out, choice.delta.content, choice.finish_reason)
-        end
-        last = after
-      end
+      local last
+      sum, last = sse_decoded(sum, out, buf, decode)
       tail = buf:sub(last)
     end
     return sum, s
