@@ -12,7 +12,64 @@ local function obj(n)
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
+-- The native parse calls `f` makes on the text `text`, by name: a
+-- counting proxy stands in for the FFI namespace qjson.parse calls
+-- through (its upvalue C) while `f` runs.
+local function count_calls(text, f)
+  local open = require("qjson.parse").open
+  local idx
+  for i = 1, 255 do
+    local name = debug.getupvalue(open, i)
+    if name == "C" or name == nil then
+      idx = name and i
+      break
+    end
+  end
+  assert(idx, "qjson.parse.open calls through an upvalue C")
+  local _, real = debug.getupvalue(open, idx)
+  local calls = {}
+  local proxy = setmetatable({}, {
+    __index = function(_, k)
+      local fn = real[k]
+      if not k:find("^qjson_parse") then
+        return fn
+      end
+      return function(s, ...)
+        if s == text then
+          calls[k] = (calls[k] or 0) + 1
+        end
+        return fn(s, ...)
+      end
+    end,
+  })
+  debug.setupvalue(open, idx, proxy)
+  local ok, err = pcall(f)
+  debug.setupvalue(open, idx, real)
+  assert(ok, err)
+  return calls
+end
+
 describe("parse entry", function()
+  -- (A finalizer that parses between two of these, as the forced-GC mode
+  -- runs, may resize the spare: the count holds without one.)
+  local stressed = os.getenv("QJSON_GC_STRESS") == "1"
+  it("parses a run of similar documents in one native call each", function()
+    local text = obj(60)
+    -- The spare is now sized for a one-member object: too small for text.
+    qjson.parse(obj(1))
+    local calls = count_calls(text, function()
+      for _ = 1, 5 do
+        assert.are.equal("v\195\16960", qjson.parse(text):get_str("k60"))
+      end
+    end)
+    assert.are.equal(5, calls.qjson_parse_into)
+    if not stressed then
+      -- Only the first parse found the spare too small and placed the
+      -- document with a second call; the spare was sized after it.
+      assert.are.equal(1, calls.qjson_parse_in)
+    end
+  end)
+
   it("reads documents of changing sizes right", function()
     local sizes = { 1, 200, 3, 50, 2000, 1, 9, 400, 2 }
     local texts = {}
