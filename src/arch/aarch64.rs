@@ -57,7 +57,7 @@ impl<const PMULL: bool> Block for Neon<PMULL> {
         Self::mask(self.map(|x| vceqq_u8(x, b)))
     }
     #[inline(always)]
-    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
+    unsafe fn classify(self) -> (u64, u64) {
         // `tbl` reads entry (x & 15); a byte at or above 0x80 never equals
         // an entry (all below 0x80), as with pshufb's zeroing on x86.
         let ws_t = vld1q_u8(WS_TABLE.as_ptr());

@@ -20,9 +20,7 @@ pub(crate) trait Block: Copy {
     }
     unsafe fn eq(self, byte: u8) -> u64;
     /// `(ops, whitespace)` by the shared nibble tables (see `stage1::OP_TABLE`).
-    /// Only the bits set in `outside` (the bytes outside strings) count;
-    /// the others may be anything.
-    unsafe fn classify(self, outside: u64) -> (u64, u64);
+    unsafe fn classify(self) -> (u64, u64);
     /// Bytes below 0x20.
     unsafe fn control(self) -> u64;
     /// Whether any byte is at or above 0x80.

@@ -64,7 +64,7 @@ impl Block for Avx2 {
         Self::mask(_mm256_cmpeq_epi8(self.0[0], b), _mm256_cmpeq_epi8(self.0[1], b))
     }
     #[inline(always)]
-    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
+    unsafe fn classify(self) -> (u64, u64) {
         let ws_t = _mm256_broadcastsi128_si256(repeat16(&WS_TABLE));
         let op_t = _mm256_broadcastsi128_si256(repeat16(&OP_TABLE));
         let x20 = _mm256_set1_epi8(0x20);
@@ -144,7 +144,7 @@ impl Block for Avx512 {
         _mm512_cmpeq_epi8_mask(self.0, _mm512_set1_epi8(byte as i8))
     }
     #[inline(always)]
-    unsafe fn classify(self, _outside: u64) -> (u64, u64) {
+    unsafe fn classify(self) -> (u64, u64) {
         let ws_t = _mm512_broadcast_i32x4(repeat16(&WS_TABLE));
         let op_t = _mm512_broadcast_i32x4(repeat16(&OP_TABLE));
         let x = self.0;

@@ -201,7 +201,7 @@ unsafe fn step<B: Block, const STRICT: bool>(
     carry.in_string = ((in_string as i64) >> 63) as u64;
 
     let outside = !in_string;
-    let (op, ws) = block.classify(outside);
+    let (op, ws) = block.classify();
     let atom = !(op | ws | quote) & outside;
     let atom_start = atom & !((atom << 1) | carry.atom);
     carry.atom = atom >> 63;
