@@ -110,6 +110,10 @@ impl Block for Swar {
     }
     #[inline(always)]
     unsafe fn control(self) -> u64 {
+        // (An existence test first: compact JSON has no control byte.)
+        if self.0.iter().fold(0, |acc, &w| acc | (w.wrapping_sub(splat(0x20)) & !w)) & HIGH == 0 {
+            return 0;
+        }
         self.mask(|w| !(((w & splat(0x60)) + LOW7) | w))
     }
     #[inline(always)]
