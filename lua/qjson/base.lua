@@ -54,7 +54,6 @@ M.KIND_NAMES = {
 
 -- The ticket counter and a new ticket (see above).
 local S = { seq = 0 }
-M.S = S
 function M.ticket()
   local t = tobit(S.seq + 1)
   S.seq = t
