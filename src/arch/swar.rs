@@ -53,18 +53,19 @@ fn transpose8(mut x: u64) -> u64 {
 }
 
 impl Swar {
-    /// One bit per byte from `f`, which gives the high bit of each byte of
-    /// a word. The flag of byte `j` of word `k` goes to bit `k` of byte
-    /// `j`, and one transpose puts it at bit `8k + j`: fewer operations
-    /// than gathering each word's eight flags into a byte (see
-    /// docs/design.md).
+    /// One bit per byte for the bytes NOT flagged by `not_in`, which sets
+    /// the high bit of each byte of a word outside the class (the compares
+    /// give that, so no word is inverted: the mask is, once). The flag of
+    /// byte `j` of word `k` goes to bit `k` of byte `j`, and one transpose
+    /// puts it at bit `8k + j`: fewer operations than gathering each
+    /// word's eight flags into a byte (see docs/design.md).
     #[inline(always)]
-    fn mask(self, f: impl Fn(u64) -> u64) -> u64 {
+    fn mask(self, not_in: impl Fn(u64) -> u64) -> u64 {
         let mut x = 0;
         for (k, &w) in self.0.iter().enumerate() {
-            x |= (f(w) & HIGH) >> (7 - k);
+            x |= (not_in(w) & HIGH) >> (7 - k);
         }
-        transpose8(x)
+        !transpose8(x)
     }
 }
 
@@ -89,9 +90,9 @@ impl Block for Swar {
             return 0;
         }
         if byte < 0x80 {
-            self.mask(|w| !(ne7(w & LOW7, byte) | w))
+            self.mask(|w| ne7(w & LOW7, byte) | w)
         } else {
-            self.mask(|w| !nonzero(w ^ splat(byte)))
+            self.mask(|w| nonzero(w ^ splat(byte)))
         }
     }
     #[inline(always)]
@@ -100,11 +101,11 @@ impl Block for Swar {
         // 0x20 set, are `:` `{` `,` `}`; whitespace is space, tab, LF, CR.
         let op = self.mask(|w| {
             let v = (w & LOW7) | splat(0x20);
-            !(ne7(v, b':') & ne7(v, b'{') & ne7(v, b',') & ne7(v, b'}') | w)
+            ne7(v, b':') & ne7(v, b'{') & ne7(v, b',') & ne7(v, b'}') | w
         });
         let ws = self.mask(|w| {
             let v = w & LOW7;
-            !(ne7(v, b' ') & ne7(v, b'\t') & ne7(v, b'\n') & ne7(v, b'\r') | w)
+            ne7(v, b' ') & ne7(v, b'\t') & ne7(v, b'\n') & ne7(v, b'\r') | w
         });
         (op, ws)
     }
@@ -114,7 +115,7 @@ impl Block for Swar {
         if self.0.iter().fold(0, |acc, &w| acc | (w.wrapping_sub(splat(0x20)) & !w)) & HIGH == 0 {
             return 0;
         }
-        self.mask(|w| !(((w & splat(0x60)) + LOW7) | w))
+        self.mask(|w| ((w & splat(0x60)) + LOW7) | w)
     }
     #[inline(always)]
     unsafe fn any_non_ascii(self) -> bool {
@@ -144,7 +145,7 @@ impl Block for Swar {
     unsafe fn quote_or_backslash(self) -> u64 {
         self.mask(|w| {
             let v = w & LOW7;
-            !(ne7(v, b'"') & ne7(v, b'\\') | w)
+            ne7(v, b'"') & ne7(v, b'\\') | w
         })
     }
     #[inline(always)]
