@@ -39,6 +39,10 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("encode_nested", mode))
       end)
 
+      it("key reads of another document while doc:get adopts a view: the edit reaches the root's encode", function()
+        assert.are.equal("ok\nexit=0\n", run("attach_key", mode))
+      end)
+
       it("parses with other options between the halves of a parse: duplicate_keys and ijson hold", function()
         assert.are.equal("ok\nexit=0\n", run("options_box", mode))
       end)

@@ -23,7 +23,8 @@
 --     allocation, before the string can be made: a second check after it
 --     tells whether a finalizer ran qjson meanwhile (and may have closed
 --     the document or reused its string scratch), and then the string is
---     copied out natively into memory of the call's own (copy_string).
+--     copied out natively into memory of the call's own (box_string does
+--     both, through copy_string).
 --   * No pointer into a document is held across code that can allocate:
 --     the encoder copies from a document through qjson_copy_input; a
 --     build from events that point into a document pins it (qjson_pin).
@@ -119,6 +120,21 @@ function M.copy_string(ptr, node, raw)
     return nil
   end
   return ffi_string(mem, n)
+end
+
+-- A string read into a box under ticket `t`: `n` bytes at `p`, taken out
+-- of the box after the read. When another call took a ticket since (it
+-- may have closed the document or reused its string scratch), node
+-- `node` of document `ptr` is copied natively instead (copy_string; nil
+-- when that read fails).
+function M.box_string(t, p, n, ptr, node, raw)
+  if M.stale(t) then
+    return M.copy_string(ptr, node, raw)
+  end
+  -- (Not a tail call: LuaJIT cannot trace a return from a builtin into a
+  -- frame below the trace.)
+  local s = ffi_string(p, n)
+  return s
 end
 
 -- "bad argument #n to 'fname' (why)", Lua's own wording (without

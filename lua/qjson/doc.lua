@@ -25,7 +25,7 @@ local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_K
 local KIND_NAMES = base.KIND_NAMES
 local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
   base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
-local error_message, copy_string = base.error_message, base.copy_string
+local error_message, copy_string, box_string = base.error_message, base.copy_string, base.box_string
 
 local path_type = ffi.typeof("qjson_path *")
 
@@ -121,11 +121,7 @@ local function value_at(self, node, k)
   if k == STRING then
     r = C.qjson_get_str(self.ptr, node, nil, 0, nil, ptr_box, size_box)
     if r == STRING then
-      local p, n = ptr_box[0], size_box[0]
-      if stale(t) then
-        return copy_string(self.ptr, node) or fail(self, ERROR)
-      end
-      return ffi_string(p, n)
+      return box_string(t, ptr_box[0], size_box[0], self.ptr, node) or fail(self, ERROR)
     end
   elseif k == NUMBER then
     r = C.qjson_get_num(self.ptr, node, nil, 0, nil, num_box)

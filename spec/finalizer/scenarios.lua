@@ -287,6 +287,35 @@ function S.encode_nested()
   hooks.put = put
 end
 
+-- Item 12 under finalizers: doc:get below the root adopts the view by
+-- reading the keys on the path from the root (view.read's attach); a
+-- finalizer that reads another document's long key meanwhile rewrites the
+-- shared key box. The edit through the view must still reach the root's
+-- encode.
+function S.attach_key()
+  local text = '{"alpha": {"beta": {"c": 1}}, "z": 0}'
+  local other = qjson.decode('{"' .. ("k"):rep(300) .. '": 1}')
+  local function edited()
+    local d = qjson.parse(text)
+    local v = d:get("alpha.beta")
+    v.c = 5
+    return qjson.encode(d:get())
+  end
+  local want = edited()
+  check(want == '{"alpha":{"beta":{"c": 5}},"z":0}', "unstressed encode: " .. want)
+  for from = 1, 60 do
+    arm(function()
+      for k in qjson.pairs(other) do
+        assert(#k == 300)
+      end
+    end, from, 1)
+    stress()
+    local ok, out = pcall(edited)
+    calm()
+    check(ok and out == want, "doc:get, another key read at allocation " .. from .. ": " .. tostring(out))
+  end
+end
+
 -- Item 5: at lua_close LuaJIT runs cdata finalizers (qjson's) before
 -- userdata __gc: a __gc that reads a document then gets "document is
 -- closed", not freed memory. Prints what the reads gave, at exit.

@@ -9,7 +9,6 @@ local read = require("qjson.view.read")
 local error, rawget, rawset, getmetatable, tonumber, next, ipairs =
   error, rawget, rawset, getmetatable, tonumber, next, ipairs
 local getinfo = debug.getinfo
-local ffi_string = ffi.string
 
 local DOC, NODE, PTR, EDITS, ADDED, UNIQ = F.DOC, F.NODE, F.PTR, F.EDITS, F.ADDED, F.UNIQ
 local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.ArrayMT
@@ -19,7 +18,7 @@ local value_of, array_len, array_get = read.value_of, read.array_len, read.array
 local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING, STRING = C.QJSON_STATUS_MISSING, C.QJSON_KIND_STRING
 local key_box, val_box = base.key_box, base.val_box
-local copy_string = base.copy_string
+local box_string = base.box_string
 
 local M = {}
 
@@ -52,12 +51,7 @@ end
 
 -- The key just read into key_box under ticket `t` (node `kn`).
 local function key_string(st, kn, t)
-  local p, n = key_box.ptr, key_box.len
-  if stale(t) then
-    return copy_string(st[DOC][PTR], kn) or fail(st)
-  end
-  local key = ffi_string(p, n)
-  return key
+  return box_string(t, key_box.ptr, key_box.len, st[DOC][PTR], kn) or fail(st)
 end
 
 -- Steps through an object's original members, each key once with its last

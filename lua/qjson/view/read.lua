@@ -3,13 +3,11 @@
 -- ticket (base.ticket) before each native call, the values out of the box, then
 -- the check; value_of returns RETRY when the check fails, and the caller
 -- reads again. The fields: qjson.view.fields.
-local ffi = require("ffi")
 local base = require("qjson.base")
 local F = require("qjson.view.fields")
 
 local type, rawget, rawset, setmetatable, getmetatable, tonumber, floor =
   type, rawget, rawset, setmetatable, getmetatable, tonumber, math.floor
-local ffi_string = ffi.string
 
 local DOC, NODE, LEN, PTR, SRC, BIG_INT, VIEWS, LAZY = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.BIG_INT, F.VIEWS, F.LAZY
 local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
@@ -25,7 +23,7 @@ local key_box, val_box, node_box, ptr_box, size_box, i64_box, u64_box =
 -- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 local val_num = base.val_num
-local copy_string = base.copy_string
+local box_string = base.box_string
 
 -- Above any array's length (nodes are 32-bit).
 local MAX_INDEX = 2 ^ 32
@@ -61,12 +59,7 @@ local function big_integer(st, node, approx)
     if k <= MISSING then
       fail(st)
     end
-    local p, n = ptr_box[0], size_box[0]
-    if stale(t) then
-      return copy_string(st[DOC][PTR], node, true) or fail(st)
-    end
-    local str = ffi_string(p, n)
-    return str
+    return box_string(t, ptr_box[0], size_box[0], st[DOC][PTR], node, true) or fail(st)
   end
   return approx
 end
@@ -82,12 +75,7 @@ local function value_of(st, k, key, t)
     if stale(t) then
       return RETRY
     end
-    local p, n = box.ptr, box.len
-    if stale(t) then
-      return copy_string(st[DOC][PTR], node) or fail(st)
-    end
-    local str = ffi_string(p, n)
-    return str
+    return box_string(t, box.ptr, box.len, st[DOC][PTR], node) or fail(st)
   elseif k == NUMBER then
     local flag, node, num = box.flag, box.node, C.qjson_load_f64(val_num)
     if stale(t) then
@@ -254,10 +242,11 @@ local function attach(st)
     end
     local child
     if object then
+      local t = ticket()
       if C.qjson_read(ptr, last, key_box) ~= STRING then
         fail(x)
       end
-      child = object_get(x, ffi_string(key_box.ptr, key_box.len))
+      child = object_get(x, box_string(t, key_box.ptr, key_box.len, ptr, last) or fail(x))
       last = last + 1
     else
       local orig = rawget(x, ORIG)
