@@ -152,9 +152,9 @@ local median = util.median
 
 local rows = {}
 -- One group of rows: `hs` (lua-cjson second, the floor third: the ratios
--- take rows by place) on body `b` (`b.path` POSTed; nil: GET), each at
--- route(h).
-local function measure(b, mode, hs, route)
+-- take rows by place) on body `b`, each at route(h), `post` POSTed to it
+-- (nil: a GET).
+local function measure(b, mode, hs, route, post)
   local acc = {}
   for _, h in ipairs(hs) do
     acc[h] = { rps = {}, p50 = {}, p99 = {}, requests = 0, errors = 0 }
@@ -163,7 +163,7 @@ local function measure(b, mode, hs, route)
     for _, h in ipairs(hs) do
       local a = acc[h]
       a.rss_before = a.rss_before or rss_kb()
-      local r = wrk(route(h), b.post and b.path or nil, CONFIG.seconds)
+      local r = wrk(route(h), post, CONFIG.seconds)
       a.rss_after = rss_kb()
       a.rps[run] = r.requests / (r.duration_us / 1e6)
       a.p50[run], a.p99[run] = r.p50_us / 1000, r.p99_us / 1000
@@ -196,11 +196,10 @@ local function measure(b, mode, hs, route)
 end
 
 for _, b in ipairs(BODIES) do
-  b.post = true
   for _, mode in ipairs({ "memory", b.file and "file" or nil }) do
     measure(b, mode, HANDLERS, function(h)
       return "/" .. h .. (mode == "file" and "-file" or "")
-    end)
+    end, b.path)
   end
 end
 measure(SSE, "stream", sse.HANDLERS, function(h)
