@@ -104,8 +104,9 @@ impl Block for Swar {
             ne7(v, b':') & ne7(v, b'{') & ne7(v, b',') & ne7(v, b'}') | w
         });
         let ws = self.mask(|w| {
+            // Tab and CR are the bytes that, with 0x04 set, are CR.
             let v = w & LOW7;
-            ne7(v, b' ') & ne7(v, b'\t') & ne7(v, b'\n') & ne7(v, b'\r') | w
+            ne7(v, b' ') & ne7(v | splat(0x04), b'\r') & ne7(v, b'\n') | w
         });
         (op, ws)
     }

@@ -261,7 +261,9 @@ fn note_escaped_strings(mut bits: u64, at: usize, len: usize, out: &[u32], strin
                 continue;
             }
         }
-        if let Some(k) = out.partition_point(|&s| s < p).checked_sub(1) {
+        // Searched from the end: the positions at or after `p` are all in
+        // this block, so the quote is at most 64 entries back.
+        if let Some(k) = out.iter().rposition(|&s| s < p) {
             strings.note(k, out, len);
         }
     }
