@@ -42,4 +42,10 @@ pub(crate) trait Block: Copy {
     }
     /// Bit `i` is the XOR of bits `0..=i` of `x`.
     unsafe fn prefix_xor(x: u64) -> u64;
+    /// Appends `base + i` to `out` for every set bit `i` of `bits`, in
+    /// order (stage 1 writing the index).
+    #[inline(always)]
+    unsafe fn flatten(bits: u64, base: u32, out: &mut Vec<u32>) {
+        crate::stage1::generic::flatten(bits, base, out);
+    }
 }

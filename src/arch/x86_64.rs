@@ -185,6 +185,32 @@ impl Block for Avx512 {
     unsafe fn prefix_xor(x: u64) -> u64 {
         clmul_prefix_xor(x)
     }
+    /// Sixteen positions at a time, compressed by their 16 bits of `bits`
+    /// (`vpcompressd` into a register, then one store): no chain of
+    /// dependent bit clears as in the generic loop.
+    #[inline(always)]
+    unsafe fn flatten(bits: u64, base: u32, out: &mut Vec<u32>) {
+        if bits == 0 {
+            return;
+        }
+        out.reserve(64);
+        let len = out.len();
+        let p = out.as_mut_ptr().add(len);
+        let mut v = _mm512_add_epi32(
+            _mm512_set1_epi32(base as i32),
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        );
+        let mut n = 0;
+        for j in 0..4 {
+            let m = (bits >> (16 * j)) as u16;
+            // SAFETY: 64 slots are reserved past `len`; `n` <= 48 before
+            // the last store of 16, and only the `n` filled are kept.
+            _mm512_storeu_si512(p.add(n).cast(), _mm512_maskz_compress_epi32(m, v));
+            n += m.count_ones() as usize;
+            v = _mm512_add_epi32(v, _mm512_set1_epi32(16));
+        }
+        out.set_len(len + n);
+    }
 }
 
 /// The searches of `arch::strings` with SSE2, which every x86-64 CPU has
