@@ -28,9 +28,9 @@ local M = {}
 local slot_boxes = base.slot_boxes
 
 local NUMBER, STRING, KEY = C.QJSON_EVENT_TAG_NUMBER, C.QJSON_EVENT_TAG_STRING, C.QJSON_EVENT_TAG_KEY
-local ARRAY, OBJECT = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_OBJECT
--- (and SCALAR_OBJECT: the other tag, handled as the last case below)
-local SCALAR_ARRAY = C.QJSON_EVENT_TAG_SCALAR_ARRAY
+local ARRAY, SCALAR_ARRAY = C.QJSON_EVENT_TAG_ARRAY, C.QJSON_EVENT_TAG_SCALAR_ARRAY
+-- (OBJECT and SCALAR_OBJECT: the other tags, handled alike as the last
+-- case below)
 local TRUE, FALSE, NULL = C.QJSON_EVENT_TAG_TRUE, C.QJSON_EVENT_TAG_FALSE, C.QJSON_EVENT_TAG_NULL
 
 -- The native side keeps the events of a call in a buffer per slot,
@@ -216,19 +216,8 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
         shape = 0
       end
       -- (`shape` is now the one to make a template of, else 0.)
-      if tag == OBJECT then
-        open = n
-        pending = shape
-      else
-        for _ = 1, n do
-          local f = ev[i + 1]
-          v[key_of(ev[i])] = scalar(f, f.tag, null, array_mt, empty_mt) -- in order: the last repeat wins
-          i = i + 2
-        end
-        if shape ~= 0 then
-          templates[shape] = template_of(v)
-        end
-      end
+      open = n
+      pending = shape
     end
 
     if in_obj == 1 then
@@ -242,7 +231,7 @@ local function build(ev, count, null, array_mt, empty_mt, stack)
     if open and open > 0 then
       stack[top + 1], stack[top + 2], stack[top + 3], stack[top + 4], stack[top + 5] = cur, left, in_obj, idx, cshape
       top = top + 5
-      cur, left, in_obj, idx, cshape = v, open, tag == OBJECT and 1 or 0, 0, pending
+      cur, left, in_obj, idx, cshape = v, open, tag == ARRAY and 0 or 1, 0, pending
     else
       -- Close every container this value completed.
       while left == 0 and top > 0 do
