@@ -36,6 +36,15 @@ fn has_zero(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGH
 }
 
+/// Whether some byte of `x` is below 0x20: the high bits of the result,
+/// which callers mask once after folding words (the subtraction borrows
+/// only from such a byte: no false alarm, and the first flag is exact,
+/// as with `has_zero`).
+#[inline(always)]
+fn below_space(x: u64) -> u64 {
+    x.wrapping_sub(splat(0x20)) & !x
+}
+
 #[derive(Clone, Copy)]
 pub(crate) struct Swar([u64; 8]);
 
@@ -113,7 +122,7 @@ impl Block for Swar {
     #[inline(always)]
     unsafe fn control(self) -> u64 {
         // (An existence test first: compact JSON has no control byte.)
-        if self.0.iter().fold(0, |acc, &w| acc | (w.wrapping_sub(splat(0x20)) & !w)) & HIGH == 0 {
+        if self.0.iter().fold(0, |acc, &w| acc | below_space(w)) & HIGH == 0 {
             return 0;
         }
         self.mask(|w| ((w & splat(0x60)) + LOW7) | w)
@@ -129,7 +138,7 @@ impl Block for Swar {
     #[inline(always)]
     unsafe fn fold(self, (mut control, mut high): Self::Fold) -> Self::Fold {
         for w in self.0 {
-            control |= w.wrapping_sub(splat(0x20)) & !w;
+            control |= below_space(w);
             high |= w;
         }
         (control, high)
@@ -194,7 +203,7 @@ pub(crate) fn scan(input: &[u8], strict: bool, measure: bool, out: &mut Vec<u32>
 /// to `c`; [`has_zero`]'s lowest flag is exact, and only the lowest is
 /// used.
 pub(crate) mod strings {
-    use super::{has_zero, splat, HIGH, ONES};
+    use super::{below_space, has_zero, splat, HIGH};
 
     #[inline(always)]
     fn quotes_or_backslashes(w: u64) -> u64 {
@@ -222,9 +231,7 @@ pub(crate) mod strings {
     pub(crate) fn escape_stop<const SLASH: bool, const HIGH_BYTES: bool, const HTML: bool>(src: &[u8; 16]) -> usize {
         for half in 0..2 {
             let x = u64::from_le_bytes(src[8 * half..8 * half + 8].try_into().expect("8 bytes"));
-            // Below 0x20: the subtraction borrows (a flag above the first
-            // may be false, as with has_zero).
-            let mut m = x.wrapping_sub(ONES * 0x20) & !x;
+            let mut m = below_space(x);
             m |= has_zero(x ^ splat(b'"')) | has_zero(x ^ splat(b'\\')) | has_zero(x ^ splat(0x7f));
             if SLASH {
                 m |= has_zero(x ^ splat(b'/'));
