@@ -54,6 +54,54 @@ describe("qjson.select", function()
     assert.are.equal(1, meta2.a[1])
   end)
 
+  it("opens the containers a [*] lists, from a text as from a document", function()
+    local text = '{"a":[{"x":1},[2],"s",{"x":4},[5,6],7]}'
+    local sel = qjson.select({ "a[*]" })
+    for _, src in ipairs({ text, qjson.parse(text) }) do
+      local a = sel(src)
+      assert.are.equal(6, #a)
+      assert.are.same({ 1, 2, "s", 4, 5, 7 }, { a[1].x, a[2][1], a[3], a[4].x, a[5][1], a[6] })
+    end
+  end)
+
+  -- Up to 32 paths, and lists up to 4 elements, are read by generated
+  -- straight code (qjson.select, `unroll` and `list`): each count of
+  -- paths and of elements, past those bounds too, with every tag, in
+  -- loops long enough for the JIT to compile them.
+  it("gives the same values for every count of paths and list length", function()
+    local kinds = { '"s%d"', "%d", "true", "false", "null", '{"k":%d}', "[%d]", '"e\\u00e9%d"' }
+    for n = 1, 40, 3 do
+      local parts, paths, want = {}, {}, {}
+      for i = 1, n do
+        local kind = kinds[(i - 1) % #kinds + 1]
+        local list = {}
+        for e = 1, i % 7 do
+          list[e] = kind:format(e)
+        end
+        parts[i] = ('"v%d":%s,"l%d":[%s]'):format(i, kind:format(i), i, table.concat(list, ","))
+        paths[#paths + 1] = "v" .. i
+        paths[#paths + 1] = "l" .. i .. "[*]"
+        want[#want + 1] = cjson.decode(kind:format(i))
+        want[#want + 1] = cjson.decode("[" .. table.concat(list, ",") .. "]")
+      end
+      local text = "{" .. table.concat(parts, ",") .. "}"
+      local sel = qjson.select(paths)
+      for _ = 1, 200 do
+        local got = { sel(text) }
+        assert.are.equal(#paths, select("#", sel(text)))
+        for k = 1, #paths do
+          local w, g = want[k], got[k]
+          if type(w) == "table" then
+            -- (Views re-encode as their text, plain values as themselves.)
+            assert.are.same(w, cjson.decode(qjson.encode(g)), paths[k])
+          else
+            assert.are.equal(w, g, paths[k])
+          end
+        end
+      end
+    end
+  end)
+
   it("fills a caller's table, by position or by name", function()
     local sel = qjson.select({ "model", "missing" })
     local out = { "old", "old" }

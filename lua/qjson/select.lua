@@ -20,12 +20,12 @@ local type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget =
 local unpack = unpack
 local sort, concat = table.sort, table.concat
 local ffi_string, ffi_new, ffi_gc, ffi_copy = ffi.string, ffi.new, ffi.gc, ffi.copy
-local tonumber = tonumber
+local tonumber, loadstring, assert = tonumber, loadstring, assert
 
 local MISSING, NULL = C.QJSON_ITEM_TAG_MISSING, C.QJSON_ITEM_TAG_NULL
 local FALSE, TRUE = C.QJSON_ITEM_TAG_FALSE, C.QJSON_ITEM_TAG_TRUE
 local NUMBER, STRING, RAW = C.QJSON_ITEM_TAG_NUMBER, C.QJSON_ITEM_TAG_STRING, C.QJSON_ITEM_TAG_RAW
-local ARRAY, OBJECT, LIST = C.QJSON_ITEM_TAG_ARRAY, C.QJSON_ITEM_TAG_OBJECT, C.QJSON_ITEM_TAG_LIST
+local ARRAY, LIST = C.QJSON_ITEM_TAG_ARRAY, C.QJSON_ITEM_TAG_LIST
 local KIND_ARRAY, KIND_OBJECT = C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
 
 local new_tab = (function()
@@ -78,49 +78,137 @@ local Selector = {}
 local SelectorMT = { __index = Selector }
 M.SelectorMT = SelectorMT
 
--- The document a container item is opened in: `d` when reading a
--- document, else (once per call) the text parsed again, which numbers
--- its nodes as the selecting parse did.
-local function container(self, st, node, tag)
+-- The document a container item is opened in: `docobj` when reading a
+-- document, else (once per call, kept in `st` for the call's other
+-- containers) the text parsed again, which numbers its nodes as the
+-- selecting parse did. Returns the view and `st`.
+local function container(self, st, node, tag, anchor, ptr, len, docobj)
+  if st == nil then
+    st = { doc = docobj }
+  end
   local d = st.doc
   if d == nil then
-    local h, msg = parse.open(st.ptr, self.opts, st.len)
+    local h, msg = parse.open(ptr, self.opts, len)
     if h == nil then
       error("qjson: " .. msg, 0)
     end
-    d = setmetatable({ ptr = h, node = 0, src = st.anchor }, doc.DocMT)
+    d = setmetatable({ ptr = h, node = 0, src = anchor }, doc.DocMT)
     st.doc = d
   end
-  return view.open(d, node, tag == ARRAY and KIND_ARRAY or KIND_OBJECT)
+  return view.open(d, node, tag == ARRAY and KIND_ARRAY or KIND_OBJECT), st
 end
 
--- The Lua value of item `j` and the index after it (lists: after their
--- elements).
-local function value(self, st, items, j)
+local value
+
+-- Item `j` of a list: the common scalars inline, the rest through `value`.
+local function element(self, st, items, j, anchor, ptr, len, docobj)
+  local it = items[j]
+  local tag = it.tag
+  if tag == STRING then
+    return ffi_string(it.v.ptr, it.len), j + 1, st
+  elseif tag == NUMBER then
+    return tonumber(it.v.num), j + 1, st
+  end
+  return value(self, st, items, j, anchor, ptr, len, docobj)
+end
+
+-- The Lua array of a list's `n` elements, from item `j`. A loop over a
+-- few elements is left after a few steps, which aborts the trace that
+-- holds it (and in the end blacklists the caller's loop): up to four
+-- are read without one.
+local function list_value(self, st, items, j, n, anchor, ptr, len, docobj)
+  local t = new_tab(n, 0)
+  if n <= 4 then
+    if n > 0 then
+      t[1], j, st = element(self, st, items, j, anchor, ptr, len, docobj)
+      if n > 1 then
+        t[2], j, st = element(self, st, items, j, anchor, ptr, len, docobj)
+        if n > 2 then
+          t[3], j, st = element(self, st, items, j, anchor, ptr, len, docobj)
+          if n > 3 then
+            t[4], j, st = element(self, st, items, j, anchor, ptr, len, docobj)
+          end
+        end
+      end
+    end
+    return t, j, st
+  end
+  for i = 1, n do
+    t[i], j, st = element(self, st, items, j, anchor, ptr, len, docobj)
+  end
+  return t, j, st
+end
+
+-- The Lua value of item `j`, the index after it (lists: after their
+-- elements) and the call's container state `st` (see `container`).
+function value(self, st, items, j, anchor, ptr, len, docobj)
   local it = items[j]
   local tag = it.tag
   if tag == STRING or tag == RAW then
-    return ffi_string(it.v.ptr, it.len), j + 1
+    return ffi_string(it.v.ptr, it.len), j + 1, st
   elseif tag == NUMBER then
-    return tonumber(it.v.num), j + 1
+    return tonumber(it.v.num), j + 1, st
   elseif tag == TRUE then
-    return true, j + 1
+    return true, j + 1, st
   elseif tag == FALSE then
-    return false, j + 1
+    return false, j + 1, st
   elseif tag == NULL then
-    return M.null, j + 1
+    return M.null, j + 1, st
   elseif tag == MISSING then
-    return nil, j + 1
+    return nil, j + 1, st
   elseif tag == LIST then
-    local n = it.len
-    local t = new_tab(n, 0)
-    j = j + 1
-    for i = 1, n do
-      t[i], j = value(self, st, items, j)
-    end
-    return t, j
+    return list_value(self, st, items, j + 1, it.len, anchor, ptr, len, docobj)
   end
-  return container(self, st, it.v.node, tag), j + 1
+  local v
+  v, st = container(self, st, it.v.node, tag, anchor, ptr, len, docobj)
+  return v, j + 1, st
+end
+
+-- Per count of paths n: `fill` sets vals[1..n] from the items, `spread`
+-- returns vals[1..n]. A loop over the paths would be a trace of its own
+-- that every call enters and leaves through the interpreter, and unpack
+-- is not compiled (the trace stitches around it): for up to UNROLL paths
+-- both are generated once per count as straight code, which traces into
+-- the caller's loop (the common scalars inline, the rest via `value`).
+local UNROLL = 32
+local generated = {}
+
+local function fill_loop(self, items, vals, anchor, ptr, len, docobj)
+  local j, st = 0, nil
+  for i = 1, self.n do
+    vals[i], j, st = value(self, st, items, j, anchor, ptr, len, docobj)
+  end
+end
+
+local function unroll(n)
+  if n > UNROLL then
+    return fill_loop, function(vals)
+      return unpack(vals, 1, n)
+    end
+  end
+  local g = generated[n]
+  if g then
+    return g[1], g[2]
+  end
+  local code = { "local STRING, NUMBER, ffi_string, tonumber, value = ...\n",
+    "local function fill(self, items, vals, anchor, ptr, len, docobj)\n",
+    "local j, st, it, tag = 0, nil\n" }
+  for i = 1, n do
+    code[#code + 1] = ("it = items[j] tag = it.tag\n"
+      .. "if tag == STRING then vals[%d] = ffi_string(it.v.ptr, it.len) j = j + 1\n"
+      .. "elseif tag == NUMBER then vals[%d] = tonumber(it.v.num) j = j + 1\n"
+      .. "else vals[%d], j, st = value(self, st, items, j, anchor, ptr, len, docobj) end\n"):format(i, i, i)
+  end
+  local all = {}
+  for i = 1, n do
+    all[i] = "vals[" .. i .. "]"
+  end
+  code[#code + 1] = "end\nlocal function spread(vals) return " .. concat(all, ", ") .. " end\n"
+  code[#code + 1] = "return fill, spread\n"
+  local fill, spread = assert(loadstring(concat(code), "=qjson.select (" .. n .. " paths)"))(STRING, NUMBER,
+    ffi_string, tonumber, value)
+  generated[n] = { fill, spread }
+  return fill, spread
 end
 
 -- Runs the selector; `vals` gets the values in selector order. `d` is a
@@ -150,27 +238,7 @@ local function run(self, vals, d, node, anchor, ptr, len, docobj)
     give(r)
     return "qjson: " .. msg
   end
-  local items = r.items
-  -- Per call state for containers (rare): the document to open them in.
-  local st = docobj and { doc = docobj } or nil
-  local j = 0
-  for i = 1, self.n do
-    local it = items[j]
-    local tag = it.tag
-    -- The common scalars inline; lists and containers through `value`.
-    if tag == STRING then
-      vals[i] = ffi_string(it.v.ptr, it.len)
-      j = j + 1
-    elseif tag == NUMBER then
-      vals[i] = tonumber(it.v.num)
-      j = j + 1
-    else
-      if (tag == ARRAY or tag == OBJECT) and st == nil then
-        st = { anchor = anchor, ptr = ptr, len = len }
-      end
-      vals[i], j = value(self, st, items, j)
-    end
-  end
+  self.fill(self, r.items, vals, anchor, ptr, len, docobj)
   if d ~= nil then
     C.qjson_unpin(d)
   end
@@ -237,18 +305,7 @@ local function call(self, x, out)
   if reuse then
     self.vals = vals
   end
-  local n = self.n
-  if n <= 4 then
-    if n == 1 then
-      return vals[1]
-    elseif n == 2 then
-      return vals[1], vals[2]
-    elseif n == 3 then
-      return vals[1], vals[2], vals[3]
-    end
-    return vals[1], vals[2], vals[3], vals[4]
-  end
-  return unpack(vals, 1, n)
+  return self.spread(vals)
 end
 SelectorMT.__call = call
 
@@ -309,6 +366,7 @@ function M.new(specs, opts)
   if #list == 0 then
     return nil, arg_message(1, "select", "no paths"), true
   end
+  local fill, spread = unroll(#list)
   local ptr = ffi_gc(C.qjson_selector_new(), C.qjson_selector_free)
   local box = ffi_new("qjson_error")
   local texts = {}
@@ -330,7 +388,8 @@ function M.new(specs, opts)
   end
   return setmetatable({
     ptr = ptr, opts = o, n = #list, npos = npos, named = #names > 0,
-    keys = keys, texts = texts, vals = new_tab(#list, 0),
+    keys = keys, texts = texts, vals = new_tab(#list, 0), fill = fill,
+    spread = spread,
   }, SelectorMT)
 end
 

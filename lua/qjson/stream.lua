@@ -19,7 +19,6 @@ local arg_error = require("qjson.base").arg_error
 
 local type, error, tostring, tonumber, setmetatable, getmetatable, next =
   type, error, tostring, tonumber, setmetatable, getmetatable, next
-local unpack = unpack
 local ffi_string, ffi_gc, ffi_copy, ffi_sizeof = ffi.string, ffi.gc, ffi.copy, ffi.sizeof
 local read_span = selector.read_span
 local SelectorMT = selector.SelectorMT
@@ -127,21 +126,6 @@ local function located(msg, at)
   return msg .. " in the value at byte " .. tostring(at) .. " of the stream"
 end
 
--- The selector's values for `vals` (n of them), after the index.
-local function spread(i, vals, n, named)
-  if named then
-    return i, vals
-  end
-  if n == 1 then
-    return i, vals[1]
-  elseif n == 2 then
-    return i, vals[1], vals[2]
-  elseif n == 3 then
-    return i, vals[1], vals[2], vals[3]
-  end
-  return i, unpack(vals, 1, n)
-end
-
 -- Hands out value `i`: `len` bytes at `ptr`, which `anchor` keeps alive,
 -- found at byte `at` of the stream.
 local function hand_out(it, i, anchor, ptr, len, at)
@@ -168,7 +152,7 @@ local function hand_out(it, i, anchor, ptr, len, at)
       end
       return i, out
     end
-    return spread(i, vals, sel.n, false)
+    return i, sel.spread(vals)
   end
   local h, msg = parse.open(ptr, it.opts, len)
   if h == nil then
