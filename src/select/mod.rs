@@ -12,7 +12,7 @@ mod read;
 
 pub use read::{Failure, Item, ItemTag, ItemValue, Output};
 
-use crate::path::{Path, PathError};
+use crate::path::{Path, PathError, Segment};
 
 /// The type a selector path asks for. A value of another type is an error
 /// naming both; a missing value or a null is never one.
@@ -68,6 +68,10 @@ pub(crate) struct Entry {
     /// `pieces[0]`, then for each wildcard the path after it.
     pub(crate) pieces: Vec<Path>,
     pub(crate) want: Want,
+    /// How many leading segments `pieces[0]` shares with the entry
+    /// before it (`quota.used` after `quota.limit`: one), which a read
+    /// does not resolve again.
+    pub(crate) shared: usize,
 }
 
 /// A compiled list of selector paths.
@@ -145,7 +149,11 @@ impl Selector {
                 None => break,
             }
         }
-        self.entries.push(Entry { text, pieces, want });
+        let shared = self.entries.last().map_or(0, |prev| {
+            let (a, b) = (prev.pieces[0].segments(), pieces[0].segments());
+            a.iter().zip(b).take_while(|(x, y)| x == y && !matches!(x, Segment::Token(..))).count()
+        });
+        self.entries.push(Entry { text, pieces, want, shared });
         Ok(())
     }
 

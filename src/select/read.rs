@@ -122,8 +122,10 @@ impl Selector {
     /// Reads every path from `base` into `out`.
     pub fn read(&self, d: &mut Document<'_>, base: Node, out: &mut Output<'_>) -> Result<(), Failure> {
         let mut hints = Hints { at: [(Node::MAX, 0); HINTS], next: 0 };
+        let mut trail = Trail { nodes: [0; TRAIL], len: 0 };
         for entry in &self.entries {
-            walk(d, base, entry, 0, out, &mut hints)?;
+            let found = trail.resolve(d, base, entry, &mut hints);
+            write(d, found, entry, 0, out, &mut hints)?;
         }
         Ok(())
     }
@@ -154,19 +156,61 @@ impl Hints {
     }
 }
 
+/// The nodes the last entry's first piece went through, one per segment
+/// (up to `TRAIL`), so that the next entry starts after the segments it
+/// shares with it (`Entry::shared`).
+const TRAIL: usize = 8;
+struct Trail {
+    nodes: [Node; TRAIL],
+    /// How many of `nodes` the last entry reached.
+    len: usize,
+}
+
+impl Trail {
+    /// Resolves `entry.pieces[0]` from `base`, from the deepest node it
+    /// shares with the last entry's.
+    fn resolve(&mut self, d: &Document<'_>, base: Node, entry: &Entry, hints: &mut Hints) -> Option<Node> {
+        let segments = entry.pieces[0].segments();
+        let from = entry.shared.min(self.len);
+        let mut node = if from == 0 { base } else { self.nodes[from - 1] };
+        self.len = from;
+        for (i, seg) in segments.iter().enumerate().skip(from) {
+            if matches!(seg, Segment::Token(..)) {
+                self.len = 0;
+                return resolve(d, base, &entry.pieces[0], hints);
+            }
+            node = step(d, node, seg, hints)?;
+            if let Some(slot) = self.nodes.get_mut(i) {
+                *slot = node;
+                self.len = i + 1;
+            }
+        }
+        Some(node)
+    }
+}
+
+/// One segment from `node`.
+#[inline(always)]
+fn step(d: &Document<'_>, node: Node, seg: &Segment<'_>, hints: &mut Hints) -> Option<Node> {
+    match seg {
+        Segment::Key(k) => {
+            let v = d.member_from(node, k, hints.get(node))?;
+            hints.set(node, d.skip(v));
+            Some(v)
+        }
+        Segment::Index(i) => d.element(node, *i),
+        Segment::Token(..) => None,
+    }
+}
+
 /// Resolves a wildcard-free path from `base`.
 fn resolve(d: &Document<'_>, base: Node, path: &Path, hints: &mut Hints) -> Option<Node> {
     let mut node = base;
     for seg in path.segments() {
         node = match seg {
-            Segment::Key(k) => {
-                let v = d.member_from(node, k, hints.get(node))?;
-                hints.set(node, d.skip(v));
-                v
-            }
-            Segment::Index(i) => d.element(node, *i)?,
             // (Selectors compile dotted paths only.)
-            Segment::Token(..) => return d.find_compiled(node, path),
+            Segment::Token(..) => return d.find_compiled(base, path),
+            seg => step(d, node, seg, hints)?,
         };
     }
     Some(node)
@@ -181,7 +225,21 @@ fn walk(
     out: &mut Output<'_>,
     hints: &mut Hints,
 ) -> Result<(), Failure> {
-    let Some(found) = resolve(d, node, &entry.pieces[piece], hints) else {
+    let found = resolve(d, node, &entry.pieces[piece], hints);
+    write(d, found, entry, piece, out, hints)
+}
+
+/// Writes what `entry.pieces[piece]` resolved to: its value, or for a
+/// piece a `[*]` follows, the list of what the rest finds in each element.
+fn write(
+    d: &mut Document<'_>,
+    found: Option<Node>,
+    entry: &Entry,
+    piece: usize,
+    out: &mut Output<'_>,
+    hints: &mut Hints,
+) -> Result<(), Failure> {
+    let Some(found) = found else {
         out.simple(ItemTag::Missing);
         return Ok(());
     };
