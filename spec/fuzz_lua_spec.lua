@@ -24,7 +24,7 @@ describe("Lua-level fuzzing", function()
       -- otherwise pass quietly).
       for _, what in ipairs({ "parse: accepted", "parse: rejected", "reads", "reads after close", "iterations",
         "compiled paths", "encodes", "decodes", "view edits", "view encodes", "view iterations",
-        "drop-in decodes" }) do
+        "drop-in decodes", "selects", "select errors" }) do
         assert.is_true((stats[what] or 0) > 0, "no " .. what .. " in the run")
       end
     end)

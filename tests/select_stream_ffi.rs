@@ -60,6 +60,15 @@ fn select_reports_sizes_errors_and_nonsense() {
     let mut out = select_out(&mut items, &mut bytes);
     assert_eq!(qjson_select(sel, null_mut(), 0, b"{\"b\":1}".as_ptr().cast(), 7, null(), &mut out), -1);
     assert_eq!(message(&out.err), "type mismatch at 'b': expected string, got number");
+    // A NUL in a path's key reads as \0 in the message (a C string).
+    let nul = qjson_selector_new();
+    let mut e = error_info();
+    assert_eq!(qjson_selector_add(nul, b"k\0ey".as_ptr().cast(), 4, b"number".as_ptr().cast(), 6, &mut e), 1);
+    let mut out = select_out(&mut items, &mut bytes);
+    let text = b"{\"k\\u0000ey\":true}";
+    assert_eq!(qjson_select(nul, null_mut(), 0, text.as_ptr().cast(), text.len(), null(), &mut out), -1);
+    assert_eq!(message(&out.err), "type mismatch at 'k\\0ey': expected number, got boolean");
+    qjson_selector_free(nul);
     // Nonsense: a null selector, a null output, null input.
     let mut out = select_out(&mut items, &mut bytes);
     assert_eq!(qjson_select(null(), null_mut(), 0, text.as_ptr().cast(), text.len(), null(), &mut out), -1);

@@ -21,6 +21,7 @@ local gen = require("fuzz.gen")
 local encode = require("fuzz.encode")
 local views = require("fuzz.views")
 local dropin = require("fuzz.dropin")
+local select_ops = require("fuzz.select")
 local support = require("support")
 
 local byte, sub, format = string.byte, string.sub, string.format
@@ -32,7 +33,7 @@ local M = {}
 -- above (generators; encoder, view and qjson.cjson operations).
 local F = {}
 F.__index = F
-for _, mixin in ipairs({ gen, encode, views, dropin }) do
+for _, mixin in ipairs({ gen, encode, views, dropin, select_ops }) do
   for name, f in pairs(mixin) do
     if type(f) == "function" then F[name] = f end
   end
@@ -456,7 +457,7 @@ M.ops = {
   end },
 }
 
-for _, mixin in ipairs({ encode, views, dropin }) do
+for _, mixin in ipairs({ encode, views, dropin, select_ops }) do
   for _, op in ipairs(mixin.ops) do M.ops[#M.ops + 1] = op end
 end
 

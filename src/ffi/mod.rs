@@ -54,6 +54,15 @@ impl ErrorInfo {
         self.offset = offset;
         self.line = line;
         self.column = column;
+        // The caller reads a C string: a NUL (from a key in a path) is
+        // written as `\0`, not left to end the message there.
+        let escaped;
+        let message = if message.contains('\0') {
+            escaped = message.replace('\0', "\\0");
+            escaped.as_str()
+        } else {
+            message
+        };
         // Truncate on a character boundary, keeping room for the NUL.
         let mut n = message.len().min(self.message.len() - 1);
         while !message.is_char_boundary(n) {
