@@ -54,6 +54,13 @@ describe("qjson.select", function()
     assert.are.equal(1, meta2.a[1])
   end)
 
+  it("reads a key that starts with '/' after a [*] as a key, not a JSON Pointer", function()
+    local sel = qjson.select({ "a[*]./b", "a[0]./b" })
+    local all, first = sel('{"a":[{"/b":1,"b":9},{"/b":2}]}')
+    assert.are.same({ 1, 2 }, all)
+    assert.are.equal(1, first)
+  end)
+
   it("opens the containers a [*] lists, from a text as from a document", function()
     local text = '{"a":[{"x":1},[2],"s",{"x":4},[5,6],7]}'
     local sel = qjson.select({ "a[*]" })

@@ -41,6 +41,13 @@ pub fn segments(path: &[u8]) -> Segments<'_> {
     Segments { path, at: 0, pointer }
 }
 
+/// The segments of `path` read as a dotted path, even when it starts with
+/// a '/' (a key that starts with one: the part of a selector path after a
+/// `[*].`).
+fn dotted_segments(path: &[u8]) -> Segments<'_> {
+    Segments { path, at: 0, pointer: false }
+}
+
 /// An array index by RFC 6901: `0` or digits without a leading zero.
 fn array_index(t: &[u8]) -> Option<usize> {
     if t.is_empty() || (t.len() > 1 && t[0] == b'0') || !t.iter().all(u8::is_ascii_digit) {
@@ -146,7 +153,16 @@ pub struct Path {
 
 impl Path {
     pub fn compile(path: &[u8]) -> Result<Path, PathError> {
-        let segments = segments(path)
+        Path::from_segments(segments(path))
+    }
+
+    /// Compiles `path` as a dotted path, whatever its first byte.
+    pub fn compile_dotted(path: &[u8]) -> Result<Path, PathError> {
+        Path::from_segments(dotted_segments(path))
+    }
+
+    fn from_segments(segments: Segments<'_>) -> Result<Path, PathError> {
+        let segments = segments
             .map(|s| {
                 s.map(|s| match s {
                     Segment::Key(k) => Segment::Key(Cow::Owned(k.into_owned())),

@@ -12,7 +12,7 @@ mod read;
 
 pub use read::{Failure, Item, ItemTag, ItemValue, Output};
 
-use crate::path::{Path, PathError, Segment};
+use crate::path::{Path, PathError};
 
 /// The type a selector path asks for. A value of another type is an error
 /// naming both; a missing value or a null is never one.
@@ -138,7 +138,9 @@ impl Selector {
             if !pieces.is_empty() && !piece.is_empty() && rest.first() != Some(&b'.') && rest.first() != Some(&b'[') {
                 return Err(err(format!("'{text}': expected '.' or '[' after '[*]' at byte {at}")));
             }
-            let compiled = Path::compile(piece)
+            // (Dotted, whatever the first byte: after `[*].` a key may
+            // start with '/'; a whole path that does was refused above.)
+            let compiled = Path::compile_dotted(piece)
                 .map_err(|e: PathError| err(format!("'{text}': invalid path: {} at byte {}", e.what, at + e.offset)))?;
             pieces.push(compiled);
             match more {
@@ -151,7 +153,7 @@ impl Selector {
         }
         let shared = self.entries.last().map_or(0, |prev| {
             let (a, b) = (prev.pieces[0].segments(), pieces[0].segments());
-            a.iter().zip(b).take_while(|(x, y)| x == y && !matches!(x, Segment::Token(..))).count()
+            a.iter().zip(b).take_while(|(x, y)| x == y).count()
         });
         self.entries.push(Entry { text, pieces, want, shared });
         Ok(())
@@ -170,6 +172,7 @@ impl Selector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::path::Segment;
 
     #[test]
     fn compiles_paths_types_and_wildcards() {
@@ -186,6 +189,9 @@ mod tests {
         assert_eq!(s.entries[3].pieces.len(), 3);
         assert_eq!(s.entries[4].pieces[0].segments().len(), 0);
         assert_eq!(s.entries[5].text, "k:with:colon");
+        // After `[*].` a key may start with '/': still a dotted key.
+        s.push(b"a[*]./b.c", None).unwrap();
+        assert!(matches!(&s.entries[6].pieces[1].segments()[0], Segment::Key(k) if &k[..] == b"/b"));
         for bad in ["a:float", "a[*]x", "a..b", "/a/b", "a[x]"] {
             let mut s = Selector::new();
             assert!(s.push(bad.as_bytes(), None).is_err(), "{bad}");

@@ -175,10 +175,6 @@ impl Trail {
         let mut node = if from == 0 { base } else { self.nodes[from - 1] };
         self.len = from;
         for (i, seg) in segments.iter().enumerate().skip(from) {
-            if matches!(seg, Segment::Token(..)) {
-                self.len = 0;
-                return resolve(d, base, &entry.pieces[0], hints);
-            }
             node = step(d, node, seg, hints)?;
             if let Some(slot) = self.nodes.get_mut(i) {
                 *slot = node;
@@ -199,21 +195,13 @@ fn step(d: &Document<'_>, node: Node, seg: &Segment<'_>, hints: &mut Hints) -> O
             Some(v)
         }
         Segment::Index(i) => d.element(node, *i),
-        Segment::Token(..) => None,
+        Segment::Token(..) => unreachable!("selector paths are compiled dotted (Path::compile_dotted)"),
     }
 }
 
 /// Resolves a wildcard-free path from `base`.
 fn resolve(d: &Document<'_>, base: Node, path: &Path, hints: &mut Hints) -> Option<Node> {
-    let mut node = base;
-    for seg in path.segments() {
-        node = match seg {
-            // (Selectors compile dotted paths only.)
-            Segment::Token(..) => return d.find_compiled(base, path),
-            seg => step(d, node, seg, hints)?,
-        };
-    }
-    Some(node)
+    path.segments().iter().try_fold(base, |node, seg| step(d, node, seg, hints))
 }
 
 /// Resolves `entry.pieces[piece]` from `node` and writes what it finds.
