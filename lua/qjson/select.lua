@@ -101,6 +101,8 @@ end
 local value
 
 -- Item `j` of a list: the common scalars inline, the rest through `value`.
+-- (Not `value` itself: `value` calling `value` is recursion to LuaJIT,
+-- whose recorder then aborts with "loop unroll limit reached".)
 local function element(self, st, items, j, anchor, ptr, len, docobj)
   local it = items[j]
   local tag = it.tag

@@ -308,7 +308,7 @@ function G:gen_path(node)
   end
   local dotted = self:chance(0.5)
   for k, s in ipairs(segs) do
-    if s[1] == "key" and (s[2] == "" or s[2]:find("[%.%[%]]") or (k == 1 and sub(s[2], 1, 1) == "/")) then
+    if s[1] == "key" and not util.dotted_key(s[2], k == 1) then
       dotted = false
     end
   end

@@ -13,12 +13,6 @@ local show = util.show
 
 local S = {}
 
--- Keys a dotted selector path can name (the table form of a selector
--- entry carries the type, so a ':' is fine).
-local function dotted_key(k)
-  return k ~= "" and not k:find("[%.%[%]]") and k:sub(1, 1) ~= "/"
-end
-
 -- A random selector path from `node`: its text and its steps ({ "key", k },
 -- { "index", i }, { "all" }); nil when the first step has no key to name.
 function S:gen_select_path(node)
@@ -27,7 +21,8 @@ function S:gen_select_path(node)
     local step
     if node ~= nil and node.t == "object" and #node.keys > 0 and self:chance(0.8) then
       local key = self:pick(node.keys)
-      if not dotted_key(key) then break end
+      -- (A key with ':' goes in the table form, which carries the type.)
+      if not util.dotted_key(key, #text == 0) then break end
       step = { "key", key }
       node = model.member(node, key)
     elseif node ~= nil and node.t == "array" and #node.items > 0 and self:chance(0.8) then
@@ -121,7 +116,7 @@ function S:select_and_check(src, node, label)
     if text then
       paths[#paths + 1] = text
       wants[#wants + 1] = { steps = steps, e = expect(node, steps, 1, text) }
-      specs[#specs + 1] = self:chance(0.5) and { text, "any" } or (text:find(":") and { text, "any" } or text)
+      specs[#specs + 1] = (text:find(":") or self:chance(0.5)) and { text, "any" } or text
     end
   end
   if #paths == 0 then return end

@@ -77,4 +77,10 @@ function U.at_most(digits, limit)
   return #digits < #limit or (#digits == #limit and digits <= limit)
 end
 
+-- Whether `key` can be a segment of a dotted path (`first`: its first
+-- segment, which must not look like a JSON Pointer either).
+function U.dotted_key(key, first)
+  return key ~= "" and not key:find("[%.%[%]]") and not (first and key:sub(1, 1) == "/")
+end
+
 return U
