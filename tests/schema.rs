@@ -76,6 +76,35 @@ fn an_invalid_schema_says_where() {
     assert!(e.to_string().contains("not JSON"), "{e}");
 }
 
+/// The `jsonschema` crate (0.61.2) panics while compiling this schema (a
+/// `$dynamicRef` into a resource whose `$id` another subschema repeats;
+/// found by fuzz/fuzz_targets/schema_differential.rs): it is refused as a
+/// schema that does not compile, through the C ABI too.
+#[test]
+fn a_schema_the_crate_panics_on_is_refused() {
+    let text = br##"{"$id":"https://example.com/main","$ref":"s","$defs":{
+        "g":{"$id":"g","items":{"$dynamicRef":"#t"},"$defs":{"d":{"$dynamicAnchor":"t"}}},
+        "a":{"$id":"s","$defs":{"x":{"$dynamicAnchor":"t","type":"string"}},"$ref":"g"},
+        "b":{"$id":"s","$defs":{"y":{"cAnchor":"t"}},"$ref":"g"}}}"##;
+    let e = Schema::compile(text, None, &SchemaOptions::default()).err().expect("refused");
+    assert!(e.to_string().contains("the jsonschema crate cannot compile this schema"), "{e}");
+
+    let mut err = qjson::ffi::ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
+    let s = qjson::ffi::schema::qjson_schema_new(
+        text.as_ptr().cast(),
+        text.len(),
+        std::ptr::null(),
+        0,
+        std::ptr::null(),
+        &mut err,
+    );
+    assert!(s.is_null());
+    let msg: Vec<u8> = err.message.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let msg = String::from_utf8_lossy(&msg);
+    assert!(msg.contains("cannot compile") && !msg.contains("internal error"), "{msg}");
+    assert_eq!(qjson::ffi::take_panic(), None, "no panic reached the boundary");
+}
+
 #[test]
 fn remote_documents_come_from_the_table_only() {
     let schema = br#"{"$ref":"http://example.com/s.json#/$defs/n"}"#;

@@ -11,7 +11,7 @@ export PATH="$HOME/.cargo/bin:$PATH" RUSTC_BOOTSTRAP=1   # cargo-fuzz needs nigh
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 shared=../shared/data
-targets=(parse_differential ffi_sequence path_syntax)
+targets=(parse_differential ffi_sequence path_syntax stream_chunks select_paths schema_differential)
 for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t"; done
 if [ -d "$shared" ]; then
   cp -n "$shared"/JSONTestSuite/test_parsing/*.json "$shared"/corpus/*.json fuzz/corpus/parse_differential/
@@ -24,6 +24,39 @@ else
 fi
 printf 'a.b[0].c\n' > fuzz/corpus/path_syntax/dotted
 printf '/a~1b/0/~0\n' > fuzz/corpus/path_syntax/pointer
+
+# A seed of a target that reads two texts: a control byte whose bit 0 is
+# `bit` and whose other bits cut the input after `first` (the targets cut
+# at (ctl >> 1) * len / 128), then `first` and `second`. Padding (spaces
+# after `first`, `pad` after `second`) makes such a cut exist.
+two_part_seed() {
+  local file=$1 bit=$2 first=$3 second=$4 pad=$5 k n
+  while :; do
+    n=$(( ${#first} + ${#second} ))
+    for ((k = 0; k < 128; k++)); do
+      if (( k * n / 128 == ${#first} )); then
+        { printf "\\$(printf '%03o' $(( k << 1 | bit )))"; printf '%s%s' "$first" "$second"; } > "$file"
+        return
+      fi
+    done
+    if (( ${#first} * 128 >= 127 * n )); then second+=$pad; else first+=' '; fi
+  done
+}
+# stream_chunks: the format (ctl % 3), a small max_size when bit 7 is set,
+# a seed for the chunk lengths, the stream.
+stream_seed() { { printf "\\$(printf '%03o' "$2")\\$(printf '%03o' "$3")"; printf '%b' "$4"; } > "fuzz/corpus/stream_chunks/$1"; }
+stream_seed ndjson 0 7 '{"a":1}\n{"b":"x\\ny"}\r\n\n  [1,2]  \n3\n"s"\n{"last":true}'
+stream_seed concat 1 9 '{"a":[1,{"b":"}]\\""}]} [] 12 "x\\\\" true{"c":null}\n"q"-4.5e3 '
+stream_seed sse 2 3 ': hi\n\nevent: delta\ndata: {"id":1,"choices":[{"delta":{"content":"He"}}]}\n\nid: 7\r\ndata:{"id":2}\r\n\r\ndata: {"m":\r\ndata: [1,\rdata: 2]}\r\rretry: 10\ndata\n\ndata: [DONE]\n\ndata: {"after":1}\n\n'
+stream_seed sse-small-max 162 5 'data: {"x":1}\n\ndata: {"y":"a much longer value than the limit"}\n\ndata: {"z":3}'
+# select_paths: bit 0 the mode (lazy), then a document and paths a line.
+two_part_seed fuzz/corpus/select_paths/tiny 0 '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"active":true,"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\u00e9 \"ok\"","expires":1767225600}' $'id\nuser\nscope[*]\nactive\nquota.limit\nquota.used:number\nquota.ratio\nregion\nnote:str\nexpires:int' $'\n'
+two_part_seed fuzz/corpus/select_paths/chunk 1 '{"id":"c1","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}],"a":{"b":1,"b":2}}' $'choices[0].delta.content\nchoices[*].finish_reason\nchoices[*]./x\nid:object\nchoices:raw\na.b\na.c' $'\n'
+two_part_seed fuzz/corpus/select_paths/nested 0 '[[1,2],[3,[4]],{"a":"\u00e9","k:v":true}]' $'[*][*]\n[2].a\n[1][1][0]\n[0]:raw\n[*]\n[2].k:v:any' $'\n'
+# schema_differential: bit 0 checks formats, then a schema and an instance.
+two_part_seed fuzz/corpus/schema_differential/object 0 '{"type":"object","properties":{"model":{"type":"string","maxLength":8},"n":{"type":"integer","minimum":1}},"required":["model"],"additionalProperties":false}' '{"model":"gpt-4o","n":2.0}' ' '
+two_part_seed fuzz/corpus/schema_differential/unique 0 '{"items":{"enum":[1,"a",null,{"x":[1]}]},"uniqueItems":true,"maxItems":4}' '[1.0,"a",{"x":[1e0]},null]' ' '
+two_part_seed fuzz/corpus/schema_differential/patterns 1 '{"patternProperties":{"^x-":{"format":"email"}},"propertyNames":{"pattern":"^[a-z-]+$"},"minProperties":1}' '{"x-a":"a@b.c","\u00e9":1,"x-a":"not"}' ' '
 
 (cd fuzz && cargo fuzz build -O)
 total=0

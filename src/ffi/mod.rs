@@ -16,7 +16,7 @@ pub mod events;
 mod load;
 pub mod parse;
 pub mod read;
-mod schema;
+pub mod schema;
 pub mod select;
 pub mod stream;
 mod view;

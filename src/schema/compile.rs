@@ -117,7 +117,26 @@ pub(crate) fn compile(
     if let Some(d) = draft {
         builder = builder.with_draft(d);
     }
-    builder.build(&schema).map_err(|e| SchemaError::new(e.to_string(), e.instance_path().as_str().to_owned()))
+    // The crate panics on some schemas it should refuse (0.61.2: a
+    // `$dynamicRef` into a resource whose `$id` another subschema repeats,
+    // found by fuzz/fuzz_targets/schema_differential.rs): such a schema
+    // is refused like any other that does not compile.
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.build(&schema)));
+    match built {
+        Ok(r) => r.map_err(|e| SchemaError::new(e.to_string(), e.instance_path().as_str().to_owned())),
+        Err(panic) => {
+            // (Taking the message the library's panic hook recorded, if it
+            // is installed, so that no caught panic is reported later.)
+            let recorded = crate::ffi::take_panic();
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .or(recorded)
+                .unwrap_or_default();
+            Err(SchemaError::new(format!("the jsonschema crate cannot compile this schema ({why})"), String::new()))
+        }
+    }
 }
 
 /// OpenAPI 3.0's `nullable: true` as draft 4 says it: `null` added to

@@ -1,0 +1,70 @@
+//! JSON Schema validation on qjson's tape against the same validator on
+//! serde_json values: for any schema both compile and any instance both
+//! parse, `Schema::is_valid` (the document's tape walked in place) and
+//! `Schema::validate_bytes` give the verdict the `jsonschema` crate gives
+//! on a `serde_json::Value`, so a gateway's check is never skipped nor
+//! made up by the way qjson presents the instance.
+#![no_main]
+
+use jsonschema::PatternOptions;
+use libfuzzer_sys::fuzz_target;
+use qjson::schema::{Schema, SchemaOptions, SCHEMA_DEFAULT_BACKTRACK_LIMIT, SCHEMA_DEFAULT_REGEX_SIZE_LIMIT};
+use qjson::{Document, Options, ROOT};
+use serde_json::Value;
+
+/// Nesting of a value (a scalar is 1).
+fn depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+        _ => 1,
+    }
+}
+
+/// A panic hook that prints but does not abort (libFuzzer's aborts on any
+/// panic, even one caught): a panic this target does not catch still ends
+/// the run, through libfuzzer-sys.
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("{info}"))));
+}
+
+fuzz_target!(|data: &[u8]| {
+    // The first byte: whether formats are checked, and where the schema
+    // ends and the instance begins.
+    let Some((&ctl, rest)) = data.split_first() else { return };
+    let cut = (ctl as usize >> 1) * rest.len() / 128;
+    let (schema_text, instance) = rest.split_at(cut.min(rest.len()));
+    let formats = ctl & 1 != 0;
+    let Ok(schema) = serde_json::from_slice::<Value>(schema_text) else { return };
+    let Ok(value) = serde_json::from_slice::<Value>(instance) else { return };
+    let Ok(doc) = Document::parse(instance, &Options::default()) else {
+        panic!("serde_json accepts what qjson's strict parse rejects");
+    };
+    if depth(&value) > 200 {
+        return; // (qjson's max_depth, which the reference does not have)
+    }
+
+    let opts = SchemaOptions { formats: u32::from(formats), ..Default::default() };
+    // The crate panics on some schemas (which qjson refuses, see
+    // `schema::compile`): the reference then has no verdict to compare.
+    quiet_panics();
+    let reference = std::panic::catch_unwind(|| {
+        jsonschema::options()
+            .with_pattern_options(
+                PatternOptions::fancy_regex()
+                    .backtrack_limit(SCHEMA_DEFAULT_BACKTRACK_LIMIT as usize)
+                    .size_limit(SCHEMA_DEFAULT_REGEX_SIZE_LIMIT as usize)
+                    .dfa_size_limit(SCHEMA_DEFAULT_REGEX_SIZE_LIMIT as usize),
+            )
+            .should_validate_formats(formats)
+            .build(&schema)
+    });
+    let ours = Schema::compile(schema_text, None, &opts);
+    let (Ok(Ok(reference)), Ok(ours)) = (reference, ours) else { return };
+
+    let want = reference.is_valid(&value);
+    assert_eq!(ours.is_valid(&doc, ROOT).unwrap(), want, "verdict on the tape differs from serde_json's");
+    assert_eq!(ours.is_valid_bytes(instance).unwrap(), want, "verdict from the bytes differs");
+    assert_eq!(ours.validate_bytes(instance).unwrap().is_empty(), want, "errors and verdict disagree");
+});
