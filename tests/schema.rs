@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use qjson::schema::{Schema, SchemaOptions};
 use qjson::{Document, Options, ROOT};
 
+mod common;
+
 fn compile(schema: &str) -> Schema {
     Schema::compile(schema.as_bytes(), None, &SchemaOptions::default()).unwrap()
 }
@@ -89,7 +91,7 @@ fn a_schema_the_crate_panics_on_is_refused() {
     let e = Schema::compile(text, None, &SchemaOptions::default()).err().expect("refused");
     assert!(e.to_string().contains("the jsonschema crate cannot compile this schema"), "{e}");
 
-    let mut err = qjson::ffi::ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
+    let mut err = common::error_info();
     let s = qjson::ffi::schema::qjson_schema_new(
         text.as_ptr().cast(),
         text.len(),
@@ -99,8 +101,7 @@ fn a_schema_the_crate_panics_on_is_refused() {
         &mut err,
     );
     assert!(s.is_null());
-    let msg: Vec<u8> = err.message.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-    let msg = String::from_utf8_lossy(&msg);
+    let msg = common::message(&err);
     assert!(msg.contains("cannot compile") && !msg.contains("internal error"), "{msg}");
     assert_eq!(qjson::ffi::take_panic(), None, "no panic reached the boundary");
 }

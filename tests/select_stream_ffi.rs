@@ -10,18 +10,6 @@ use std::ptr::{null, null_mut};
 mod common;
 use common::{error_info, message};
 
-fn select_out(items: &mut [Item], bytes: &mut [u8]) -> SelectOut {
-    SelectOut {
-        items: items.as_mut_ptr(),
-        cap: items.len() as u32,
-        count: 0,
-        bytes: bytes.as_mut_ptr(),
-        bytes_cap: bytes.len() as u32,
-        used: 0,
-        err: error_info(),
-    }
-}
-
 fn add(sel: *mut qjson::select::Selector, spec: &str) -> i32 {
     let mut e = error_info();
     qjson_selector_add(sel, spec.as_ptr().cast(), spec.len(), null(), 0, &mut e)
@@ -38,11 +26,11 @@ fn select_reports_sizes_errors_and_nonsense() {
     let blank = Item { tag: ItemTag::Missing, len: 0, v: ItemValue { num: 0.0 } };
     // Too small: the needs are reported, nothing is written past the caps.
     let (mut items, mut bytes) = ([blank; 2], [0u8; 2]);
-    let mut out = select_out(&mut items, &mut bytes);
+    let mut out = SelectOut::new(&mut items, &mut bytes);
     let rc = qjson_select(sel, null_mut(), 0, text.as_ptr().cast(), text.len(), null(), &mut out);
     assert_eq!((rc, out.count, out.used), (0, 5, 6));
     let (mut items, mut bytes) = ([blank; 5], [0u8; 6]);
-    let mut out = select_out(&mut items, &mut bytes);
+    let mut out = SelectOut::new(&mut items, &mut bytes);
     let rc = qjson_select(sel, null_mut(), 0, text.as_ptr().cast(), text.len(), null(), &mut out);
     assert_eq!(rc, 1);
     assert_eq!(items[0].tag, ItemTag::List);
@@ -54,26 +42,26 @@ fn select_reports_sizes_errors_and_nonsense() {
     assert_eq!(s(&items[3]), b"z");
     assert_eq!(s(&items[4]), b"q");
     // Invalid JSON: the position; a type mismatch: the path.
-    let mut out = select_out(&mut items, &mut bytes);
+    let mut out = SelectOut::new(&mut items, &mut bytes);
     assert_eq!(qjson_select(sel, null_mut(), 0, b"{\"a\":}".as_ptr().cast(), 6, null(), &mut out), -1);
     assert!(message(&out.err).ends_with("(byte 5)"), "{}", message(&out.err));
-    let mut out = select_out(&mut items, &mut bytes);
+    let mut out = SelectOut::new(&mut items, &mut bytes);
     assert_eq!(qjson_select(sel, null_mut(), 0, b"{\"b\":1}".as_ptr().cast(), 7, null(), &mut out), -1);
     assert_eq!(message(&out.err), "type mismatch at 'b': expected string, got number");
     // A NUL in a path's key reads as \0 in the message (a C string).
     let nul = qjson_selector_new();
     let mut e = error_info();
     assert_eq!(qjson_selector_add(nul, b"k\0ey".as_ptr().cast(), 4, b"number".as_ptr().cast(), 6, &mut e), 1);
-    let mut out = select_out(&mut items, &mut bytes);
+    let mut out = SelectOut::new(&mut items, &mut bytes);
     let text = b"{\"k\\u0000ey\":true}";
     assert_eq!(qjson_select(nul, null_mut(), 0, text.as_ptr().cast(), text.len(), null(), &mut out), -1);
     assert_eq!(message(&out.err), "type mismatch at 'k\\0ey': expected number, got boolean");
     qjson_selector_free(nul);
     // Nonsense: a null selector, a null output, null input.
-    let mut out = select_out(&mut items, &mut bytes);
+    let mut out = SelectOut::new(&mut items, &mut bytes);
     assert_eq!(qjson_select(null(), null_mut(), 0, text.as_ptr().cast(), text.len(), null(), &mut out), -1);
     assert_eq!(qjson_select(sel, null_mut(), 0, text.as_ptr().cast(), text.len(), null(), null_mut()), -1);
-    let mut out = select_out(&mut items, &mut bytes);
+    let mut out = SelectOut::new(&mut items, &mut bytes);
     assert_eq!(qjson_select(sel, null_mut(), 0, null(), 0, null(), &mut out), -1);
     assert_eq!(qjson_selector_add(null_mut(), null(), 0, null(), 0, null_mut()), 0);
     qjson_selector_free(sel);

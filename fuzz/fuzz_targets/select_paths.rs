@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use qjson::ffi::select::{qjson_select, SelectOut};
-use qjson::ffi::{take_panic, ErrorInfo};
+use qjson::ffi::take_panic;
 use qjson::select::{Item, ItemTag, ItemValue, Output, Selector};
 use qjson::{Document, Kind, Options, Path, ROOT};
 use std::ffi::c_char;
@@ -55,19 +55,11 @@ fn read(sel: &Selector, d: &mut Document<'_>) -> Result<Vec<String>, String> {
 }
 
 /// Reads `sel` from the JSON text through the C ABI, as the Lua binding
-/// does: items as text, or the error message.
+/// does: items as text, or an error.
 fn read_text(sel: &Selector, json: &[u8], opts: &Options) -> Result<Vec<String>, String> {
     let (mut items, mut bytes) = (vec![blank(); 1], vec![0u8; 1]);
     loop {
-        let mut out = SelectOut {
-            items: items.as_mut_ptr(),
-            cap: items.len() as u32,
-            count: 0,
-            bytes: bytes.as_mut_ptr(),
-            bytes_cap: bytes.len() as u32,
-            used: 0,
-            err: ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] },
-        };
+        let mut out = SelectOut::new(&mut items, &mut bytes);
         let status = qjson_select(sel, null_mut(), 0, json.as_ptr() as *const c_char, json.len(), opts, &mut out);
         if let Some(p) = take_panic() {
             panic!("qjson_select panicked: {p}");

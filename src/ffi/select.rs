@@ -29,6 +29,22 @@ pub struct SelectOut {
     pub err: ErrorInfo,
 }
 
+impl SelectOut {
+    /// An output over `items` and `bytes`, for Rust callers of the C ABI
+    /// (tests, fuzz targets).
+    pub fn new(items: &mut [Item], bytes: &mut [u8]) -> SelectOut {
+        SelectOut {
+            items: items.as_mut_ptr(),
+            cap: items.len() as u32,
+            count: 0,
+            bytes: bytes.as_mut_ptr(),
+            bytes_cap: bytes.len() as u32,
+            used: 0,
+            err: ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] },
+        }
+    }
+}
+
 /// A new, empty selector (`qjson_selector_add` fills it); never null.
 #[no_mangle]
 pub extern "C" fn qjson_selector_new() -> *mut Selector {
