@@ -11,7 +11,7 @@ export PATH="$HOME/.cargo/bin:$PATH" RUSTC_BOOTSTRAP=1   # cargo-fuzz needs nigh
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 shared=../shared/data
-targets=(parse_differential ffi_sequence path_syntax stream_chunks select_paths schema_differential)
+targets=(parse_differential ffi_sequence path_syntax stream_chunks select_paths schema_differential decode_events)
 for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t"; done
 if [ -d "$shared" ]; then
   cp -n "$shared"/JSONTestSuite/test_parsing/*.json "$shared"/corpus/*.json fuzz/corpus/parse_differential/
@@ -53,6 +53,12 @@ stream_seed sse-small-max 162 5 'data: {"x":1}\n\ndata: {"y":"a much longer valu
 two_part_seed fuzz/corpus/select_paths/tiny 0 '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"active":true,"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\u00e9 \"ok\"","expires":1767225600}' $'id\nuser\nscope[*]\nactive\nquota.limit\nquota.used:number\nquota.ratio\nregion\nnote:str\nexpires:int' $'\n'
 two_part_seed fuzz/corpus/select_paths/chunk 1 '{"id":"c1","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}],"a":{"b":1,"b":2}}' $'choices[0].delta.content\nchoices[*].finish_reason\nchoices[*]./x\nid:object\nchoices:raw\na.b\na.c' $'\n'
 two_part_seed fuzz/corpus/select_paths/nested 0 '[[1,2],[3,[4]],{"a":"\u00e9","k:v":true}]' $'[*][*]\n[2].a\n[1][1][0]\n[0]:raw\n[*]\n[2].k:v:any' $'\n'
+# decode_events: the options (bit 0 invalid numbers, bit 1 lua-cjson's
+# integers, bit 2 max_depth 3), then texts separated by 0xFF.
+decode_seed() { { printf "\\$(printf '%03o' "$2")"; printf '%s\377' "${@:3}"; } > "fuzz/corpus/decode_events/$1"; }
+decode_seed shapes 0 '[{"a":1,"b":[true,false,null]},{"a":2,"b":[]},{"b":{},"a":-0}]' '{"a":3,"b":[1]}' '{"k":"\u00e9\n","k":1,"":[1e400,12345678901234567890]}'
+decode_seed numbers 3 '[NaN,Infinity,-Infinity,0x1F,+1,01,1.,+99999999999999999999,-0]' '[-99999999999999999999,9223372036854775807]'
+decode_seed deep 4 '{"x":{"y":{"z":{"w":1}}}}' '[[[]]]' '"s"'
 # schema_differential: bit 0 checks formats, then a schema and an instance.
 two_part_seed fuzz/corpus/schema_differential/object 0 '{"type":"object","properties":{"model":{"type":"string","maxLength":8},"n":{"type":"integer","minimum":1}},"required":["model"],"additionalProperties":false}' '{"model":"gpt-4o","n":2.0}' ' '
 two_part_seed fuzz/corpus/schema_differential/unique 0 '{"items":{"enum":[1,"a",null,{"x":[1]}]},"uniqueItems":true,"maxItems":4}' '[1.0,"a",{"x":[1e0]},null]' ' '

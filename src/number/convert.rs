@@ -91,16 +91,18 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
 /// An integer literal (a sign, digits, and nothing of a fraction or an
 /// exponent after them) as lua-cjson reads one: C's `strtoll`, which stops
 /// at ±2^63 (saturating), converted to a double, so `-0` is 0. None when
-/// the literal has a fraction or an exponent.
+/// the literal has no digit after its sign (`Infinity`, `-Infinity`: C's
+/// `strtod` reads those, as in lua-cjson) or has a fraction or an exponent.
 pub(crate) fn strtoll_f64(s: &[u8]) -> Option<f64> {
     let negative = s.first() == Some(&b'-');
-    let mut i = negative as usize;
+    let start = usize::from(matches!(s.first(), Some(b'-' | b'+')));
+    let mut i = start;
     let mut v: i128 = 0;
     while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
         v = (v * 10 + (d - b'0') as i128).min(1 << 64);
         i += 1;
     }
-    if matches!(s.get(i), Some(b'.' | b'e' | b'E' | b'x')) {
+    if i == start || matches!(s.get(i), Some(b'.' | b'e' | b'E' | b'x')) {
         return None;
     }
     let v = if negative { (-v).max(i64::MIN as i128) } else { v.min(i64::MAX as i128) };

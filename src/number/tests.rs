@@ -68,6 +68,12 @@ fn strtoll_f64_reads_integers_as_lua_cjson() {
     assert_eq!(strtoll_f64(b"-0.0"), None);
     assert_eq!(strtoll_f64(b"1e400"), None);
     assert_eq!(strtoll_f64(b"1E5"), None);
+    // (Found by fuzz/fuzz_targets/decode_events.rs: with lua-cjson's
+    // invalid numbers, `Infinity` read as 0 and `+1e20`'s digits as 0.)
+    assert_eq!(strtoll_f64(b"Infinity"), None);
+    assert_eq!(strtoll_f64(b"-Infinity]"), None);
+    assert_eq!(strtoll_f64(b"+99999999999999999999"), Some(9223372036854775807i64 as f64));
+    assert_eq!(strtoll_f64(b"+12"), Some(12.0));
 }
 
 #[test]
