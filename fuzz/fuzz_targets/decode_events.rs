@@ -3,12 +3,16 @@
 //! events give the value the document API reads from a parse with the
 //! same options, and the thread's key cache, which lives from one decode
 //! to the next, never gives an id or a shape id two meanings within one
-//! generation (a wrong key there would be a silently wrong table).
+//! generation (a wrong key there would be a silently wrong table). The
+//! same for `qjson_flatten` of a lazy-mode document (`qjson.materialize`),
+//! whose values are checked as the walk reads them: it fails exactly
+//! when the strict parse does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use qjson::events::{Event, EventTag, StreamInfo};
-use qjson::ffi::events::qjson_decode;
+use qjson::ffi::events::{qjson_decode, qjson_flatten};
+use qjson::ffi::parse::{qjson_free, qjson_parse};
 use qjson::ffi::{take_panic, ErrorInfo};
 use qjson::{Document, Kind, Node, Options};
 use std::cell::RefCell;
@@ -85,6 +89,16 @@ fn from_events(ev: &[Event], i: &mut usize, generation: u32, seen: &mut Seen) ->
             }
         }
     }
+}
+
+/// The value the `info.count` events at `ev` give, as text.
+fn events_text(ev: *const Event, info: &StreamInfo) -> String {
+    // SAFETY: `count` events at `ev`, valid until the next call.
+    let events = unsafe { std::slice::from_raw_parts(ev, info.count as usize) };
+    let mut i = 0;
+    let got = SEEN.with(|s| from_events(events, &mut i, info.key_generation, &mut s.borrow_mut()));
+    assert_eq!(i, events.len(), "events left over");
+    got
 }
 
 /// The value at `node`, as text, through the document API. `cjson`: an
@@ -165,15 +179,37 @@ fuzz_target!(|data: &[u8]| {
             continue;
         }
         let mut d = parsed.expect("the parser refused what decode accepts");
-        // SAFETY: `count` events at `ev`, valid until the next decode.
-        let events = unsafe { std::slice::from_raw_parts(ev, info.count as usize) };
-        let mut i = 0;
-        let got = SEEN.with(|s| from_events(events, &mut i, info.key_generation, &mut s.borrow_mut()));
-        assert_eq!(i, events.len(), "events left over");
+        let got = events_text(ev, &info);
         assert_eq!(
             got,
             from_document(&mut d, qjson::ROOT, opts.cjson_integers != 0),
             "events differ from the document"
         );
+    }
+
+    // Lazy documents, flattened (numbers as the document reads them).
+    let lazy = Options { mode: 1, ..opts };
+    let strict = Options { cjson_integers: 0, ..opts };
+    for text in rest.split(|&b| b == 0xFF) {
+        let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
+        let doc = qjson_parse(text.as_ptr() as *const c_char, text.len(), &lazy, &mut err);
+        let parsed = Document::parse(text, &strict);
+        if doc.is_null() {
+            assert!(parsed.is_err(), "a lazy parse refused what the strict one accepts");
+            continue;
+        }
+        let mut info = StreamInfo { count: 0, key_generation: 0 };
+        let ev = qjson_flatten(doc, qjson::ROOT, 1, &mut info, &mut err);
+        if let Some(p) = take_panic() {
+            panic!("qjson_flatten panicked: {p}");
+        }
+        match parsed {
+            Ok(mut d) => {
+                assert!(!ev.is_null(), "flatten refused a valid document");
+                assert_eq!(events_text(ev, &info), from_document(&mut d, qjson::ROOT, false), "flatten differs");
+            }
+            Err(_) => assert!(ev.is_null() && err.message[0] != 0, "flatten accepted what the strict parse refuses"),
+        }
+        qjson_free(doc);
     }
 });
