@@ -29,6 +29,16 @@ fn quiet_panics() {
     ONCE.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("{info}"))));
 }
 
+/// Whether a number of the value is -0 (or -0.0).
+fn has_minus_zero(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()),
+        Value::Array(a) => a.iter().any(has_minus_zero),
+        Value::Object(o) => o.values().any(has_minus_zero),
+        _ => false,
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     // The first byte: whether formats are checked, and where the schema
     // ends and the instance begins.
@@ -41,8 +51,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(doc) = Document::parse(instance, &Options::default()) else {
         panic!("serde_json accepts what qjson's strict parse rejects");
     };
-    if depth(&value) > 200 {
-        return; // (qjson's max_depth, which the reference does not have)
+    if depth(&value) > 200 || has_minus_zero(&value) {
+        // (qjson's max_depth, which the reference does not have; and -0,
+        // an integer to qjson in every draft, which serde_json reads as a
+        // float: draft 4's `integer` then differs, as docs/design.md says)
+        return;
     }
 
     let opts = SchemaOptions { formats: u32::from(formats), ..Default::default() };
