@@ -78,6 +78,35 @@ fn an_invalid_schema_says_where() {
     assert!(e.to_string().contains("not JSON"), "{e}");
 }
 
+/// A repeated key is one property whose value is the last, as for every
+/// qjson read: repeats cannot meet `minProperties`, and an earlier value
+/// is not validated (found by fuzz/fuzz_targets/schema_differential.rs:
+/// `{"x-a":..,"é":1,"x-a":..}` met `minProperties: 3`; then, once only
+/// the count was fixed, a repeated key made `unevaluatedProperties`
+/// miss another one).
+#[test]
+fn a_repeated_key_is_one_property_with_its_last_value() {
+    let valid = |schema: &str, text: &str| {
+        let d = Document::parse(text.as_bytes(), &Options::default()).unwrap();
+        compile(schema).is_valid(&d, ROOT).unwrap()
+    };
+    assert!(!valid(r#"{"minProperties":3}"#, r#"{"a":1,"a":2,"b":3}"#));
+    assert!(!valid(r#"{"minProperties":3}"#, r#"{"a":1,"\u0061":2,"b":3}"#));
+    assert!(valid(r#"{"minProperties":2}"#, r#"{"a":1,"a":2,"b":3}"#));
+    assert!(valid(r#"{"maxProperties":2}"#, r#"{"a":1,"a":2,"b":3}"#));
+    assert!(valid(r#"{"properties":{"a":{"type":"string"}}}"#, r#"{"a":1,"a":"x"}"#));
+    assert!(!valid(r#"{"properties":{"a":{"type":"string"}}}"#, r#"{"a":"x","a":1}"#));
+    let unevaluated = r#"{"properties":{"b":true},"unevaluatedProperties":false}"#;
+    assert!(!valid(unevaluated, r#"{"c":1,"b":1,"b":2}"#));
+    assert!(valid(unevaluated, r#"{"b":1,"b":2}"#));
+    // Large objects (hashed, not compared pairwise).
+    let wide: String = (0..40).map(|i| format!("\"k{}\":{i},", i % 20)).collect();
+    assert!(!valid(r#"{"minProperties":22}"#, &format!("{{{wide}\"z\":0}}")));
+    assert!(valid(r#"{"minProperties":21,"maxProperties":21}"#, &format!("{{{wide}\"z\":0}}")));
+    // (The first 20 values are below 20, each superseded by a later one.)
+    assert!(valid(r#"{"additionalProperties":{"minimum":20}}"#, &format!("{{{wide}\"z\":20}}")));
+}
+
 /// Draft 4's integers are the numbers written without a fraction or
 /// exponent: `-0` is one and `1e+308` is not (the crate alone, over
 /// serde_json's floats, says the opposite of both; found by

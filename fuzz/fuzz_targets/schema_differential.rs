@@ -24,7 +24,7 @@ fn depth(v: &Value) -> usize {
 /// A panic hook that prints but does not abort (libFuzzer's aborts on any
 /// panic, even one caught): a panic this target does not catch still ends
 /// the run, through libfuzzer-sys.
-fn quiet_panics() {
+fn printing_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("{info}"))));
 }
@@ -61,14 +61,14 @@ fuzz_target!(|data: &[u8]| {
     };
     if depth(&value) > 200 || has_unwritten_integer(&value) {
         // (qjson's max_depth, which the reference does not have; and the
-        // numbers whose text serde_json does not keep, see below)
+        // numbers whose text serde_json does not keep)
         return;
     }
 
     let opts = SchemaOptions { formats: u32::from(formats), ..Default::default() };
     // The crate panics on some schemas (which qjson refuses, see
     // `schema::compile`): the reference then has no verdict to compare.
-    quiet_panics();
+    printing_panics();
     let reference = std::panic::catch_unwind(|| {
         jsonschema::options()
             .with_pattern_options(
@@ -84,7 +84,8 @@ fuzz_target!(|data: &[u8]| {
     let (Ok(Ok(reference)), Ok(ours)) = (reference, ours) else { return };
 
     let want = reference.is_valid(&value);
-    assert_eq!(ours.is_valid(&doc, ROOT).unwrap(), want, "verdict on the tape differs from serde_json's");
-    assert_eq!(ours.is_valid_bytes(instance).unwrap(), want, "verdict from the bytes differs");
-    assert_eq!(ours.validate_bytes(instance).unwrap().is_empty(), want, "errors and verdict disagree");
+    let got = ours.is_valid(&doc, ROOT).unwrap();
+    assert_eq!(got, want, "verdict on the tape differs from serde_json's");
+    assert_eq!(ours.is_valid_bytes(instance).unwrap(), got, "verdict from the bytes differs");
+    assert_eq!(ours.validate_bytes(instance).unwrap().is_empty(), got, "errors and verdict disagree");
 });
