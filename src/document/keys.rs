@@ -7,79 +7,25 @@ use std::collections::HashMap;
 use super::Document;
 use crate::error::{Error, ErrorKind};
 use crate::string;
-use crate::tape::{Node, ROOT};
+use crate::tape::{self, Node, ROOT};
 
 impl Document<'_> {
     /// Decoded object keys and their nodes, in source order.
     fn keys(&self, obj: Node) -> impl Iterator<Item = (Node, Cow<'_, [u8]>)> + '_ {
         let input = self.input();
-        std::iter::successors(self.first_child(obj), move |&k| self.next_child(obj, k)).map(move |k| {
-            let body = &input[self.pos(k) + 1..];
-            let key = match string::body_len(body) {
-                Some((len, false)) => Cow::Borrowed(&body[..len]),
-                Some((len, true)) => {
-                    let mut buf = Vec::new();
-                    // An invalid escape (lazy mode) keeps its raw bytes.
-                    match string::unescape(&body[..len], &mut buf) {
-                        Ok(()) => Cow::Owned(buf),
-                        Err(_) => Cow::Borrowed(&body[..len]),
-                    }
-                }
-                None => Cow::Borrowed(body),
-            };
-            (k, key)
-        })
+        std::iter::successors(self.first_child(obj), move |&k| self.next_child(obj, k))
+            .map(move |k| (k, decoded_key(&input[self.pos(k) + 1..])))
     }
 
     /// For an object whose keys repeat: each key once, in order of first
     /// appearance, with the node of its last value. `None` when no key
-    /// repeats (the common case; small objects are checked without
-    /// allocating).
+    /// repeats, or `obj` is not an object (see [`repeated_keys`]).
     pub fn unique_members(&self, obj: Node) -> Option<Vec<(Node, Node)>> {
-        let n = self.len(obj)?;
         // An array's elements are not keys (and `k + 1` may be past its end).
-        if self.first_byte(obj) != b'{' || self.keys_proven_unique(obj) || self.keys_surely_distinct(obj, n) {
+        if self.first_byte(obj) != b'{' {
             return None;
         }
-        let mut seen: HashMap<Cow<'_, [u8]>, usize> = HashMap::with_capacity(n);
-        let mut out: Vec<(Node, Node)> = Vec::with_capacity(n);
-        let mut repeated = false;
-        for (k, key) in self.keys(obj) {
-            match seen.get(&key) {
-                Some(&i) => {
-                    out[i].1 = k + 1;
-                    repeated = true;
-                }
-                None => {
-                    seen.insert(key, out.len());
-                    out.push((k, k + 1));
-                }
-            }
-        }
-        repeated.then_some(out)
-    }
-
-    /// True when an object's keys are certainly distinct, decided by
-    /// comparing raw key bytes pairwise: for small objects whose keys have
-    /// no escapes (raw bytes then equal decoded bytes).
-    fn keys_surely_distinct(&self, obj: Node, n: usize) -> bool {
-        const SMALL: usize = 16;
-        if n > SMALL {
-            return false;
-        }
-        let input = self.input();
-        let mut keys: [&[u8]; SMALL] = [&[]; SMALL];
-        let mut k = self.first_child(obj);
-        for slot in keys.iter_mut().take(n) {
-            let Some(node) = k else { return false };
-            let body = &input[self.pos(node) + 1..];
-            match string::body_len(body) {
-                Some((len, false)) => *slot = &body[..len],
-                _ => return false,
-            }
-            k = self.next_child(obj, node);
-        }
-        (1..n).all(|i| keys[..i].iter().all(|&earlier| earlier != keys[i]))
+        repeated_keys(self.input(), &self.tape, obj)
     }
 
     pub(super) fn check_duplicates(&self) -> Result<(), Error> {
@@ -112,4 +58,89 @@ impl Document<'_> {
             None => Ok(()),
         }
     }
+}
+
+/// The key whose body (after its opening quote) starts `body`, decoded; an
+/// invalid escape (lazy mode) keeps its raw bytes.
+fn decoded_key(body: &[u8]) -> Cow<'_, [u8]> {
+    match string::body_len(body) {
+        Some((len, false)) => Cow::Borrowed(&body[..len]),
+        Some((len, true)) => {
+            let mut buf = Vec::new();
+            match string::unescape(&body[..len], &mut buf) {
+                Ok(()) => Cow::Owned(buf),
+                Err(_) => Cow::Borrowed(&body[..len]),
+            }
+        }
+        None => Cow::Borrowed(body),
+    }
+}
+
+/// For object `obj` of a tape whose keys repeat: each key once, in order
+/// of first appearance, with the node of its last value (a repeated key is
+/// one member with its last value, as for every qjson read). `None` when
+/// no key repeats: the common case, decided without allocating when stage
+/// 2 proved the keys unique or the object is small and no two raw keys are
+/// equal. Shared by `Document::unique_members` (Lua's `pairs`) and the
+/// schema validator's objects.
+pub(crate) fn repeated_keys(input: &[u8], slots: &[u32], obj: Node) -> Option<Vec<(Node, Node)>> {
+    let next = tape::next(slots, obj);
+    let n = tape::count(slots, obj, true);
+    if n < 2 || next.unique_keys() || keys_surely_distinct(input, slots, obj, n) {
+        return None;
+    }
+    let end = next.members_end();
+    let key_nodes = std::iter::successors(Some(tape::first_member(obj)).filter(|&k| k < end), |&k| {
+        Some(tape::skip(slots, k + 1, input[tape::offset(slots, k + 1)])).filter(|&k| k < end)
+    });
+    let mut seen: HashMap<Cow<'_, [u8]>, usize> = HashMap::with_capacity(n);
+    let mut out: Vec<(Node, Node)> = Vec::with_capacity(n);
+    let mut repeated = false;
+    for k in key_nodes {
+        match seen.entry(decoded_key(&input[tape::offset(slots, k) + 1..])) {
+            std::collections::hash_map::Entry::Occupied(i) => {
+                out[*i.get()].1 = k + 1;
+                repeated = true;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(out.len());
+                out.push((k, k + 1));
+            }
+        }
+    }
+    repeated.then_some(out)
+}
+
+/// True when an object's keys are certainly distinct, decided for a small
+/// object by comparing raw keys pairwise until an escape (raw bytes before
+/// one are decoded bytes; an escape leaves it undecided).
+fn keys_surely_distinct(input: &[u8], slots: &[u32], obj: Node, n: usize) -> bool {
+    const SMALL: usize = 16;
+    if n > SMALL {
+        return false;
+    }
+    let mut starts = [0usize; SMALL];
+    let mut k = tape::first_member(obj);
+    for start in starts.iter_mut().take(n) {
+        *start = tape::offset(slots, k) + 1;
+        k = tape::skip(slots, k + 1, input[tape::offset(slots, k + 1)]);
+    }
+    (1..n).all(|i| starts[..i].iter().all(|&j| raw_keys_equal(&input[j..], &input[starts[i]..]) == Some(false)))
+}
+
+/// Whether two keys' raw bodies (from after their opening quotes) are the
+/// same key: `None` when an escape comes first (decoding decides).
+fn raw_keys_equal(a: &[u8], b: &[u8]) -> Option<bool> {
+    for (&x, &y) in a.iter().zip(b) {
+        if x == b'\\' || y == b'\\' {
+            return None;
+        }
+        if x != y {
+            return Some(false);
+        }
+        if x == b'"' {
+            return Some(true);
+        }
+    }
+    Some(false)
 }

@@ -17,6 +17,7 @@ mod keys;
 mod lookup;
 mod navigate;
 mod values;
+pub(crate) use keys::repeated_keys;
 use lookup::Lookup;
 
 enum Source<'a> {

@@ -74,6 +74,12 @@ impl<'a> TapeNode<'a> {
         tape::count(self.tape, self.at, self.first() == b'{')
     }
 
+    /// For an object whose keys repeat, each key once with its last value
+    /// (see `document::repeated_keys`).
+    fn repeated_keys(&self) -> Option<Vec<(u32, u32)>> {
+        crate::document::repeated_keys(self.input, self.tape, self.at)
+    }
+
     fn at(&self, slot: u32) -> TapeNode<'a> {
         TapeNode { at: slot, ..*self }
     }
@@ -312,9 +318,9 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
     type MemberName = Cow<'a, str>;
     type MembersIter = Members<'a>;
 
-    /// Distinct keys: a repeated key is one property (see `superseded`).
+    /// Distinct keys: a repeated key is one property (see `Members`).
     fn len(&self) -> usize {
-        self.0.count() - superseded(self.0).len()
+        self.0.repeated_keys().map_or_else(|| self.0.count(), |m| m.len())
     }
 
     /// The last value of `key`, as every qjson read (the first when stage
@@ -340,7 +346,12 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
     }
 
     fn members(&self) -> Members<'a> {
-        Members { obj: self.0, slot: self.0.first_member(), end: self.0.members_end(), skip: superseded(self.0) }
+        Members {
+            obj: self.0,
+            slot: self.0.first_member(),
+            end: self.0.members_end(),
+            repeated: self.0.repeated_keys().map(Vec::into_iter),
+        }
     }
 
     fn try_for_each_name_node<B>(
@@ -359,91 +370,32 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
     }
 }
 
-/// The key slots of object `o` whose key comes again later in it, in
-/// order (none when stage 2 proved its keys unique). A repeated key is
-/// one property whose value is the last, as for every qjson read and for
-/// the upstream parsers that keep the last value: validation sees the
-/// object they see, so repeats can neither meet `minProperties` nor hide
-/// a value from `unevaluatedProperties`.
-fn superseded(o: TapeNode<'_>) -> Vec<u32> {
-    let n = o.count();
-    if n < 2 || o.next().unique_keys() {
-        return Vec::new();
-    }
-    let end = o.members_end();
-    // Most objects have no repeat: a small one is cleared comparing the
-    // raw bytes of the keys that share a first byte, with no allocation.
-    if n <= 16 {
-        let mut starts = [0usize; 16];
-        let mut k = o.first_member();
-        for start in starts.iter_mut().take(n) {
-            *start = tape::offset(o.tape, k) + 1;
-            k = o.at(k + 1).skip();
-        }
-        let same = |a: usize, b: usize| raw_keys_equal(&o.input[a..], &o.input[b..]);
-        if (1..n).all(|i| starts[..i].iter().all(|&j| same(j, starts[i]) == Some(false))) {
-            return Vec::new();
-        }
-    }
-    let mut keys = Vec::with_capacity(n);
-    let mut k = o.first_member();
-    while k < end {
-        keys.push((o.at(k).text(), k));
-        k = o.at(k + 1).skip();
-    }
-    // Small objects compare pairwise; larger ones hash (linear time).
-    if n <= 16 {
-        return (0..n).filter(|&i| keys[i + 1..].iter().any(|(t, _)| *t == keys[i].0)).map(|i| keys[i].1).collect();
-    }
-    let mut last = std::collections::HashMap::with_capacity(n);
-    let mut out: Vec<u32> = keys.iter().filter_map(|(t, slot)| last.insert(t.as_ref(), *slot)).collect();
-    out.sort_unstable();
-    out
-}
-
-/// Whether two keys' raw bodies (from after their opening quotes) are
-/// the same key: `None` when an escape comes first (decoding decides).
-#[inline]
-fn raw_keys_equal(a: &[u8], b: &[u8]) -> Option<bool> {
-    for (&x, &y) in a.iter().zip(b) {
-        if x == b'\\' || y == b'\\' {
-            return None;
-        }
-        if x != y {
-            return Some(false);
-        }
-        if x == b'"' {
-            return Some(true);
-        }
-    }
-    Some(false)
-}
-
-/// An object's members in source order, a repeated key's at its last
-/// occurrence only.
+/// An object's members in source order; when a key repeats, each key
+/// once with its last value (`document::repeated_keys`), as for every
+/// qjson read and for the upstream parsers that keep the last value:
+/// validation sees the object they see, so repeats can neither meet
+/// `minProperties` nor hide a value from `unevaluatedProperties`.
 pub struct Members<'a> {
     obj: TapeNode<'a>,
     slot: u32,
     end: u32,
-    /// Key slots to pass over (`superseded`).
-    skip: Vec<u32>,
+    /// The (key, value) slots when a key repeats.
+    repeated: Option<std::vec::IntoIter<(u32, u32)>>,
 }
 
 impl<'a> Iterator for Members<'a> {
     type Item = (Cow<'a, str>, TapeNode<'a>);
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if self.slot >= self.end {
-                return None;
-            }
-            let key = self.obj.at(self.slot);
-            let value = self.obj.at(self.slot + 1);
-            let at = self.slot;
-            self.slot = value.skip();
-            if self.skip.binary_search(&at).is_err() {
-                return Some((key.text(), value));
-            }
+        if let Some(pairs) = &mut self.repeated {
+            return pairs.next().map(|(k, v)| (self.obj.at(k).text(), self.obj.at(v)));
         }
+        if self.slot >= self.end {
+            return None;
+        }
+        let key = self.obj.at(self.slot);
+        let value = self.obj.at(self.slot + 1);
+        self.slot = value.skip();
+        Some((key.text(), value))
     }
 }
 
