@@ -318,8 +318,9 @@ typedef struct {
 // The library's version, NUL-terminated.
 const char *qjson_version(void);
 
-// The stage 1 backend in use (`arch::Backend::name`: "avx512", "avx2",
-// "neon", "neon-nopmull", "swar" or "scalar"), NUL-terminated.
+// The stage 1 backend in use (`arch::Backend::name`: "avx512vbmi",
+// "avx512", "avx2", "neon", "neon-nopmull", "swar" or "scalar"),
+// NUL-terminated.
 const char *qjson_backend(void);
 
 // Escapes the `len` bytes at `src` into `dst` (room for

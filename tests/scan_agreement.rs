@@ -139,12 +139,26 @@ fn unicode_escapes_across_block_edges() {
 }
 
 /// Long strings (the fast skip of quote-free blocks) with one special byte
-/// at many positions: a control byte, non-ASCII (valid or not), an escape,
-/// an early quote.
+/// at many positions: a control byte, non-ASCII (valid or not, and bytes
+/// whose low seven bits are a control, a quote or a backslash: ¢, ß, ܜ), an
+/// escape, an early quote.
 #[test]
 fn long_strings_with_one_special_byte() {
-    let specials: [&[u8]; 9] = [b"\x00", b"\x1f", b"\x80", b"\xc3\xa9", b"\xff", b"\\n", b"\\u0000", b"\"", b"\\"];
-    for len in [63usize, 64, 65, 127, 128, 129, 255, 256, 257, 700, 4099] {
+    let specials: [&[u8]; 12] = [
+        b"\x00",
+        b"\x1f",
+        b"\x80",
+        b"\xc3\xa9",
+        b"\xff",
+        "¢".as_bytes(),
+        "ß".as_bytes(),
+        "\u{71c}".as_bytes(),
+        b"\\n",
+        b"\\u0000",
+        b"\"",
+        b"\\",
+    ];
+    for len in [63usize, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513, 700, 4099] {
         for lead in [0usize, 1, 62, 63, 64, 65] {
             let step = if len > 300 { 37 } else { 1 };
             for at in (0..len).step_by(step) {
@@ -240,7 +254,20 @@ const FRAGMENTS: &[&[u8]] = &[
     b"\x1a",
 ];
 
-const SPRINKLES: &[&[u8]] = &[b"\x00", b"\x1f", b"\x80", b"\xff", "é".as_bytes(), b"\\n", b"\\\\", b"\\u0041", b"\""];
+const SPRINKLES: &[&[u8]] = &[
+    b"\x00",
+    b"\x1f",
+    b"\x80",
+    b"\xff",
+    "é".as_bytes(),
+    "¢".as_bytes(),
+    "ß".as_bytes(),
+    "\u{71c}".as_bytes(),
+    b"\\n",
+    b"\\\\",
+    b"\\u0041",
+    b"\"",
+];
 
 /// A string of `len` base64-like bytes with a few special bytes in it.
 fn long_string() -> impl Strategy<Value = Vec<u8>> {

@@ -92,8 +92,8 @@ function qjson.live_documents()
   return tonumber(C.qjson_live_documents())
 end
 
--- The stage 1 implementation chosen for this CPU: "avx512", "avx2",
--- "neon", "neon-nopmull" or "swar" ("scalar", the test oracle, only when
+-- The stage 1 implementation chosen for this CPU: "avx512vbmi", "avx512",
+-- "avx2", "neon", "neon-nopmull" or "swar" ("scalar", the test oracle, only when
 -- forced: QJSON_BACKEND=<name> forces one, for testing).
 function qjson.backend()
   return ffi_string(C.qjson_backend())

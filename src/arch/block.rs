@@ -40,6 +40,18 @@ pub(crate) trait Block: Copy {
     unsafe fn any_quote_or_backslash(a: Self, b: Self) -> bool {
         (a.quote_or_backslash() | b.quote_or_backslash()) != 0
     }
+    /// One step of the fast skip over a string body
+    /// (`stage1::generic::skip_string_body`), over the 128 bytes at `p`:
+    /// true when they hold a quote or a backslash (an instance may also
+    /// stop at a control byte in strict mode), and the skip ends before
+    /// them; else, in strict mode, folds them into `acc`.
+    ///
+    /// # Safety
+    /// As `load`, for 128 bytes.
+    #[inline(always)]
+    unsafe fn skip_stops<const STRICT: bool>(p: *const u8, acc: &mut Self::Fold) -> bool {
+        fold_skip_stops::<Self, STRICT>(p, acc)
+    }
     /// Bit `i` is the XOR of bits `0..=i` of `x`.
     unsafe fn prefix_xor(x: u64) -> u64;
     /// Appends `base + i` to `out` for every set bit `i` of `bits`, in
@@ -48,4 +60,20 @@ pub(crate) trait Block: Copy {
     unsafe fn flatten(bits: u64, base: u32, out: &mut Vec<u32>) {
         crate::stage1::generic::flatten(bits, base, out);
     }
+}
+
+/// [`Block::skip_stops`] by the quote test and `fold`.
+///
+/// # Safety
+/// As [`Block::skip_stops`].
+#[inline(always)]
+pub(crate) unsafe fn fold_skip_stops<B: Block, const STRICT: bool>(p: *const u8, acc: &mut B::Fold) -> bool {
+    let (a, b) = (B::load(p), B::load(p.add(64)));
+    if B::any_quote_or_backslash(a, b) {
+        return true;
+    }
+    if STRICT {
+        *acc = b.fold(a.fold(*acc));
+    }
+    false
 }

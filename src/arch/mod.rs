@@ -54,6 +54,9 @@ pub enum Backend {
     Avx2,
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// AVX-512 with VBMI: a faster strict skip over long strings.
+    #[cfg(target_arch = "x86_64")]
+    Avx512Vbmi,
     /// NEON with prefix-XOR by carry-less multiply (PMULL).
     #[cfg(target_arch = "aarch64")]
     Neon,
@@ -84,6 +87,9 @@ impl Backend {
         let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
+            if x86_64::avx512vbmi_supported() {
+                v.push(Backend::Avx512Vbmi);
+            }
             if x86_64::avx512_supported() {
                 v.push(Backend::Avx512);
             }
@@ -118,6 +124,8 @@ impl Backend {
             Backend::Avx2 => c"avx2",
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => c"avx512",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512Vbmi => c"avx512vbmi",
             #[cfg(target_arch = "aarch64")]
             Backend::Neon => c"neon",
             #[cfg(target_arch = "aarch64")]
@@ -139,6 +147,8 @@ impl Backend {
             Backend::Avx2 => unsafe { x86_64::scan_avx2(input, strict, measure, out) },
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => unsafe { x86_64::scan_avx512(input, strict, measure, out) },
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512Vbmi => unsafe { x86_64::scan_avx512vbmi(input, strict, measure, out) },
             #[cfg(target_arch = "aarch64")]
             Backend::Neon => unsafe { aarch64::scan_neon_pmull(input, strict, measure, out) },
             #[cfg(target_arch = "aarch64")]

@@ -1,5 +1,6 @@
 //! AVX2 and AVX-512 instances of the generic stage 1.
 
+use super::block::fold_skip_stops;
 use super::{backend_entry, Block};
 use crate::stage1::{OP_TABLE, WS_TABLE};
 use core::arch::x86_64::*;
@@ -17,8 +18,17 @@ backend_entry!(
     is_x86_feature_detected,
     avx512_supported,
     scan_avx512,
-    Avx512,
+    Avx512<false>,
     ["avx512f", "avx512bw", "pclmulqdq", "popcnt", "bmi1", "bmi2"]
+);
+// VBMI's byte permute over a 128-byte table makes the strict skip over a
+// string body one lookup per 64 bytes (`Avx512::skip_stops`).
+backend_entry!(
+    is_x86_feature_detected,
+    avx512vbmi_supported,
+    scan_avx512vbmi,
+    Avx512<true>,
+    ["avx512f", "avx512bw", "avx512vbmi", "pclmulqdq", "popcnt", "bmi1", "bmi2"]
 );
 
 #[inline(always)]
@@ -121,23 +131,39 @@ impl Block for Avx2 {
     }
 }
 
-#[derive(Clone, Copy)]
-pub(super) struct Avx512(__m512i);
+/// Indexed by a byte's low seven bits: 0x80 for the bytes the strict
+/// skip stops at (controls, quote, backslash). A byte with its high bit
+/// set aliases one of them, so its own high bit masks the entry out.
+const SKIP_STOP_TABLE: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = 0x80;
+        c += 1;
+    }
+    t[b'"' as usize] = 0x80;
+    t[b'\\' as usize] = 0x80;
+    t
+};
 
-impl Block for Avx512 {
+/// With `VBMI`, the strict skip over string bodies uses VBMI's permute.
+#[derive(Clone, Copy)]
+pub(super) struct Avx512<const VBMI: bool>(__m512i);
+
+impl<const VBMI: bool> Block for Avx512<VBMI> {
     /// Running bytewise minimum and OR.
     type Fold = (__m512i, __m512i);
 
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
-        Avx512(_mm512_loadu_si512(p as *const _))
+        Self(_mm512_loadu_si512(p as *const _))
     }
     /// A masked load: no copy through memory (a tiny document is mostly
     /// its tail, and storing then reloading the block stalls).
     #[inline(always)]
     unsafe fn load_tail(p: *const u8, n: usize) -> Self {
         let mask = (1u64 << n) - 1;
-        Avx512(_mm512_mask_loadu_epi8(_mm512_set1_epi8(b' ' as i8), mask, p as *const i8))
+        Self(_mm512_mask_loadu_epi8(_mm512_set1_epi8(b' ' as i8), mask, p as *const i8))
     }
     #[inline(always)]
     unsafe fn eq(self, byte: u8) -> u64 {
@@ -170,16 +196,34 @@ impl Block for Avx512 {
     }
     #[inline(always)]
     unsafe fn fold_has_control((low, _): Self::Fold) -> bool {
-        Avx512(low).control() != 0
+        Self(low).control() != 0
     }
     #[inline(always)]
     unsafe fn fold_has_non_ascii((_, high): Self::Fold) -> bool {
-        Avx512(high).any_non_ascii()
+        Self(high).any_non_ascii()
     }
     #[inline(always)]
     unsafe fn quote_or_backslash(self) -> u64 {
         let t = _mm512_broadcast_i32x4(repeat16(&QUOTE_BACKSLASH_TABLE));
         _mm512_cmpeq_epi8_mask(self.0, _mm512_shuffle_epi8(t, self.0))
+    }
+    /// Strict with VBMI: one permute per block looks up the bytes the
+    /// skip stops at (so controls stop it too, and only an OR is folded).
+    #[inline(always)]
+    unsafe fn skip_stops<const STRICT: bool>(p: *const u8, acc: &mut Self::Fold) -> bool {
+        if !(STRICT && VBMI) {
+            return fold_skip_stops::<Self, STRICT>(p, acc);
+        }
+        let (a, b) = (_mm512_loadu_si512(p.cast()), _mm512_loadu_si512(p.add(64).cast()));
+        let t0 = _mm512_loadu_si512(SKIP_STOP_TABLE.as_ptr().cast());
+        let t1 = _mm512_loadu_si512(SKIP_STOP_TABLE.as_ptr().add(64).cast());
+        let stop = |x| _mm512_andnot_si512(x, _mm512_permutex2var_epi8(t0, x, t1));
+        if _mm512_movepi8_mask(_mm512_or_si512(stop(a), stop(b))) != 0 {
+            return true;
+        }
+        // (high | a | b)
+        acc.1 = _mm512_ternarylogic_epi32(acc.1, a, b, 0xFE);
+        false
     }
     #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {

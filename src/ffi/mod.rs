@@ -188,8 +188,9 @@ pub extern "C" fn qjson_version() -> *const std::ffi::c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// The stage 1 backend in use (`arch::Backend::name`: "avx512", "avx2",
-/// "neon", "neon-nopmull", "swar" or "scalar"), NUL-terminated.
+/// The stage 1 backend in use (`arch::Backend::name`: "avx512vbmi",
+/// "avx512", "avx2", "neon", "neon-nopmull", "swar" or "scalar"),
+/// NUL-terminated.
 #[no_mangle]
 pub extern "C" fn qjson_backend() -> *const std::ffi::c_char {
     guard(c"unknown", || crate::arch::Backend::detect().c_name()).as_ptr()

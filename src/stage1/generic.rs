@@ -123,13 +123,14 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], measure: b
     info
 }
 
-/// Inside a long string (a base64 image, say), skips pairs of blocks that
-/// hold no quote and no backslash. This tight loop is what keeps large
-/// bodies close to memchr speed: the strict checks (control bytes,
-/// non-ASCII) only fold the bytes into a running minimum and OR here; a
-/// control byte is located exactly, on the rare failure, by
-/// `locate_control`, and a stretch with non-ASCII bytes joins the UTF-8
-/// run as a whole. Returns where ordinary scanning resumes.
+/// Inside a long string (a base64 image, say), skips runs of blocks
+/// (`Block::skip_stops`) that hold no quote and no backslash. This tight
+/// loop is what keeps large bodies close to memchr speed: the strict
+/// checks (control bytes, non-ASCII) only fold the bytes into a running
+/// minimum and OR here; a control byte is located exactly, on the rare
+/// failure, by `locate_control` (or the step stops at it, and the block
+/// scan finds it), and a stretch with non-ASCII bytes joins the UTF-8 run
+/// as a whole. Returns where ordinary scanning resumes.
 #[inline(always)]
 unsafe fn skip_string_body<B: Block, const STRICT: bool>(
     input: &[u8],
@@ -141,15 +142,7 @@ unsafe fn skip_string_body<B: Block, const STRICT: bool>(
     let p = input.as_ptr();
     let mut at = start;
     let mut acc = B::fold_start();
-    while at + 128 <= full {
-        let a = B::load(p.add(at));
-        let b = B::load(p.add(at + 64));
-        if B::any_quote_or_backslash(a, b) {
-            break;
-        }
-        if STRICT {
-            acc = b.fold(a.fold(acc));
-        }
+    while at + 128 <= full && !B::skip_stops::<STRICT>(p.add(at), &mut acc) {
         at += 128;
     }
     if STRICT && at > start {
