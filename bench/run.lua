@@ -104,7 +104,7 @@ local function metadata()
   end
   local flags = cpuinfo:match("\nflags%s*:%s*([^\n]*)") or ""
   local simd = {}
-  for _, f in ipairs({ "avx512f", "avx512bw", "avx2", "sse4_2", "pclmulqdq" }) do
+  for _, f in ipairs({ "avx512f", "avx512bw", "avx512vbmi", "avx2", "sse4_2", "pclmulqdq" }) do
     if (" " .. flags .. " "):find(" " .. f .. " ", 1, true) then
       simd[#simd + 1] = f
     end
