@@ -30,6 +30,7 @@ pub(crate) fn body_len(body: &[u8]) -> Option<(usize, bool)> {
 /// since decoding never lengthens a string.
 pub(crate) trait Sink {
     fn start(&mut self, body_len: usize);
+    fn len(&self) -> usize;
     fn extend_from_slice(&mut self, s: &[u8]);
     fn push(&mut self, b: u8);
 }
@@ -39,6 +40,10 @@ impl Sink for Vec<u8> {
     fn start(&mut self, body_len: usize) {
         self.clear();
         self.reserve(body_len);
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        Vec::len(self)
     }
     #[inline(always)]
     fn extend_from_slice(&mut self, s: &[u8]) {
@@ -60,6 +65,10 @@ impl Sink for FixedSink<'_> {
     #[inline(always)]
     fn start(&mut self, _: usize) {
         self.len = 0;
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
     }
     #[inline(always)]
     fn extend_from_slice(&mut self, s: &[u8]) {
@@ -85,48 +94,86 @@ pub(crate) fn unescape(body: &[u8], out: &mut impl Sink) -> Result<(), (usize, E
             break;
         };
         out.extend_from_slice(&body[i..i + off]);
-        let bs = i + off;
-        let bad = |k| Err((bs, k));
-        let Some(&c) = body.get(bs + 1) else { return bad(ErrorKind::InvalidEscape) };
-        i = bs + 2;
-        let byte = match c {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 8,
-            b'f' => 12,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let Some(hi) = hex4(&body[i..]) else { return bad(ErrorKind::InvalidUnicodeEscape) };
-                i += 4;
-                let cp = match hi {
-                    0xD800..=0xDBFF => {
-                        let lo = match body.get(i..i + 2) {
-                            Some(b"\\u") => hex4(&body[i + 2..]),
-                            _ => None,
-                        };
-                        match lo {
-                            Some(lo @ 0xDC00..=0xDFFF) => {
-                                i += 6;
-                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                            }
-                            _ => return bad(ErrorKind::LoneSurrogate),
-                        }
-                    }
-                    0xDC00..=0xDFFF => return bad(ErrorKind::LoneSurrogate),
-                    cp => cp,
-                };
-                let ch = char::from_u32(cp).expect("surrogates handled above");
-                out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
-                continue;
-            }
-            _ => return bad(ErrorKind::InvalidEscape),
-        };
-        out.push(byte);
+        i = decode_escape(body, i + off, out)?;
     }
     Ok(())
+}
+
+/// What [`read_to_quote`] found: a body of that many bytes with no
+/// escape, or one with escapes, decoded into the sink (that many bytes).
+pub(crate) enum Body {
+    Raw(usize),
+    Decoded(usize),
+}
+
+/// A string body from its start to its closing quote, in one pass that
+/// decodes escapes on the way into `out` (cleared first when it does);
+/// `None` when no quote ends it. For strict documents, whose escapes
+/// stage 1 checked; errors carry the backslash's offset as [`unescape`]'s
+/// do.
+#[inline]
+pub(crate) fn read_to_quote(body: &[u8], out: &mut impl Sink) -> Result<Option<Body>, (usize, ErrorKind)> {
+    let Some(first) = quote_or_backslash(body) else { return Ok(None) };
+    if body[first] == b'"' {
+        return Ok(Some(Body::Raw(first)));
+    }
+    out.start(first);
+    out.extend_from_slice(&body[..first]);
+    let mut i = decode_escape(body, first, out)?;
+    loop {
+        let Some(off) = body.get(i..).and_then(quote_or_backslash) else { return Ok(None) };
+        out.extend_from_slice(&body[i..i + off]);
+        if body[i + off] == b'"' {
+            return Ok(Some(Body::Decoded(out.len())));
+        }
+        i = decode_escape(body, i + off, out)?;
+    }
+}
+
+/// Decodes the escape whose backslash is at `bs` into `out`; returns
+/// where the body goes on after it.
+#[inline(always)]
+fn decode_escape(body: &[u8], bs: usize, out: &mut impl Sink) -> Result<usize, (usize, ErrorKind)> {
+    let bad = |k| Err((bs, k));
+    let Some(&c) = body.get(bs + 1) else { return bad(ErrorKind::InvalidEscape) };
+    let mut i = bs + 2;
+    let byte = match c {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 8,
+        b'f' => 12,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'u' => {
+            let Some(hi) = hex4(&body[i..]) else { return bad(ErrorKind::InvalidUnicodeEscape) };
+            i += 4;
+            let cp = match hi {
+                0xD800..=0xDBFF => {
+                    let lo = match body.get(i..i + 2) {
+                        Some(b"\\u") => hex4(&body[i + 2..]),
+                        _ => None,
+                    };
+                    match lo {
+                        Some(lo @ 0xDC00..=0xDFFF) => {
+                            i += 6;
+                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                        }
+                        _ => return bad(ErrorKind::LoneSurrogate),
+                    }
+                }
+                0xDC00..=0xDFFF => return bad(ErrorKind::LoneSurrogate),
+                cp => cp,
+            };
+            let ch = char::from_u32(cp).expect("surrogates handled above");
+            out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+            return Ok(i);
+        }
+        _ => return bad(ErrorKind::InvalidEscape),
+    };
+    out.push(byte);
+    Ok(i)
 }
 
 /// Does the key whose body starts at `body` equal `want` (already
@@ -186,6 +233,57 @@ mod tests {
         assert_eq!(out, "a\né😀/".as_bytes());
         assert_eq!(unescape(br"\ud800", &mut out), Err((0, ErrorKind::LoneSurrogate)));
         assert_eq!(unescape(br"ab\x", &mut out), Err((2, ErrorKind::InvalidEscape)));
+    }
+
+    /// The one-pass read finds the same end and the same bytes as
+    /// `body_len` then `unescape`, into both kinds of sink, with escapes
+    /// at every position (as the first, next to each other, last, before
+    /// and across the 16-byte steps of the search).
+    #[test]
+    fn reads_to_the_quote_as_the_two_passes_do() {
+        let pieces: [&[u8]; 10] = [
+            b"x",
+            b"\xc3\xa9",
+            b"\\n",
+            b"\\\"",
+            b"\\\\",
+            b"\\/",
+            b"\\u00e9",
+            b"\\ud83d\\ude00",
+            b"abcdefghijklmnop",
+            b"",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut body = Vec::new();
+            for _ in 0..(seed % 9) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                body.extend_from_slice(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            let mut closed = body.clone();
+            closed.extend_from_slice(b"\",\"tail\"");
+            let (len, escaped) = body_len(&closed).unwrap();
+            assert_eq!(len, body.len());
+            let mut two = Vec::new();
+            unescape(&body, &mut two).unwrap();
+            let mut heap = vec![b'?'; 3];
+            let mut buf = [b'?'; 256];
+            let mut fixed = FixedSink { buf: &mut buf, len: 7 };
+            for read in [read_to_quote(&closed, &mut heap), read_to_quote(&closed, &mut fixed)] {
+                match read.unwrap().unwrap() {
+                    Body::Raw(n) => assert!(!escaped && n == len, "{body:?}"),
+                    Body::Decoded(n) => assert!(escaped && n == two.len(), "{body:?}"),
+                }
+            }
+            if escaped {
+                assert_eq!(heap, two);
+                assert_eq!(&fixed.buf[..fixed.len], &two[..]);
+            }
+            assert!(read_to_quote(&body, &mut heap).unwrap().is_none(), "{body:?}: no closing quote");
+        }
+        assert_eq!(read_to_quote(br#"ab\x""#, &mut Vec::new()).err(), Some((2, ErrorKind::InvalidEscape)));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::{Document, Scratch, Source};
 use crate::error::{Error, ErrorKind};
 use crate::number;
-use crate::string;
+use crate::string::{self, Body};
 use crate::tape::Node;
 
 impl Document<'_> {
@@ -66,17 +66,30 @@ impl Document<'_> {
             Source::Owned(v) => v,
         };
         let body = &input[pos + 1..];
+        let unterminated = || Error::at(ErrorKind::UnterminatedString, input, pos);
+        let at = |(p, k)| Error::at(k, input, pos + 1 + p);
+        if strict {
+            let read = match &mut self.scratch {
+                Scratch::Heap(v) => string::read_to_quote(body, v),
+                Scratch::Fixed(buf) => string::read_to_quote(body, &mut string::FixedSink { buf, len: 0 }),
+            };
+            return match read.map_err(at)? {
+                None => Err(unterminated()),
+                Some(Body::Raw(len)) => Ok(&body[..len]),
+                Some(Body::Decoded(len)) => Ok(match &self.scratch {
+                    Scratch::Heap(v) => v,
+                    Scratch::Fixed(buf) => &buf[..len],
+                }),
+            };
+        }
         let Some((len, escaped)) = string::body_len(body) else {
-            return Err(Error::at(ErrorKind::UnterminatedString, input, pos));
+            return Err(unterminated());
         };
         let body = &body[..len];
-        if !strict {
-            check_string_lazily(input, pos + 1, body)?;
-        }
+        check_string_lazily(input, pos + 1, body)?;
         if !escaped {
             return Ok(body);
         }
-        let at = |(p, k)| Error::at(k, input, pos + 1 + p);
         match &mut self.scratch {
             Scratch::Heap(v) => {
                 string::unescape(body, v).map_err(at)?;

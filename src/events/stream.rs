@@ -3,6 +3,7 @@
 //! reads for a lazy one.
 
 use super::{string_body, Event, EventTag, EventValue, KeyCache};
+use crate::string::Body;
 use crate::tape::{self, Next};
 use crate::{number, string, Document, Error, Kind, Node};
 
@@ -106,19 +107,19 @@ impl Stream {
     /// event records their offset until `events` sets the pointers.
     #[inline(always)]
     fn string(&mut self, input: &[u8], start: usize) -> Event {
-        let (len, escaped) = string_body(input, start);
-        let body = &input[start..start + len];
-        if !escaped {
-            return Event::string(len, body.as_ptr());
+        let body = &input[start..];
+        match string::read_to_quote(body, &mut self.unescaped) {
+            Ok(Some(Body::Raw(len))) => Event::string(len, body.as_ptr()),
+            Ok(Some(Body::Decoded(len))) => {
+                let offset = self.strings.len();
+                self.strings.extend_from_slice(&self.unescaped);
+                self.offsets.push(self.events.len() as u32);
+                Event::string(len, offset as *const u8)
+            }
+            // Not reached: the strings of a valid document end, and their
+            // escapes were checked.
+            _ => Event::string(string_body(input, start).0, body.as_ptr()),
         }
-        if string::unescape(body, &mut self.unescaped).is_err() {
-            // Not reached: escapes of a strict document were checked.
-            return Event::string(len, body.as_ptr());
-        }
-        let offset = self.strings.len();
-        self.strings.extend_from_slice(&self.unescaped);
-        self.offsets.push(self.events.len() as u32);
-        Event::string(self.unescaped.len(), offset as *const u8)
     }
 
     /// The event of a key whose body starts at `start`: from the cache
