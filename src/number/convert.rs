@@ -88,11 +88,14 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
     unsafe { std::str::from_utf8_unchecked(&s[..i]) }.parse().unwrap_or(f64::NAN)
 }
 
-/// An integer literal (a sign, digits, and nothing of a fraction or an
-/// exponent after them) as lua-cjson reads one: C's `strtoll`, which stops
-/// at ±2^63 (saturating), converted to a double, so `-0` is 0. None when
-/// the literal has no digit after its sign (`Infinity`, `-Infinity`: C's
-/// `strtod` reads those, as in lua-cjson) or has a fraction or an exponent.
+/// An integer literal (a sign, then nothing but digits up to the next
+/// delimiter) as lua-cjson reads one: C's `strtoll`, which stops at ±2^63
+/// (saturating), converted to a double, so `-0` is 0. None for any other
+/// literal, which keeps `strtod`'s reading: no digit after the sign
+/// (`Infinity`), a fraction or an exponent (lua-cjson then calls
+/// `strtod`), or more after the digits (`0X1p999999`, a hexadecimal
+/// float to `strtod`, which lua-cjson rejects and qjson's invalid numbers
+/// admit whole).
 pub(crate) fn strtoll_f64(s: &[u8]) -> Option<f64> {
     let negative = s.first() == Some(&b'-');
     let start = usize::from(matches!(s.first(), Some(b'-' | b'+')));
@@ -102,7 +105,7 @@ pub(crate) fn strtoll_f64(s: &[u8]) -> Option<f64> {
         v = (v * 10 + (d - b'0') as i128).min(1 << 64);
         i += 1;
     }
-    if i == start || matches!(s.get(i), Some(b'.' | b'e' | b'E' | b'x')) {
+    if i == start || s.get(i).is_some_and(|&c| !is_delimiter(c)) {
         return None;
     }
     let v = if negative { (-v).max(i64::MIN as i128) } else { v.min(i64::MAX as i128) };

@@ -74,6 +74,11 @@ fn strtoll_f64_reads_integers_as_lua_cjson() {
     assert_eq!(strtoll_f64(b"-Infinity]"), None);
     assert_eq!(strtoll_f64(b"+99999999999999999999"), Some(9223372036854775807i64 as f64));
     assert_eq!(strtoll_f64(b"+12"), Some(12.0));
+    // (Found by the same target: `0X1p999999`, infinity to strtod, read
+    // as strtoll's 0.)
+    assert_eq!(strtoll_f64(b"0X1p999999]"), None);
+    assert_eq!(strtoll_f64(b"0x10"), None);
+    assert_eq!(strtoll_f64(b"12 "), Some(12.0));
 }
 
 #[test]
