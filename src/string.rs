@@ -1,7 +1,8 @@
 //! Reading strings out of the input: finding the end, unescaping, and
 //! comparing a key with a path segment without unescaping when possible.
 
-use crate::arch::strings::{hex4, quote_or_backslash};
+use crate::arch::strings::hex4;
+pub(crate) use crate::arch::strings::quote_or_backslash;
 use crate::error::ErrorKind;
 
 /// Where a string body ends. `body` starts after the opening quote.
@@ -30,7 +31,6 @@ pub(crate) fn body_len(body: &[u8]) -> Option<(usize, bool)> {
 /// since decoding never lengthens a string.
 pub(crate) trait Sink {
     fn start(&mut self, body_len: usize);
-    fn len(&self) -> usize;
     fn extend_from_slice(&mut self, s: &[u8]);
     fn push(&mut self, b: u8);
 }
@@ -40,10 +40,6 @@ impl Sink for Vec<u8> {
     fn start(&mut self, body_len: usize) {
         self.clear();
         self.reserve(body_len);
-    }
-    #[inline(always)]
-    fn len(&self) -> usize {
-        Vec::len(self)
     }
     #[inline(always)]
     fn extend_from_slice(&mut self, s: &[u8]) {
@@ -65,10 +61,6 @@ impl Sink for FixedSink<'_> {
     #[inline(always)]
     fn start(&mut self, _: usize) {
         self.len = 0;
-    }
-    #[inline(always)]
-    fn len(&self) -> usize {
-        self.len
     }
     #[inline(always)]
     fn extend_from_slice(&mut self, s: &[u8]) {
@@ -99,24 +91,18 @@ pub(crate) fn unescape(body: &[u8], out: &mut impl Sink) -> Result<(), (usize, E
     Ok(())
 }
 
-/// What [`read_to_quote`] found: a body of that many bytes with no
-/// escape, or one with escapes, decoded into the sink (that many bytes).
-pub(crate) enum Body {
-    Raw(usize),
-    Decoded(usize),
-}
-
-/// A string body from its start to its closing quote, in one pass that
-/// decodes escapes on the way into `out` (cleared first when it does);
-/// `None` when no quote ends it. For strict documents, whose escapes
-/// stage 1 checked; errors carry the backslash's offset as [`unescape`]'s
-/// do.
-#[inline]
-pub(crate) fn read_to_quote(body: &[u8], out: &mut impl Sink) -> Result<Option<Body>, (usize, ErrorKind)> {
-    let Some(first) = quote_or_backslash(body) else { return Ok(None) };
-    if body[first] == b'"' {
-        return Ok(Some(Body::Raw(first)));
-    }
+/// Decodes a string body that holds an escape, from its start to its
+/// closing quote, into `out` (cleared first), in one pass: `first` is
+/// where its first backslash is ([`quote_or_backslash`] found it, and a
+/// body without one needs no decoding). Returns the body's length in the
+/// input, or `None` when no quote ends it. For strict documents, whose
+/// escapes stage 1 checked; errors carry the backslash's offset as
+/// [`unescape`]'s do.
+pub(crate) fn unescape_to_quote(
+    body: &[u8],
+    first: usize,
+    out: &mut impl Sink,
+) -> Result<Option<usize>, (usize, ErrorKind)> {
     out.start(first);
     out.extend_from_slice(&body[..first]);
     let mut i = decode_escape(body, first, out)?;
@@ -124,7 +110,7 @@ pub(crate) fn read_to_quote(body: &[u8], out: &mut impl Sink) -> Result<Option<B
         let Some(off) = body.get(i..).and_then(quote_or_backslash) else { return Ok(None) };
         out.extend_from_slice(&body[i..i + off]);
         if body[i + off] == b'"' {
-            return Ok(Some(Body::Decoded(out.len())));
+            return Ok(Some(i + off));
         }
         i = decode_escape(body, i + off, out)?;
     }
@@ -268,22 +254,21 @@ mod tests {
             assert_eq!(len, body.len());
             let mut two = Vec::new();
             unescape(&body, &mut two).unwrap();
+            let Some(first) = quote_or_backslash(&closed).filter(|&f| closed[f] == b'\\') else {
+                assert!(!escaped, "{body:?}");
+                continue;
+            };
+            assert!(escaped, "{body:?}");
             let mut heap = vec![b'?'; 3];
             let mut buf = [b'?'; 256];
             let mut fixed = FixedSink { buf: &mut buf, len: 7 };
-            for read in [read_to_quote(&closed, &mut heap), read_to_quote(&closed, &mut fixed)] {
-                match read.unwrap().unwrap() {
-                    Body::Raw(n) => assert!(!escaped && n == len, "{body:?}"),
-                    Body::Decoded(n) => assert!(escaped && n == two.len(), "{body:?}"),
-                }
-            }
-            if escaped {
-                assert_eq!(heap, two);
-                assert_eq!(&fixed.buf[..fixed.len], &two[..]);
-            }
-            assert!(read_to_quote(&body, &mut heap).unwrap().is_none(), "{body:?}: no closing quote");
+            assert_eq!(unescape_to_quote(&closed, first, &mut heap), Ok(Some(len)));
+            assert_eq!(unescape_to_quote(&closed, first, &mut fixed), Ok(Some(len)));
+            assert_eq!(heap, two);
+            assert_eq!(&fixed.buf[..fixed.len], &two[..]);
+            assert_eq!(unescape_to_quote(&body, first, &mut heap), Ok(None), "{body:?}: no closing quote");
         }
-        assert_eq!(read_to_quote(br#"ab\x""#, &mut Vec::new()).err(), Some((2, ErrorKind::InvalidEscape)));
+        assert_eq!(unescape_to_quote(br#"ab\x""#, 2, &mut Vec::new()), Err((2, ErrorKind::InvalidEscape)));
     }
 
     #[test]

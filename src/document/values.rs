@@ -4,7 +4,7 @@
 use super::{Document, Scratch, Source};
 use crate::error::{Error, ErrorKind};
 use crate::number;
-use crate::string::{self, Body};
+use crate::string;
 use crate::tape::Node;
 
 impl Document<'_> {
@@ -69,18 +69,23 @@ impl Document<'_> {
         let unterminated = || Error::at(ErrorKind::UnterminatedString, input, pos);
         let at = |(p, k)| Error::at(k, input, pos + 1 + p);
         if strict {
-            let read = match &mut self.scratch {
-                Scratch::Heap(v) => string::read_to_quote(body, v),
-                Scratch::Fixed(buf) => string::read_to_quote(body, &mut string::FixedSink { buf, len: 0 }),
+            let first = string::quote_or_backslash(body).ok_or_else(unterminated)?;
+            if body[first] == b'"' {
+                return Ok(&body[..first]);
+            }
+            // One pass to the closing quote, decoding escapes on the way.
+            let decoded = match &mut self.scratch {
+                Scratch::Heap(v) => string::unescape_to_quote(body, first, v).map_err(at)?.map(|_| v.len()),
+                Scratch::Fixed(buf) => {
+                    let mut sink = string::FixedSink { buf, len: 0 };
+                    string::unescape_to_quote(body, first, &mut sink).map_err(at)?.map(|_| sink.len)
+                }
             };
-            return match read.map_err(at)? {
-                None => Err(unterminated()),
-                Some(Body::Raw(len)) => Ok(&body[..len]),
-                Some(Body::Decoded(len)) => Ok(match &self.scratch {
-                    Scratch::Heap(v) => v,
-                    Scratch::Fixed(buf) => &buf[..len],
-                }),
-            };
+            let len = decoded.ok_or_else(unterminated)?;
+            return Ok(match &self.scratch {
+                Scratch::Heap(v) => v,
+                Scratch::Fixed(buf) => &buf[..len],
+            });
         }
         let Some((len, escaped)) = string::body_len(body) else {
             return Err(unterminated());

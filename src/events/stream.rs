@@ -3,7 +3,6 @@
 //! reads for a lazy one.
 
 use super::{string_body, Event, EventTag, EventValue, KeyCache};
-use crate::string::Body;
 use crate::tape::{self, Next};
 use crate::{number, string, Document, Error, Kind, Node};
 
@@ -108,13 +107,16 @@ impl Stream {
     #[inline(always)]
     fn string(&mut self, input: &[u8], start: usize) -> Event {
         let body = &input[start..];
-        match string::read_to_quote(body, &mut self.unescaped) {
-            Ok(Some(Body::Raw(len))) => Event::string(len, body.as_ptr()),
-            Ok(Some(Body::Decoded(len))) => {
+        let first = string::quote_or_backslash(body).unwrap_or(body.len());
+        if body.get(first) != Some(&b'\\') {
+            return Event::string(first, body.as_ptr());
+        }
+        match string::unescape_to_quote(body, first, &mut self.unescaped) {
+            Ok(Some(_)) => {
                 let offset = self.strings.len();
                 self.strings.extend_from_slice(&self.unescaped);
                 self.offsets.push(self.events.len() as u32);
-                Event::string(len, offset as *const u8)
+                Event::string(self.unescaped.len(), offset as *const u8)
             }
             // Not reached: the strings of a valid document end, and their
             // escapes were checked.
