@@ -206,6 +206,24 @@ describe("qjson.select", function()
     end
   end)
 
+  it("decodes escaped strings in lazy mode, and reports a bad one where it is", function()
+    local sel = qjson.select({ "[*]", "k" }, { mode = "lazy" })
+    local parts, want = {}, {}
+    for i = 1, 40 do
+      parts[i] = '"a\\n\\u00e9' .. string.rep("y", i * 7) .. '"'
+      want[i] = "a\n\195\169" .. string.rep("y", i * 7)
+    end
+    for _ = 1, 2 do
+      local all = sel("[" .. table.concat(parts, ",") .. "]")
+      assert.are.same(want, all)
+    end
+    local lazy = qjson.select({ "k" }, { mode = "lazy" })
+    assert.are.equal('x"y', lazy('{"k":"x\\"y"}'))
+    local ok, err = pcall(lazy, '{"k":"ab\\q"}')
+    assert.is_false(ok)
+    assert.matches("escape.*byte 8", err)
+  end)
+
   it("is safe when a finalizer selects during a call's allocations", function()
     local sel = qjson.select({ "[*]", "model" })
     local inner = qjson.select({ "[*]" })

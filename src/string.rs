@@ -51,6 +51,28 @@ impl Sink for Vec<u8> {
     }
 }
 
+/// The end of a buffer that holds other strings before `from`.
+pub(crate) struct Append<'b> {
+    pub buf: &'b mut Vec<u8>,
+    pub from: usize,
+}
+
+impl Sink for Append<'_> {
+    #[inline(always)]
+    fn start(&mut self, body_len: usize) {
+        self.buf.truncate(self.from);
+        self.buf.reserve(body_len);
+    }
+    #[inline(always)]
+    fn extend_from_slice(&mut self, s: &[u8]) {
+        self.buf.extend_from_slice(s)
+    }
+    #[inline(always)]
+    fn push(&mut self, b: u8) {
+        self.buf.push(b)
+    }
+}
+
 /// A fixed buffer and how much of it is written.
 pub(crate) struct FixedSink<'b> {
     pub buf: &'b mut [u8],

@@ -272,3 +272,29 @@ fn property_names_and_unique_items_read_the_tape() {
     let errs = s.validate_bytes(br#"{"ab":1, "abc":2}"#).unwrap();
     assert_eq!(errs.len(), 1, "{errs:?}");
 }
+
+#[test]
+fn escaped_strings_count_and_compare_as_decoded() {
+    let len = compile(r#"{"minLength":2,"maxLength":2}"#);
+    for (body, ok) in [
+        (r#""\u00e9\u00e9""#, true),
+        (r#""é\u00e9""#, true),
+        (r#""\u00e9ab""#, false),
+        (r#""\ud83d\ude00x""#, true),
+        (r#""\n""#, false),
+        (r#""éé""#, true),
+        (r#""ééé""#, false),
+    ] {
+        assert_eq!(len.is_valid_bytes(body.as_bytes()).unwrap(), ok, "{body}");
+    }
+    let e = compile(r#"{"enum":["a\"b","é"]}"#);
+    for (body, ok) in [
+        (r#""a\u0022b""#, true),
+        (r#""a\"b""#, true),
+        (r#""\u00e9""#, true),
+        (r#""a\"c""#, false),
+        (r#""a\"b ""#, false),
+    ] {
+        assert_eq!(e.is_valid_bytes(body.as_bytes()).unwrap(), ok, "{body}");
+    }
+}

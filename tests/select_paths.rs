@@ -85,7 +85,7 @@ fn check(paths: &[&str]) {
     let mut bytes = vec![0u8; 256];
     let mut d = Document::parse(DOC, &opts).unwrap();
     let mut out = Output { items: &mut items, bytes: &mut bytes, count: 0, used: 0 };
-    sel.read(&mut d, ROOT, &mut out).unwrap();
+    sel.read(&d, ROOT, &mut out).unwrap();
     assert_eq!(out.count, paths.len());
     let got: Vec<String> = items.iter().map(item_text).collect();
     let want: Vec<String> = paths.iter().map(|p| alone(&mut d, p)).collect();

@@ -19,6 +19,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
 
+mod common;
+
 /// What the key cache said so far: per (generation, id) the key's bytes,
 /// per (generation, shape id) the object's keys.
 #[derive(Default)]
@@ -145,15 +147,6 @@ fn from_document(d: &mut Document<'_>, node: Node, cjson: bool) -> String {
     }
 }
 
-/// After the first call through the C ABI (which sets the library's hook,
-/// that records a panic's message instead of printing it), a hook that
-/// prints: this target's own failures must be seen. A panic inside the
-/// library is still caught at its boundary and fails the comparisons.
-fn printing_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("{info}"))));
-}
-
 fuzz_target!(|data: &[u8]| {
     // The first byte: the options; then texts separated by 0xFF (a byte
     // no JSON text holds), decoded one after another.
@@ -171,7 +164,7 @@ fuzz_target!(|data: &[u8]| {
         if let Some(p) = take_panic() {
             panic!("qjson_decode panicked: {p}");
         }
-        printing_panics();
+        common::printing_panics();
         let parsed = Document::parse(text, &opts);
         if ev.is_null() {
             assert!(err.message[0] != 0, "a failed decode explains itself");

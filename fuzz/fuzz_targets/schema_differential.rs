@@ -12,6 +12,8 @@ use qjson::schema::{Schema, SchemaOptions, SCHEMA_DEFAULT_BACKTRACK_LIMIT, SCHEM
 use qjson::{Document, Options, ROOT};
 use serde_json::Value;
 
+mod common;
+
 /// Nesting of a value (a scalar is 1).
 fn depth(v: &Value) -> usize {
     match v {
@@ -19,14 +21,6 @@ fn depth(v: &Value) -> usize {
         Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
         _ => 1,
     }
-}
-
-/// A panic hook that prints but does not abort (libFuzzer's aborts on any
-/// panic, even one caught): a panic this target does not catch still ends
-/// the run, through libfuzzer-sys.
-fn printing_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("{info}"))));
 }
 
 /// Whether a number of the value is one whose text decides draft 4's
@@ -68,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = SchemaOptions { formats: u32::from(formats), ..Default::default() };
     // The crate panics on some schemas (which qjson refuses, see
     // `schema::compile`): the reference then has no verdict to compare.
-    printing_panics();
+    common::printing_panics();
     let reference = std::panic::catch_unwind(|| {
         jsonschema::options()
             .with_pattern_options(

@@ -65,48 +65,22 @@ impl Document<'_> {
             Source::Borrowed(b) => b,
             Source::Owned(v) => v,
         };
-        let body = &input[pos + 1..];
-        let unterminated = || Error::at(ErrorKind::UnterminatedString, input, pos);
-        let at = |(p, k)| Error::at(k, input, pos + 1 + p);
-        if strict {
-            let first = string::quote_or_backslash(body).ok_or_else(unterminated)?;
-            if body[first] == b'"' {
-                return Ok(&body[..first]);
-            }
-            // One pass to the closing quote, decoding escapes on the way.
-            let decoded = match &mut self.scratch {
-                Scratch::Heap(v) => string::unescape_to_quote(body, first, v).map_err(at)?.map(|_| v.len()),
-                Scratch::Fixed(buf) => {
-                    let mut sink = string::FixedSink { buf, len: 0 };
-                    string::unescape_to_quote(body, first, &mut sink).map_err(at)?.map(|_| sink.len)
-                }
-            };
-            let len = decoded.ok_or_else(unterminated)?;
-            return Ok(match &self.scratch {
-                Scratch::Heap(v) => v,
-                Scratch::Fixed(buf) => &buf[..len],
-            });
-        }
-        let Some((len, escaped)) = string::body_len(body) else {
-            return Err(unterminated());
-        };
-        let body = &body[..len];
-        check_string_lazily(input, pos + 1, body)?;
-        if !escaped {
-            return Ok(body);
-        }
         match &mut self.scratch {
-            Scratch::Heap(v) => {
-                string::unescape(body, v).map_err(at)?;
-                Ok(v)
-            }
+            Scratch::Heap(v) => Ok(string_at(input, pos, strict, v)?.unwrap_or(v)),
             Scratch::Fixed(buf) => {
                 let mut sink = string::FixedSink { buf, len: 0 };
-                string::unescape(body, &mut sink).map_err(at)?;
+                let s = string_at(input, pos, strict, &mut sink)?;
                 let len = sink.len;
-                Ok(&buf[..len])
+                Ok(s.unwrap_or(&buf[..len]))
             }
         }
+    }
+
+    /// A string value: `Some` when it has no escapes (borrowed from the
+    /// input), else `None` with its bytes decoded into `sink`. For readers
+    /// whose output is their own (`crate::select`).
+    pub(crate) fn str_into(&self, node: Node, sink: &mut impl string::Sink) -> Result<Option<&[u8]>, Error> {
+        string_at(self.input(), self.pos(node), self.opts.strict(), sink)
     }
 
     fn number_text(&self, node: Node) -> Result<(&[u8], bool), Error> {
@@ -153,6 +127,42 @@ impl Document<'_> {
         self.kind(node)?;
         Ok(self.first_byte(node) == b't')
     }
+}
+
+/// The string whose opening quote is at `pos`: `Some` when it has no
+/// escapes, else `None` and its bytes decoded into `sink`. A strict
+/// document's first quote or backslash decides, and from a backslash one
+/// pass decodes to the closing quote; a lazy one's body is checked first.
+#[inline(always)]
+fn string_at<'i>(
+    input: &'i [u8],
+    pos: usize,
+    strict: bool,
+    sink: &mut impl string::Sink,
+) -> Result<Option<&'i [u8]>, Error> {
+    let body = &input[pos + 1..];
+    let unterminated = || Error::at(ErrorKind::UnterminatedString, input, pos);
+    let at = |(p, k)| Error::at(k, input, pos + 1 + p);
+    if strict {
+        let first = string::quote_or_backslash(body).ok_or_else(unterminated)?;
+        if body[first] == b'"' {
+            return Ok(Some(&body[..first]));
+        }
+        return match string::unescape_to_quote(body, first, sink).map_err(at)? {
+            Some(_) => Ok(None),
+            None => Err(unterminated()),
+        };
+    }
+    let Some((len, escaped)) = string::body_len(body) else {
+        return Err(unterminated());
+    };
+    let body = &body[..len];
+    check_string_lazily(input, pos + 1, body)?;
+    if !escaped {
+        return Ok(Some(body));
+    }
+    string::unescape(body, sink).map_err(at)?;
+    Ok(None)
 }
 
 /// Lazy mode checks a string's body when it is read: control bytes,

@@ -15,8 +15,6 @@ pub struct Stream {
     /// Events whose `ptr` still holds an offset into `strings` (final
     /// pointers are set once `strings` stops growing).
     offsets: Vec<u32>,
-    /// Where a string is unescaped before it joins `strings`.
-    unescaped: Vec<u8>,
     /// Open containers of the walk.
     stack: Vec<Open>,
     /// The key ids of the open objects' members so far (0 for a key not
@@ -111,16 +109,18 @@ impl Stream {
         if body.get(first) != Some(&b'\\') {
             return Event::string(first, body.as_ptr());
         }
-        match string::unescape_to_quote(body, first, &mut self.unescaped) {
+        let offset = self.strings.len();
+        match string::unescape_to_quote(body, first, &mut string::Append { buf: &mut self.strings, from: offset }) {
             Ok(Some(_)) => {
-                let offset = self.strings.len();
-                self.strings.extend_from_slice(&self.unescaped);
                 self.offsets.push(self.events.len() as u32);
-                Event::string(self.unescaped.len(), offset as *const u8)
+                Event::string(self.strings.len() - offset, offset as *const u8)
             }
             // Not reached: the strings of a valid document end, and their
             // escapes were checked.
-            _ => Event::string(string_body(input, start).0, body.as_ptr()),
+            _ => {
+                self.strings.truncate(offset);
+                Event::string(string_body(input, start).0, body.as_ptr())
+            }
         }
     }
 

@@ -84,22 +84,26 @@ impl<'a> TapeNode<'a> {
         TapeNode { at: slot, ..*self }
     }
 
-    /// A string's body (between the quotes) and whether it holds an escape.
-    fn body(&self) -> (&'a [u8], bool) {
+    /// A string's bytes: borrowed from the input when it has no escape,
+    /// else decoded in the same pass that finds its closing quote.
+    fn bytes(&self) -> Cow<'a, [u8]> {
         let body = &self.input[self.offset() + 1..];
-        let (len, escaped) = string::body_len(body).expect("strict parse: strings are terminated");
-        (&body[..len], escaped)
+        let first = string::quote_or_backslash(body).expect("strict parse: strings are terminated");
+        if body[first] == b'"' {
+            return Cow::Borrowed(&body[..first]);
+        }
+        let mut out = Vec::new();
+        let end = string::unescape_to_quote(body, first, &mut out).expect("strict parse: escapes are valid");
+        debug_assert!(end.is_some(), "strict parse: strings are terminated");
+        Cow::Owned(out)
     }
 
     fn text(&self) -> Cow<'a, str> {
-        let (body, escaped) = self.body();
-        if !escaped {
+        match self.bytes() {
             // SAFETY: a strict parse checked the input's UTF-8.
-            return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(body) });
+            Cow::Borrowed(b) => Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) }),
+            Cow::Owned(v) => Cow::Owned(String::from_utf8(v).expect("strict parse: escapes decode to UTF-8")),
         }
-        let mut out = Vec::with_capacity(body.len());
-        string::unescape(body, &mut out).expect("strict parse: escapes are valid");
-        Cow::Owned(String::from_utf8(out).expect("strict parse: escapes decode to UTF-8"))
     }
 
     fn number_text(&self) -> &'a [u8] {
@@ -149,6 +153,11 @@ impl<'a> TapeNode<'a> {
 fn first_value(bytes: &[u8], _: u32) -> Value {
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
     values.next().and_then(Result::ok).unwrap_or(Value::Null)
+}
+
+/// Code points in UTF-8 bytes: the bytes that do not continue one.
+fn code_points(s: &[u8]) -> u64 {
+    s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64
 }
 
 impl Json for TapeJson {
@@ -254,11 +263,7 @@ impl<'a> Node<'a, TapeJson> for TapeNode<'a> {
         if self.first() != b'"' {
             return None;
         }
-        let (body, escaped) = self.body();
-        if escaped {
-            return Some(self.text().chars().count() as u64);
-        }
-        Some(body.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64)
+        Some(code_points(&self.bytes()))
     }
     fn string_length_within(&self, min: u64, max: u64) -> Option<bool> {
         if self.first() != b'"' {
@@ -266,26 +271,21 @@ impl<'a> Node<'a, TapeJson> for TapeNode<'a> {
         }
         // Without escapes, a body of n bytes holds between n/4 and n code
         // points: most bounds are decided without counting (base64 images).
-        let (body, escaped) = self.body();
-        let n = body.len() as u64;
-        if !escaped && n <= max && n.div_ceil(4) >= min {
-            return Some(true);
+        let s = self.bytes();
+        let n = s.len() as u64;
+        if matches!(s, Cow::Borrowed(_)) {
+            if n <= max && n.div_ceil(4) >= min {
+                return Some(true);
+            }
+            if n.div_ceil(4) > max || n < min {
+                return Some(false);
+            }
         }
-        if !escaped && (n.div_ceil(4) > max || n < min) {
-            return Some(false);
-        }
-        self.string_length().map(|len| (min..=max).contains(&len))
+        Some((min..=max).contains(&code_points(&s)))
     }
     fn equals_value(&self, expected: &Value) -> bool {
         match (self.first(), expected) {
-            (b'"', Value::String(s)) => {
-                let (body, escaped) = self.body();
-                if escaped {
-                    self.text() == s.as_str()
-                } else {
-                    body == s.as_bytes()
-                }
-            }
+            (b'"', Value::String(s)) => *self.bytes() == *s.as_bytes(),
             (b'"', _) | (_, Value::String(_)) => false,
             (b't' | b'f', Value::Bool(b)) => self.as_boolean() == Some(*b),
             (b'n', Value::Null) => true,

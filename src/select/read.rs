@@ -5,6 +5,7 @@
 use super::{Entry, Selector, Want};
 use crate::error::ErrorKind;
 use crate::path::{Path, Segment};
+use crate::string;
 use crate::{Document, Error, Kind, Node};
 
 /// What an item holds.
@@ -76,26 +77,50 @@ impl Output<'_> {
         self.push(Item { tag, len: 0, v: ItemValue { num: 0.0 } });
     }
 
-    /// Text that must outlive the read: `s` when it lies in `input` (the
-    /// caller keeps the input alive), else a copy in the byte area.
-    fn text(&mut self, tag: ItemTag, s: &[u8], input: &[u8]) -> Result<(), Error> {
+    /// Text in the input, which the caller keeps alive while it reads the
+    /// items.
+    fn text(&mut self, tag: ItemTag, s: &[u8]) -> Result<(), Error> {
         let len = u32::try_from(s.len()).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
-        let inside = input.as_ptr_range();
-        let ptr = if inside.contains(&s.as_ptr()) || s.is_empty() {
-            s.as_ptr()
-        } else {
-            let at = self.used;
-            self.used += s.len();
-            match self.bytes.get_mut(at..at + s.len()) {
-                Some(dst) => {
-                    dst.copy_from_slice(s);
-                    dst.as_ptr()
-                }
-                None => std::ptr::null(),
-            }
-        };
-        self.push(Item { tag, len, v: ItemValue { ptr: ptr.cast() } });
+        self.push(Item { tag, len, v: ItemValue { ptr: s.as_ptr().cast() } });
         Ok(())
+    }
+
+    /// The string an [`AreaSink`] decoded into the byte area from `start`.
+    fn decoded(&mut self, start: usize) -> Result<(), Error> {
+        let n = self.used - start;
+        let len = u32::try_from(n).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
+        let ptr = self.bytes.get(start..self.used).map_or(std::ptr::null(), |s| s.as_ptr());
+        self.push(Item { tag: ItemTag::String, len, v: ItemValue { ptr: ptr.cast() } });
+        Ok(())
+    }
+}
+
+/// Decodes a string into the byte area from `start`. Past the area's
+/// end only `used` grows, so that the caller learns what a retry needs.
+struct AreaSink<'a, 'o> {
+    out: &'a mut Output<'o>,
+    start: usize,
+}
+
+impl string::Sink for AreaSink<'_, '_> {
+    #[inline(always)]
+    fn start(&mut self, _: usize) {
+        self.out.used = self.start;
+    }
+    #[inline(always)]
+    fn extend_from_slice(&mut self, s: &[u8]) {
+        let at = self.out.used;
+        self.out.used += s.len();
+        if let Some(dst) = self.out.bytes.get_mut(at..at + s.len()) {
+            dst.copy_from_slice(s);
+        }
+    }
+    #[inline(always)]
+    fn push(&mut self, b: u8) {
+        if let Some(dst) = self.out.bytes.get_mut(self.out.used) {
+            *dst = b;
+        }
+        self.out.used += 1;
     }
 }
 
@@ -120,7 +145,7 @@ fn mismatch(entry: &Entry, want: &str, got: &str) -> Failure {
 
 impl Selector {
     /// Reads every path from `base` into `out`.
-    pub fn read(&self, d: &mut Document<'_>, base: Node, out: &mut Output<'_>) -> Result<(), Failure> {
+    pub fn read(&self, d: &Document<'_>, base: Node, out: &mut Output<'_>) -> Result<(), Failure> {
         let mut hints = Hints { at: [(Node::MAX, 0); HINTS], next: 0 };
         let mut trail = Trail { nodes: [0; TRAIL], len: 0 };
         for entry in &self.entries {
@@ -206,7 +231,7 @@ fn resolve(d: &Document<'_>, base: Node, path: &Path, hints: &mut Hints) -> Opti
 
 /// Resolves `entry.pieces[piece]` from `node` and writes what it finds.
 fn walk(
-    d: &mut Document<'_>,
+    d: &Document<'_>,
     node: Node,
     entry: &Entry,
     piece: usize,
@@ -220,7 +245,7 @@ fn walk(
 /// Writes what `entry.pieces[piece]` resolved to: its value, or for a
 /// piece a `[*]` follows, the list of what the rest finds in each element.
 fn write(
-    d: &mut Document<'_>,
+    d: &Document<'_>,
     found: Option<Node>,
     entry: &Entry,
     piece: usize,
@@ -251,13 +276,10 @@ fn write(
     Ok(())
 }
 
-fn value(d: &mut Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut Output<'_>) -> Result<(), Failure> {
+fn value(d: &Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut Output<'_>) -> Result<(), Failure> {
     let want = entry.want;
     if want == Want::Raw {
-        let input = d.input();
-        let raw = d.raw(node)?;
-        // (Borrowed from the input: `text` keeps the pointer.)
-        return Ok(out.text(ItemTag::Raw, raw, input)?);
+        return Ok(out.text(ItemTag::Raw, d.raw(node)?)?);
     }
     let ok = match (want, kind) {
         (_, Kind::Null) | (Want::Any, _) => true,
@@ -285,14 +307,13 @@ fn value(d: &mut Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut 
             out.push(Item { tag: ItemTag::Number, len: 0, v: ItemValue { num } });
         }
         Kind::String => {
-            // The input outlives the read; `str` may return the document's
-            // scratch, which the next read reuses: `text` copies that.
-            let (at, n) = (d.input().as_ptr(), d.input().len());
-            // SAFETY: the input is not the scratch `str` writes to, and
-            // outlives this call.
-            let input: &[u8] = unsafe { std::slice::from_raw_parts(at, n) };
-            let s = d.str(node)?;
-            out.text(ItemTag::String, s, input)?;
+            // Without escapes the string is in the input (`text` keeps the
+            // pointer); with them it is decoded straight into the area.
+            let start = out.used;
+            match d.str_into(node, &mut AreaSink { out: &mut *out, start })? {
+                Some(s) => out.text(ItemTag::String, s)?,
+                None => out.decoded(start)?,
+            }
         }
         Kind::Array => out.push(Item { tag: ItemTag::Array, len: 0, v: ItemValue { node } }),
         Kind::Object => out.push(Item { tag: ItemTag::Object, len: 0, v: ItemValue { node } }),
