@@ -57,11 +57,6 @@ impl<'a> Tape<'a> {
         Tape { slots, len: s.len(), owned: Vec::new(), _borrow: std::marker::PhantomData }
     }
 
-    /// The owned buffer back (empty when borrowed).
-    fn into_vec(self) -> Vec<u32> {
-        self.owned
-    }
-
     fn bytes(&self) -> usize {
         self.owned.capacity().max(self.len) * 4
     }
@@ -110,13 +105,12 @@ impl<'a> Document<'a> {
     pub fn parse_then<R>(
         input: &'a [u8],
         opts: &Options,
-        read: impl FnOnce(&mut Document<'a>) -> R,
+        read: impl FnOnce(&mut Document<'_>) -> R,
     ) -> Result<R, Error> {
         parser::with_tape(input, opts, false, |tape| {
-            let mut doc = Document::new(Source::Borrowed(input), Tape::owned(std::mem::take(tape)), *opts)?;
-            let r = read(&mut doc);
-            *tape = std::mem::replace(&mut doc.tape, Tape::owned(Vec::new())).into_vec();
-            Ok(r)
+            // (Borrowed, yet indexable: the document ends with this call.)
+            let mut doc = Document::new(Source::Borrowed(input), Tape::borrowed(tape), *opts)?;
+            Ok(read(&mut doc))
         })?
     }
 

@@ -150,7 +150,12 @@ impl Selector {
         let mut trail = Trail { nodes: [0; TRAIL], len: 0 };
         for entry in &self.entries {
             let found = trail.resolve(d, base, entry, &mut hints);
-            write(d, found, entry, 0, out, &mut hints)?;
+            // Most paths have no wildcard: their value, without `write`'s
+            // call and list handling.
+            match found {
+                Some(node) if entry.pieces.len() == 1 => value(d, node, d.kind(node)?, entry, out)?,
+                _ => write(d, found, entry, 0, out, &mut hints)?,
+            }
         }
         Ok(())
     }
@@ -276,6 +281,7 @@ fn write(
     Ok(())
 }
 
+#[inline]
 fn value(d: &Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut Output<'_>) -> Result<(), Failure> {
     let want = entry.want;
     if want == Want::Raw {
