@@ -20,8 +20,10 @@ all: build
 deps:
 	@tools/deps.sh
 
+# target/release/libqjson.so, built with profile-guided optimisation
+# (tools/build.sh; QJSON_PGO=0 for a plain cargo build).
 build: deps
-	cargo build --release
+	LUAJIT=$(LUAJIT) tools/build.sh
 
 # Regenerates the C header from the Rust exports and the Lua cdef from it.
 header:

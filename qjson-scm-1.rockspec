@@ -12,7 +12,7 @@ dependencies = {
 }
 build = {
   type = "command",
-  build_command = "cargo build --release",
+  build_command = "tools/build.sh", -- cargo build --release, profile-guided
   install = {
     lua = {
       ["qjson.base"] = "lua/qjson/base.lua",

@@ -15,6 +15,12 @@ check "require from the checkout (README command)" env -u QJSON_LIB "$LUAJIT" -e
   'package.path="lua/?.lua;lua/?/init.lua;"..package.path
    local q = require("qjson"); assert(q.parse([[{"a":[1]}]]):get_num("a[0]") == 1)'
 
+# make build (tools/build.sh) must not fall back to a plain build unasked,
+# nor leave the instrumented library (which writes profiles) in place.
+check "make build was profile-guided (target/release/libqjson.build)" bash -c \
+  "[ \"\${QJSON_PGO:-1}\" = 0 ] || grep -q '^profile-guided: ' target/release/libqjson.build"
+check "the library is not the instrumented one" bash -c "! nm target/release/libqjson.so | grep -q __llvm_profile"
+
 unlisted=$(find lua -name '*.lua' | while read -r f; do grep -q "\"$f\"" qjson-scm-1.rockspec || echo "$f"; done)
 check "the rockspec installs every Lua module" test -z "$unlisted"
 [ -z "$unlisted" ] || echo "  not in qjson-scm-1.rockspec: $unlisted"
