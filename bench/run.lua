@@ -130,6 +130,8 @@ local function metadata()
     dkjson = (require("dkjson").version:gsub("^dkjson ", "")),
     simdjson = libs.available("resty.simdjson") and libs.libs["resty.simdjson"].version() or nil,
     qjson_lib_built = sh("stat -c %y " .. util.shell_quote(root .. "/target/release/libqjson.so")),
+    -- How tools/build.sh built it: "profile-guided: <profile>" or "plain: <why>".
+    qjson_build = (util.read_file(root .. "/target/release/libqjson.build") or ""):match("^[^\n]*"),
     git_commit = sh("git -C " .. util.shell_quote(root) .. " rev-parse --short HEAD"),
     git_dirty = (sh("git -C " .. util.shell_quote(root) .. " status --porcelain -- src lua") or "") ~= "",
     loadavg_start = loadavg(),

@@ -113,18 +113,39 @@ pub(crate) fn unescape(body: &[u8], out: &mut impl Sink) -> Result<(), (usize, E
     Ok(())
 }
 
+/// What [`read_to_quote`] found.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Read<'i> {
+    /// No escape: the body, borrowed from the input.
+    Raw(&'i [u8]),
+    /// Escapes: the body was decoded into the sink.
+    Decoded,
+    /// No quote ends the body.
+    Unterminated,
+}
+
+/// Reads a string body (the bytes after its opening quote) of a strict
+/// document, whose escapes stage 1 checked, in one pass: the first quote
+/// or backslash decides whether it is borrowed as it is or decoded into
+/// `out` (cleared first) on the way to its closing quote. Errors carry the
+/// offset of the bad escape's backslash, as [`unescape`]'s do.
+#[inline(always)]
+pub(crate) fn read_to_quote<'i>(body: &'i [u8], out: &mut impl Sink) -> Result<Read<'i>, (usize, ErrorKind)> {
+    let Some(first) = quote_or_backslash(body) else { return Ok(Read::Unterminated) };
+    if body[first] == b'"' {
+        return Ok(Read::Raw(&body[..first]));
+    }
+    Ok(match unescape_to_quote(body, first, out)? {
+        Some(_) => Read::Decoded,
+        None => Read::Unterminated,
+    })
+}
+
 /// Decodes a string body that holds an escape, from its start to its
-/// closing quote, into `out` (cleared first), in one pass: `first` is
-/// where its first backslash is ([`quote_or_backslash`] found it, and a
-/// body without one needs no decoding). Returns the body's length in the
-/// input, or `None` when no quote ends it. For strict documents, whose
-/// escapes stage 1 checked; errors carry the backslash's offset as
-/// [`unescape`]'s do.
-pub(crate) fn unescape_to_quote(
-    body: &[u8],
-    first: usize,
-    out: &mut impl Sink,
-) -> Result<Option<usize>, (usize, ErrorKind)> {
+/// closing quote, into `out` (cleared first): `first` is where its first
+/// backslash is. Returns the body's length in the input, or `None` when
+/// no quote ends it.
+fn unescape_to_quote(body: &[u8], first: usize, out: &mut impl Sink) -> Result<Option<usize>, (usize, ErrorKind)> {
     out.start(first);
     out.extend_from_slice(&body[..first]);
     let mut i = decode_escape(body, first, out)?;
@@ -278,6 +299,7 @@ mod tests {
             unescape(&body, &mut two).unwrap();
             let Some(first) = quote_or_backslash(&closed).filter(|&f| closed[f] == b'\\') else {
                 assert!(!escaped, "{body:?}");
+                assert_eq!(read_to_quote(&closed, &mut Vec::new()), Ok(Read::Raw(&body[..])));
                 continue;
             };
             assert!(escaped, "{body:?}");
@@ -289,6 +311,10 @@ mod tests {
             assert_eq!(heap, two);
             assert_eq!(&fixed.buf[..fixed.len], &two[..]);
             assert_eq!(unescape_to_quote(&body, first, &mut heap), Ok(None), "{body:?}: no closing quote");
+            let mut three = Vec::new();
+            assert_eq!(read_to_quote(&closed, &mut three), Ok(Read::Decoded));
+            assert_eq!(three, two);
+            assert_eq!(read_to_quote(&body, &mut three), Ok(Read::Unterminated), "{body:?}");
         }
         assert_eq!(unescape_to_quote(br#"ab\x""#, 2, &mut Vec::new()), Err((2, ErrorKind::InvalidEscape)));
     }

@@ -64,6 +64,17 @@ function sections.head(add, results, results_rel)
   end
 end
 
+-- How the library was built (target/release/libqjson.build, written by
+-- tools/build.sh).
+local function build_text(build)
+  if not build or build == "" then
+    return "how the library was built is not recorded"
+  elseif build:find("^profile%-guided") then
+    return "library built with profile-guided optimisation (`make build`, tools/build.sh)"
+  end
+  return "library built without profile-guided optimisation (" .. (build:match("^plain: (.*)") or build) .. ")"
+end
+
 -- The machine and the versions.
 function sections.machine(add, results)
   local m = results.meta
@@ -75,8 +86,8 @@ function sections.machine(add, results)
       .. "Debian's lua-cjson %s; dkjson %s (pure Lua, no LPeg)%s", m.luajit, m.jit_arch,
       m.cjson_which or "Debian's lua-cjson", m.cjson, m.cjson_debian or m.cjson, m.dkjson,
       m.simdjson and "; lua-resty-simdjson " .. m.simdjson or "; lua-resty-simdjson not installed"),
-    format("- qjson %s, stage 1 backend `%s`, commit %s%s", m.qjson, m.qjson_backend, m.git_commit or "?",
-      m.git_dirty and " plus uncommitted changes to src/ or lua/" or ""),
+    format("- qjson %s, stage 1 backend `%s`, commit %s%s; %s", m.qjson, m.qjson_backend, m.git_commit or "?",
+      m.git_dirty and " plus uncommitted changes to src/ or lua/" or "", build_text(m.qjson_build)),
     format("- Load average at start %.2f %.2f %.2f, at end %.2f %.2f %.2f (the machine is shared: other jobs "
       .. "were running, so expect noise of ±20%% between runs; the per-scenario load is in the JSON)",
       m.loadavg_start[1], m.loadavg_start[2], m.loadavg_start[3], m.loadavg_end[1], m.loadavg_end[2],

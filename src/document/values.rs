@@ -144,13 +144,10 @@ fn string_at<'i>(
     let unterminated = || Error::at(ErrorKind::UnterminatedString, input, pos);
     let at = |(p, k)| Error::at(k, input, pos + 1 + p);
     if strict {
-        let first = string::quote_or_backslash(body).ok_or_else(unterminated)?;
-        if body[first] == b'"' {
-            return Ok(Some(&body[..first]));
-        }
-        return match string::unescape_to_quote(body, first, sink).map_err(at)? {
-            Some(_) => Ok(None),
-            None => Err(unterminated()),
+        return match string::read_to_quote(body, sink).map_err(at)? {
+            string::Read::Raw(raw) => Ok(Some(raw)),
+            string::Read::Decoded => Ok(None),
+            string::Read::Unterminated => Err(unterminated()),
         };
     }
     let Some((len, escaped)) = string::body_len(body) else {

@@ -105,13 +105,10 @@ impl Stream {
     #[inline(always)]
     fn string(&mut self, input: &[u8], start: usize) -> Event {
         let body = &input[start..];
-        let first = string::quote_or_backslash(body).unwrap_or(body.len());
-        if body.get(first) != Some(&b'\\') {
-            return Event::string(first, body.as_ptr());
-        }
         let offset = self.strings.len();
-        match string::unescape_to_quote(body, first, &mut string::Append { buf: &mut self.strings, from: offset }) {
-            Ok(Some(_)) => {
+        match string::read_to_quote(body, &mut string::Append { buf: &mut self.strings, from: offset }) {
+            Ok(string::Read::Raw(raw)) => Event::string(raw.len(), raw.as_ptr()),
+            Ok(string::Read::Decoded) => {
                 self.offsets.push(self.events.len() as u32);
                 Event::string(self.strings.len() - offset, offset as *const u8)
             }

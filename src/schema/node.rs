@@ -88,14 +88,12 @@ impl<'a> TapeNode<'a> {
     /// else decoded in the same pass that finds its closing quote.
     fn bytes(&self) -> Cow<'a, [u8]> {
         let body = &self.input[self.offset() + 1..];
-        let first = string::quote_or_backslash(body).expect("strict parse: strings are terminated");
-        if body[first] == b'"' {
-            return Cow::Borrowed(&body[..first]);
-        }
         let mut out = Vec::new();
-        let end = string::unescape_to_quote(body, first, &mut out).expect("strict parse: escapes are valid");
-        debug_assert!(end.is_some(), "strict parse: strings are terminated");
-        Cow::Owned(out)
+        match string::read_to_quote(body, &mut out).expect("strict parse: escapes are valid") {
+            string::Read::Raw(raw) => Cow::Borrowed(raw),
+            string::Read::Decoded => Cow::Owned(out),
+            string::Read::Unterminated => unreachable!("strict parse: strings are terminated"),
+        }
     }
 
     fn text(&self) -> Cow<'a, str> {
