@@ -40,17 +40,17 @@ pub(crate) trait Block: Copy {
     unsafe fn any_quote_or_backslash(a: Self, b: Self) -> bool {
         (a.quote_or_backslash() | b.quote_or_backslash()) != 0
     }
-    /// One step of the fast skip over a string body
-    /// (`stage1::generic::skip_string_body`), over the 128 bytes at `p`:
-    /// true when they hold a quote or a backslash (an instance may also
-    /// stop at a control byte in strict mode), and the skip ends before
-    /// them; else, in strict mode, folds them into `acc`.
+    /// The fast skip over a string body
+    /// (`stage1::generic::skip_string_body`): from `at`, passes 128 bytes
+    /// at a time, up to `full`, while they hold no quote and no backslash
+    /// (an instance may also stop at a control byte in strict mode),
+    /// folding them into `acc` in strict mode; returns where it stopped.
     ///
     /// # Safety
-    /// As `load`, for 128 bytes.
+    /// `p..p + full` readable.
     #[inline(always)]
-    unsafe fn skip_stops<const STRICT: bool>(p: *const u8, acc: &mut Self::Fold) -> bool {
-        fold_skip_stops::<Self, STRICT>(p, acc)
+    unsafe fn skip_run<const STRICT: bool>(p: *const u8, at: usize, full: usize, acc: &mut Self::Fold) -> usize {
+        fold_skip_run::<Self, STRICT>(p, at, full, acc)
     }
     /// Bit `i` is the XOR of bits `0..=i` of `x`.
     unsafe fn prefix_xor(x: u64) -> u64;
@@ -62,18 +62,26 @@ pub(crate) trait Block: Copy {
     }
 }
 
-/// [`Block::skip_stops`] by the quote test and `fold`.
+/// [`Block::skip_run`] by the quote test and `fold`.
 ///
 /// # Safety
-/// As [`Block::skip_stops`].
+/// As [`Block::skip_run`].
 #[inline(always)]
-pub(crate) unsafe fn fold_skip_stops<B: Block, const STRICT: bool>(p: *const u8, acc: &mut B::Fold) -> bool {
-    let (a, b) = (B::load(p), B::load(p.add(64)));
-    if B::any_quote_or_backslash(a, b) {
-        return true;
+pub(crate) unsafe fn fold_skip_run<B: Block, const STRICT: bool>(
+    p: *const u8,
+    mut at: usize,
+    full: usize,
+    acc: &mut B::Fold,
+) -> usize {
+    while at + 128 <= full {
+        let (a, b) = (B::load(p.add(at)), B::load(p.add(at + 64)));
+        if B::any_quote_or_backslash(a, b) {
+            break;
+        }
+        if STRICT {
+            *acc = b.fold(a.fold(*acc));
+        }
+        at += 128;
     }
-    if STRICT {
-        *acc = b.fold(a.fold(*acc));
-    }
-    false
+    at
 }

@@ -1,6 +1,6 @@
 //! AVX2 and AVX-512 instances of the generic stage 1.
 
-use super::block::fold_skip_stops;
+use super::block::fold_skip_run;
 use super::{backend_entry, Block};
 use crate::stage1::{OP_TABLE, WS_TABLE};
 use core::arch::x86_64::*;
@@ -22,7 +22,7 @@ backend_entry!(
     ["avx512f", "avx512bw", "pclmulqdq", "popcnt", "bmi1", "bmi2"]
 );
 // VBMI's byte permute over a 128-byte table makes the strict skip over a
-// string body one lookup per 64 bytes (`Avx512::skip_stops`).
+// string body one lookup per 64 bytes (`skip_run_vbmi`).
 backend_entry!(
     is_x86_feature_detected,
     avx512vbmi_supported,
@@ -146,6 +146,34 @@ const SKIP_STOP_TABLE: [u8; 128] = {
     t
 };
 
+/// The strict skip with VBMI: one permute per block looks up the bytes
+/// the skip stops at (so controls stop it too, and only the OR in `high`
+/// is folded).
+///
+/// # Safety
+/// `p..p + full` readable; called only from the VBMI backend's scan.
+#[inline(always)]
+unsafe fn skip_run_vbmi(p: *const u8, mut at: usize, full: usize, high: &mut __m512i) -> usize {
+    // Through black_box, which the compiler cannot see into, so that it
+    // keeps the table in registers: left as loads of a constant, a
+    // profile-guided build reloaded it from memory on every 128 bytes.
+    let t0 = core::hint::black_box(_mm512_loadu_si512(SKIP_STOP_TABLE.as_ptr().cast()));
+    let t1 = core::hint::black_box(_mm512_loadu_si512(SKIP_STOP_TABLE.as_ptr().add(64).cast()));
+    let stop = |x| _mm512_andnot_si512(x, _mm512_permutex2var_epi8(t0, x, t1));
+    let mut acc = *high;
+    while at + 128 <= full {
+        let (a, b) = (_mm512_loadu_si512(p.add(at).cast()), _mm512_loadu_si512(p.add(at + 64).cast()));
+        if _mm512_movepi8_mask(_mm512_or_si512(stop(a), stop(b))) != 0 {
+            break;
+        }
+        // (acc | a | b)
+        acc = _mm512_ternarylogic_epi32(acc, a, b, 0xFE);
+        at += 128;
+    }
+    *high = acc;
+    at
+}
+
 /// With `VBMI`, the strict skip over string bodies uses VBMI's permute.
 #[derive(Clone, Copy)]
 pub(super) struct Avx512<const VBMI: bool>(__m512i);
@@ -207,23 +235,12 @@ impl<const VBMI: bool> Block for Avx512<VBMI> {
         let t = _mm512_broadcast_i32x4(repeat16(&QUOTE_BACKSLASH_TABLE));
         _mm512_cmpeq_epi8_mask(self.0, _mm512_shuffle_epi8(t, self.0))
     }
-    /// Strict with VBMI: one permute per block looks up the bytes the
-    /// skip stops at (so controls stop it too, and only an OR is folded).
     #[inline(always)]
-    unsafe fn skip_stops<const STRICT: bool>(p: *const u8, acc: &mut Self::Fold) -> bool {
-        if !(STRICT && VBMI) {
-            return fold_skip_stops::<Self, STRICT>(p, acc);
+    unsafe fn skip_run<const STRICT: bool>(p: *const u8, at: usize, full: usize, acc: &mut Self::Fold) -> usize {
+        if STRICT && VBMI {
+            return skip_run_vbmi(p, at, full, &mut acc.1);
         }
-        let (a, b) = (_mm512_loadu_si512(p.cast()), _mm512_loadu_si512(p.add(64).cast()));
-        let t0 = _mm512_loadu_si512(SKIP_STOP_TABLE.as_ptr().cast());
-        let t1 = _mm512_loadu_si512(SKIP_STOP_TABLE.as_ptr().add(64).cast());
-        let stop = |x| _mm512_andnot_si512(x, _mm512_permutex2var_epi8(t0, x, t1));
-        if _mm512_movepi8_mask(_mm512_or_si512(stop(a), stop(b))) != 0 {
-            return true;
-        }
-        // (high | a | b)
-        acc.1 = _mm512_ternarylogic_epi32(acc.1, a, b, 0xFE);
-        false
+        fold_skip_run::<Self, STRICT>(p, at, full, acc)
     }
     #[inline(always)]
     unsafe fn prefix_xor(x: u64) -> u64 {

@@ -124,7 +124,7 @@ pub(crate) unsafe fn scan<B: Block, const STRICT: bool>(input: &[u8], measure: b
 }
 
 /// Inside a long string (a base64 image, say), skips runs of blocks
-/// (`Block::skip_stops`) that hold no quote and no backslash. This tight
+/// (`Block::skip_run`) that hold no quote and no backslash. This tight
 /// loop is what keeps large bodies close to memchr speed: the strict
 /// checks (control bytes, non-ASCII) only fold the bytes into a running
 /// minimum and OR here; a control byte is located exactly, on the rare
@@ -139,12 +139,8 @@ unsafe fn skip_string_body<B: Block, const STRICT: bool>(
     carry: &mut Carry,
     info: &mut ScanInfo,
 ) -> usize {
-    let p = input.as_ptr();
-    let mut at = start;
     let mut acc = B::fold_start();
-    while at + 128 <= full && !B::skip_stops::<STRICT>(p.add(at), &mut acc) {
-        at += 128;
-    }
+    let at = B::skip_run::<STRICT>(input.as_ptr(), start, full, &mut acc);
     if STRICT && at > start {
         if B::fold_has_control(acc) {
             locate_control(&input[..at], start, info);
