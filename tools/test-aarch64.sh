@@ -67,10 +67,28 @@ echo "test-aarch64: qjson.backend() = $backend"
 # array (its double-to-int conversion saturates there), where the
 # drop-in tests take x86 lua-cjson's answers as the reference.
 specs=$(ls spec/*_spec.lua | grep -v -e loader_spec -e finalizer_spec)
-QJSON_LUAJIT_BUILD=plain lj /usr/bin/busted \
-  --filter-out='qjson.tables is right when a finalizer decodes in the middle of a decode' \
-  --filter-out='"shortest" reads back to the same double' \
-  --filter-out='encode matches lua%-cjson on number keys' \
-  --filter-out='matches lua%-cjson with encode_invalid_numbers%("null"%)' \
-  $specs || exit 1
+run_specs() {
+  # spec/unbuffered.lua: each result is written at once, so a crash shows
+  # which test was running.
+  QJSON_LUAJIT_BUILD=plain lj /usr/bin/busted --helper=spec/unbuffered.lua -o TAP \
+    --filter-out='qjson.tables is right when a finalizer decodes in the middle of a decode' \
+    --filter-out='"shortest" reads back to the same double' \
+    --filter-out='encode matches lua%-cjson on number keys' \
+    --filter-out='matches lua%-cjson with encode_invalid_numbers%("null"%)' \
+    $specs
+}
+run_specs
+rc=$?
+# One run in five here was killed by SIGSEGV under qemu-user (2026-11-26;
+# the others, and every earlier CI run, passed). qemu-user is known to
+# crash on LuaJIT tests that pass under qemu-system (openresty/luajit2#59,
+# the GC write barrier with the JIT on), so such a run is reported and
+# run once more. A second crash, or any test failure, fails the leg. The
+# same specs run natively on x86 in make test-lua and test-gc.
+if [ "$rc" -ge 128 ]; then
+  echo "test-aarch64: busted was killed by signal $((rc - 128)) under qemu (the test running is the one after the last line above); running it once more"
+  run_specs || exit 1
+elif [ "$rc" != 0 ]; then
+  exit 1
+fi
 echo "test-aarch64: passed in $(($(date +%s) - start)) s"
