@@ -10,12 +10,13 @@
 # Steps 1-3 rerun only when the instrumented library or the training
 # script changed; the profile's name carries its hash, so cargo rebuilds
 # the release library exactly when the profile changes.
-# QJSON_PGO=0, no LuaJIT, or no llvm-profdata (the rustup component llvm-tools), gives
-# a plain `cargo build --release`, saying so.
+# QJSON_PGO=0, no LuaJIT, or no llvm-profdata (the rustup component
+# llvm-tools) gives a plain `cargo build --release`, saying so.
 set -euo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
 cd "$(dirname "$0")/.."
 LUAJIT=${LUAJIT:-luajit}
+. tools/lib.sh
 
 # target/release/libqjson.build records how the library was built, for
 # tools/test-install.sh.
@@ -39,14 +40,12 @@ merged=$dir/merged.profdata
 CARGO_TARGET_DIR=$dir/gen RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$dir/raw" cargo build --release
 if [ ! -s "$merged" ] || [ "$lib" -nt "$merged" ] || [ tools/pgo-train.lua -nt "$merged" ]; then
   rm -rf "$dir/raw"
-  default=$(QJSON_LIB=$lib $LUAJIT -e 'package.path="lua/?.lua;lua/?/init.lua;"..package.path
-    io.write(require("qjson").backend())')
+  default=$(QJSON_LIB=$lib qjson_backend)
   QJSON_LIB=$lib $LUAJIT tools/pgo-train.lua full
   for b in avx512vbmi avx512 avx2 neon swar; do
     [ "$b" = "$default" ] && continue
     # An unknown or unsupported QJSON_BACKEND falls back to the default.
-    got=$(QJSON_BACKEND=$b QJSON_LIB=$lib $LUAJIT -e 'package.path="lua/?.lua;lua/?/init.lua;"..package.path
-      io.write(require("qjson").backend())')
+    got=$(QJSON_LIB=$lib qjson_backend "$b")
     if [ "$got" = "$b" ]; then QJSON_BACKEND=$b QJSON_LIB=$lib $LUAJIT tools/pgo-train.lua parse; fi
   done
   "$bin/llvm-profdata" merge -o "$merged.tmp" "$dir/raw"

@@ -89,6 +89,16 @@ luajit2_build() {
   ) >>"$log" 2>&1 || { echo "building luajit2 failed" >>"$log"; return 1; }
 }
 
+# qjson_backend [BACKEND]: prints the stage 1 backend `qjson.backend()`
+# reports with QJSON_BACKEND=BACKEND (unset when not given), the library
+# found as usual (QJSON_LIB, if the caller sets it). Run from the
+# checkout's root; $LUAJIT, default luajit.
+qjson_backend() {
+  local chosen=(-u QJSON_BACKEND)
+  [ -n "${1:-}" ] && chosen=("QJSON_BACKEND=$1")
+  env "${chosen[@]}" LUA_PATH='lua/?.lua;lua/?/init.lua;;' "${LUAJIT:-luajit}" -e 'io.write(require("qjson").backend())'
+}
+
 # apt_ensure WHO PACKAGE...: installs with apt-get those of the Debian
 # PACKAGEs that are not installed yet (none: nothing is run). Returns
 # apt-get's failure.

@@ -13,9 +13,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 cd "$(dirname "$0")/.."
 LUAJIT=${LUAJIT:-luajit}
 lua_path='lua/?.lua;lua/?/init.lua;spec/?.lua;;'
-backend() { QJSON_BACKEND=$1 LUA_PATH=$lua_path $LUAJIT -e 'io.write(require("qjson").backend())'; }
+. tools/lib.sh
 
-default=$(env -u QJSON_BACKEND LUA_PATH=$lua_path $LUAJIT -e 'io.write(require("qjson").backend())') || exit 1
+default=$(qjson_backend) || exit 1
 all=$(cargo test --profile release-tests --test scan_agreement backends_are_detected -- --nocapture 2>&1 |
   sed -n 's/^comparing backends \[\(.*\)\] with scalar$/\1/p' | tr -d '",')
 [ -n "$all" ] || { echo "test-backends: cannot list the backends"; exit 1; }
@@ -23,7 +23,7 @@ echo "test-backends: backends on this CPU: $all (default $default)"
 for b in $all; do
   [ "$b" = "$default" ] && continue
   start=$(date +%s)
-  got=$(backend "$b") || exit 1
+  got=$(qjson_backend "$b") || exit 1
   [ "$got" = "$b" ] || { echo "test-backends: QJSON_BACKEND=$b ran $got"; exit 1; }
   echo "test-backends: $b: cargo tests"
   QJSON_BACKEND=$b cargo test --profile release-tests -q --test conformance --test differential --test errors --test hostile \
