@@ -118,8 +118,9 @@ pub(crate) fn unescape(body: &[u8], out: &mut impl Sink) -> Result<(), (usize, E
 pub(crate) enum Read<'i> {
     /// No escape: the body, borrowed from the input.
     Raw(&'i [u8]),
-    /// Escapes: the body was decoded into the sink.
-    Decoded,
+    /// Escapes: the body, this many bytes of the input, was decoded into
+    /// the sink.
+    Decoded(usize),
     /// No quote ends the body.
     Unterminated,
 }
@@ -136,7 +137,7 @@ pub(crate) fn read_to_quote<'i>(body: &'i [u8], out: &mut impl Sink) -> Result<R
         return Ok(Read::Raw(&body[..first]));
     }
     Ok(match unescape_to_quote(body, first, out)? {
-        Some(_) => Read::Decoded,
+        Some(len) => Read::Decoded(len),
         None => Read::Unterminated,
     })
 }
@@ -312,7 +313,7 @@ mod tests {
             assert_eq!(&fixed.buf[..fixed.len], &two[..]);
             assert_eq!(unescape_to_quote(&body, first, &mut heap), Ok(None), "{body:?}: no closing quote");
             let mut three = Vec::new();
-            assert_eq!(read_to_quote(&closed, &mut three), Ok(Read::Decoded));
+            assert_eq!(read_to_quote(&closed, &mut three), Ok(Read::Decoded(len)));
             assert_eq!(three, two);
             assert_eq!(read_to_quote(&body, &mut three), Ok(Read::Unterminated), "{body:?}");
         }

@@ -160,6 +160,41 @@ fn corpus_matches_serde_json() {
     }
 }
 
+/// One event, owned: its tag, count, and payload as bytes (a string's or
+/// key's) or bits (a number, an object's shape id).
+type Owned = (EventTag, u32, Vec<u8>, u64);
+
+fn owned(events: &[Event]) -> Vec<Owned> {
+    events
+        .iter()
+        .map(|e| match e.tag {
+            EventTag::String | EventTag::Key => (e.tag, e.n, text(e), 0),
+            // SAFETY: these events hold `num` (for Null, False and True, 0).
+            _ => (e.tag, e.n, Vec::new(), unsafe { e.v.num }.to_bits()),
+        })
+        .collect()
+}
+
+/// The direct walk (`Stream::events_direct`, which `qjson_decode` tries
+/// first on small texts) takes `bytes` only when the tape walk accepts
+/// them, and then gives its events, event for event: same tags, counts,
+/// strings, number bits, key ids and shape ids. Returns whether it took
+/// them.
+fn check_direct(bytes: &[u8], opts: &Options, stream: &mut Stream, keys: &mut KeyCache) -> bool {
+    let direct = stream.events_direct(bytes, opts, keys).map(owned);
+    let tape =
+        Document::parse(bytes, opts).ok().map(|mut doc| owned(stream.events(&mut doc, ROOT, Some(keys)).unwrap()));
+    if let Some(d) = &direct {
+        assert_eq!(Some(d), tape.as_ref(), "direct walk differs: {}", common::show(bytes));
+    }
+    direct.is_some()
+}
+
+/// Options the direct walk applies under: the default, and the drop-in's.
+fn direct_options() -> [Options; 2] {
+    [Options::default(), Options { cjson_integers: 1, ..Options::default() }]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(common::cases(256)))]
 
@@ -168,6 +203,117 @@ proptest! {
         let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
         check(serde_json::to_string(&v).unwrap().as_bytes(), &mut stream, &mut keys);
         check(serde_json::to_string_pretty(&v).unwrap().as_bytes(), &mut stream, &mut keys);
+    }
+
+    /// Valid texts are all taken by the direct walk, and as the tape walk
+    /// gives them; each cut short, or with one byte changed, is taken
+    /// only when valid, and then alike.
+    #[test]
+    fn direct_walk_gives_the_tape_walks_events(
+        v in common::arb_value(),
+        at in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+        for text in [serde_json::to_string(&v).unwrap(), serde_json::to_string_pretty(&v).unwrap()] {
+            let bytes = text.as_bytes();
+            for opts in direct_options() {
+                prop_assert!(check_direct(bytes, &opts, &mut stream, &mut keys), "not taken: {}", common::show(bytes));
+                let cut = at.index(bytes.len() + 1);
+                check_direct(&bytes[..cut], &opts, &mut stream, &mut keys);
+                let mut changed = bytes.to_vec();
+                if cut < changed.len() {
+                    changed[cut] = byte;
+                    check_direct(&changed, &opts, &mut stream, &mut keys);
+                }
+            }
+        }
+    }
+}
+
+/// JSONTestSuite: every `y_` text taken by the direct walk and as the tape
+/// walk gives it; every other text taken only when the tape walk accepts
+/// it. Also each text cut short at every byte (of the first 200).
+#[test]
+fn direct_walk_on_the_test_suite() {
+    common::print_test_panics();
+    let Some(dir) = common::data_dir() else { return };
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut taken, mut valid) = (0, 0);
+    for entry in std::fs::read_dir(dir.join("JSONTestSuite/test_parsing")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        for opts in direct_options() {
+            let took = check_direct(&bytes, &opts, &mut stream, &mut keys);
+            assert!(took || !name.starts_with("y_"), "{name} not taken");
+            taken += took as usize;
+            valid += name.starts_with("y_") as usize;
+            for cut in 0..bytes.len().min(200) {
+                check_direct(&bytes[..cut], &opts, &mut stream, &mut keys);
+            }
+        }
+    }
+    assert!(valid > 2 * 90 && taken >= valid, "{taken} texts taken, {valid} valid");
+}
+
+#[test]
+fn direct_walk_limits() {
+    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let depth = |d: u32| Options { max_depth: d, ..Options::default() };
+    // As deep as allowed, and no deeper; empty containers count too.
+    assert!(check_direct(deep(3).as_bytes(), &depth(3), &mut stream, &mut keys));
+    assert!(!check_direct(deep(4).as_bytes(), &depth(3), &mut stream, &mut keys));
+    assert!(!check_direct(b"{}", &depth(0), &mut stream, &mut keys));
+    assert!(check_direct(b"1", &depth(0), &mut stream, &mut keys));
+    // Checks the walk leaves to the tape walk: not taken.
+    for opts in [
+        Options { duplicate_keys: 1, ..Options::default() },
+        Options { ijson: 1, ..Options::default() },
+        Options { invalid_numbers: 1, ..Options::default() },
+        Options::lazy(),
+    ] {
+        assert!(!check_direct(b"[1]", &opts, &mut stream, &mut keys));
+    }
+    // Whitespace, escapes, cached and repeated keys, empty members, the
+    // numbers lua-cjson reads as integers: taken, as the tape walk gives.
+    let texts: [&[u8]; 8] = [
+        b" \t\r\n{ \"a\" : [ ] , \"b\":{} ,\"c\" :[1 , -0, 1e400]}\n",
+        br#"{"k\u00e9y":"\ud83d\ude00","a":"caf\u00e9 \"ok\"","\u0000":null}"#,
+        br#"[{"id":1,"v":[true,false]},{"id":2,"v":[]},{"id":3,"v":{}}]"#,
+        br#"[-0,-0.0,9223372036854775807,-9223372036854775809,18446744073709551616,0.1e1]"#,
+        "[\"\u{e9}\u{4f60}\u{1f600}\"]".as_bytes(),
+        br#"{"a":1,"a":2}"#,
+        br#"[[[[1]]],[[]],[{}]]"#,
+        br#""""#,
+    ];
+    for text in texts {
+        for opts in direct_options() {
+            assert!(check_direct(text, &opts, &mut stream, &mut keys), "{}", common::show(text));
+        }
+    }
+    // Invalid: never taken.
+    let invalid: [&[u8]; 14] = [
+        b"[1,]",
+        br#"{"a":1,}"#,
+        b"[01]",
+        b"[1.]",
+        b"\"a\x01\"",
+        br#"["\x"]"#,
+        br#""\ud800""#,
+        b"[1] x",
+        b"\xef\xbb\xbf[]",
+        b"[\"\xff\"]",
+        br#"{"a" 1}"#,
+        b"[tru]",
+        b"[nulll]",
+        b"",
+    ];
+    for text in invalid {
+        for opts in direct_options() {
+            assert!(!check_direct(text, &opts, &mut stream, &mut keys), "{}", common::show(text));
+        }
     }
 }
 

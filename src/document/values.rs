@@ -146,7 +146,7 @@ fn string_at<'i>(
     if strict {
         return match string::read_to_quote(body, sink).map_err(at)? {
             string::Read::Raw(raw) => Ok(Some(raw)),
-            string::Read::Decoded => Ok(None),
+            string::Read::Decoded(_) => Ok(None),
             string::Read::Unterminated => Err(unterminated()),
         };
     }

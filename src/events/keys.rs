@@ -265,6 +265,12 @@ impl KeyCache {
         Some((id, slot.stored))
     }
 
+    /// The length in bytes of key `id` (a valid id).
+    #[inline(always)]
+    pub fn len_of(&self, id: u32) -> usize {
+        self.known[id as usize].len as usize
+    }
+
     /// Records that key `id` followed key `last` (see `next`).
     #[inline(always)]
     pub fn follows(&mut self, last: u32, id: u32) {

@@ -1,10 +1,13 @@
 //! The walk from a document to its events: along the tape in one pass for
 //! a document validated at parse time, through the document's checked
-//! reads for a lazy one.
+//! reads for a lazy one; and for a strict text not parsed yet, straight
+//! from its bytes with no tape ([`direct`]).
 
 use super::{string_body, Event, EventTag, EventValue, KeyCache};
 use crate::tape::{self, Next};
 use crate::{number, string, Document, Error, Kind, Node};
+
+mod direct;
 
 /// Buffers for one stream of events, reused from call to call.
 #[derive(Default)]
@@ -20,8 +23,10 @@ pub struct Stream {
     /// The key ids of the open objects' members so far (0 for a key not
     /// in the cache), the innermost object's last: what gives its shape.
     key_ids: Vec<u32>,
-    /// The document's `cjson_integers` option, for the strict walk.
+    /// The document's `cjson_integers` option, for the strict walks.
     cjson_integers: bool,
+    /// Open containers of the direct walk.
+    frames: Vec<direct::Frame>,
 }
 
 /// An open container: in the strict walk, the slot where its members end
@@ -63,13 +68,18 @@ impl Stream {
         } else {
             self.walk_checked(doc, node)?;
         }
+        Ok(self.finish())
+    }
+
+    /// The events of a finished walk, their strings' final pointers set.
+    fn finish(&mut self) -> &[Event] {
         for &i in &self.offsets {
             let e = &mut self.events[i as usize];
             // SAFETY: the string events listed here hold an offset into
             // `strings` in `ptr`; `strings` no longer changes.
             e.v.ptr = unsafe { self.strings.as_ptr().add(e.v.ptr as usize) }.cast();
         }
-        Ok(&self.events)
+        &self.events
     }
 
     fn reset(&mut self) {
@@ -86,6 +96,7 @@ impl Stream {
         self.strings.clear();
         self.offsets.clear();
         self.stack.clear();
+        self.frames.clear();
         self.key_ids.clear();
     }
 
@@ -108,7 +119,7 @@ impl Stream {
         let offset = self.strings.len();
         match string::read_to_quote(body, &mut string::Append { buf: &mut self.strings, from: offset }) {
             Ok(string::Read::Raw(raw)) => Event::string(raw.len(), raw.as_ptr()),
-            Ok(string::Read::Decoded) => {
+            Ok(string::Read::Decoded(_)) => {
                 self.offsets.push(self.events.len() as u32);
                 Event::string(self.strings.len() - offset, offset as *const u8)
             }
@@ -153,17 +164,25 @@ impl Stream {
             b't' => Event::new(EventTag::True, 0, 0.0),
             b'f' => Event::new(EventTag::False, 0, 0.0),
             b'n' if !lenient || input.get(pos + 1) == Some(&b'u') => Event::new(EventTag::Null, 0, 0.0),
-            _ => {
-                let v = number::to_f64_valid(&input[pos..], lenient);
-                // Only -0 and integers past ±2^63 read otherwise as lua-cjson's.
-                let v =
-                    if self.cjson_integers && ((v == 0.0 && v.is_sign_negative()) || v.abs() >= 9.223372036854775e18) {
-                        number::strtoll_f64(&input[pos..]).unwrap_or(v)
-                    } else {
-                        v
-                    };
-                Event::new(EventTag::Number, 0, v)
-            }
+            _ => Event::new(EventTag::Number, 0, self.number(&input[pos..], lenient)),
+        }
+    }
+
+    /// The value of the (valid) number at the start of `s`.
+    #[inline(always)]
+    fn number(&self, s: &[u8], lenient: bool) -> f64 {
+        self.as_cjson_reads(s, number::to_f64_valid(s, lenient))
+    }
+
+    /// `v`, the value of the number at the start of `s`, as lua-cjson
+    /// reads it when the stream has the `cjson_integers` option.
+    #[inline(always)]
+    fn as_cjson_reads(&self, s: &[u8], v: f64) -> f64 {
+        // Only -0 and integers past ±2^63 read otherwise as lua-cjson's.
+        if self.cjson_integers && ((v == 0.0 && v.is_sign_negative()) || v.abs() >= 9.223372036854775e18) {
+            number::strtoll_f64(s).unwrap_or(v)
+        } else {
+            v
         }
     }
 

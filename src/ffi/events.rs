@@ -108,6 +108,12 @@ pub extern "C" fn qjson_decode(
         let input = unsafe { bytes(input.cast(), len) };
         // SAFETY: as above.
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
+        // Straight from the bytes first, with no tape: faster at every
+        // size (docs/design.md, under `tables.lua`). A text it does not
+        // take is parsed as usual, which finds the error.
+        if let Some(events) = stream.events_direct(input, &opts, keys) {
+            return Ok((events.as_ptr(), events.len()));
+        }
         let flat = Document::parse_then(input, &opts, |doc| {
             stream.events(doc, crate::ROOT, Some(keys)).map(|events| (events.as_ptr(), events.len()))
         });

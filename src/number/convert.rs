@@ -29,7 +29,29 @@ pub(crate) fn to_f64(text: &[u8]) -> f64 {
 /// zero...).
 #[inline]
 pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
-    let negative = s[0] == b'-';
+    let (v, end, plain) = read(s);
+    if lenient && !(plain && s.get(end).is_none_or(|&c| is_delimiter(c))) {
+        let len = scan_lenient(s).map_or(s.len(), |(len, _)| len);
+        return to_f64(&s[..len]);
+    }
+    v
+}
+
+/// The number at the start of `s`, unchecked: its value and length when
+/// it is one by JSON's grammar (`scan`), followed by a delimiter or the
+/// end; else `None`. One pass, as [`to_f64_valid`]'s.
+#[inline(always)]
+pub(crate) fn to_f64_checked(s: &[u8]) -> Option<(f64, usize)> {
+    let (v, end, plain) = read(s);
+    (plain && s.get(end).is_none_or(|&c| is_delimiter(c))).then_some((v, end))
+}
+
+/// The one pass of [`to_f64_valid`]: the value read as JSON's grammar has
+/// it, where the reading stopped, and whether what it read has JSON's
+/// shape (digits where the grammar needs them, no leading zero).
+#[inline(always)]
+fn read(s: &[u8]) -> (f64, usize, bool) {
+    let negative = s.first() == Some(&b'-');
     let mut i = negative as usize;
     let mut mantissa: u64 = 0;
     let mut digits = 0;
@@ -62,10 +84,6 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
         plain &= i > start;
         exp10 += if negative_exp { -e } else { e };
     }
-    if lenient && !(plain && s.get(i).is_none_or(|&c| is_delimiter(c))) {
-        let len = scan_lenient(s).map_or(s.len(), |(len, _)| len);
-        return to_f64(&s[..len]);
-    }
     const POW10: [f64; 23] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
         1e20, 1e21, 1e22,
@@ -74,18 +92,20 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
         if mantissa <= 1 << 53 && (-22..=22).contains(&exp10) {
             let m = mantissa as f64;
             let v = if exp10 < 0 { m / POW10[-exp10 as usize] } else { m * POW10[exp10 as usize] };
-            return if negative { -v } else { v };
+            return (if negative { -v } else { v }, i, plain);
         }
         // The digits are exact: Eisel-Lemire from them, without parsing
         // the text again (None only near a halfway point). Past ±400 every
         // 19-digit mantissa gives 0 or infinity, so the clamp keeps the
         // result and makes the cast to i32 safe for any exponent.
         if let Some(v) = compute_float::compute_float::<f64>(negative, mantissa, exp10.clamp(-400, 400) as i32) {
-            return v;
+            return (v, i, plain);
         }
     }
-    // SAFETY: stage 2 admitted only ASCII digits, signs, '.' and 'e'/'E'.
-    unsafe { std::str::from_utf8_unchecked(&s[..i]) }.parse().unwrap_or(f64::NAN)
+    // SAFETY: the reading above passed only ASCII digits, signs, '.' and
+    // 'e'/'E'.
+    let v = unsafe { std::str::from_utf8_unchecked(&s[..i]) }.parse().unwrap_or(f64::NAN);
+    (v, i, plain)
 }
 
 /// An integer literal (a sign, then nothing but digits up to the next

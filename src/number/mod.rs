@@ -10,7 +10,9 @@ mod lenient;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use convert::{fits_ijson, strtoll_f64, to_f64, to_f64_valid, to_i64, to_u64, MAX_SAFE_INTEGER};
+pub(crate) use convert::{
+    fits_ijson, strtoll_f64, to_f64, to_f64_checked, to_f64_valid, to_i64, to_u64, MAX_SAFE_INTEGER,
+};
 pub(crate) use grammar::{is_plain_atom, scan};
 pub(crate) use lenient::scan_lenient;
 

@@ -91,7 +91,7 @@ impl<'a> TapeNode<'a> {
         let mut out = Vec::new();
         match string::read_to_quote(body, &mut out).expect("strict parse: escapes are valid") {
             string::Read::Raw(raw) => Cow::Borrowed(raw),
-            string::Read::Decoded => Cow::Owned(out),
+            string::Read::Decoded(_) => Cow::Owned(out),
             string::Read::Unterminated => unreachable!("strict parse: strings are terminated"),
         }
     }
