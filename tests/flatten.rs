@@ -362,9 +362,9 @@ fn big_arrays() {
     assert_eq!((events[0].tag, events[0].n, events.len()), (EventTag::ScalarArray, n, n as usize + 1));
 }
 
-/// One stream, reused: after a document larger than what it keeps between
-/// calls (its buffers are then released), and after escapes, the next
-/// documents come out right.
+/// One stream, reused by both strict walks: after a document larger than
+/// what it keeps between calls (its buffers are then released), and after
+/// escapes, the next documents come out right.
 #[test]
 fn one_stream_serves_many_documents() {
     common::print_test_panics();
@@ -374,6 +374,7 @@ fn one_stream_serves_many_documents() {
     for _ in 0..3 {
         for doc in docs {
             check(doc.as_bytes(), &mut stream, &mut keys);
+            assert!(check_direct(doc.as_bytes(), &Options::default(), &mut stream, &mut keys));
         }
     }
 }

@@ -47,8 +47,9 @@ struct Open {
     ids_from: u32,
 }
 
-/// Buffers grown past this many events (or bytes of strings) are released
-/// before the next use, so one huge document does not pin its memory.
+/// Buffers grown past this many entries (events, bytes of strings, open
+/// containers...) are released before the next use, so that one huge or
+/// deep document does not pin its memory.
 const KEEP: usize = 1 << 20;
 
 impl Stream {
@@ -83,21 +84,18 @@ impl Stream {
     }
 
     fn reset(&mut self) {
-        if self.events.capacity() > KEEP {
-            self.events = Vec::new();
+        fn empty<T>(v: &mut Vec<T>) {
+            if v.capacity() > KEEP {
+                *v = Vec::new();
+            }
+            v.clear();
         }
-        if self.strings.capacity() > KEEP {
-            self.strings = Vec::new();
-        }
-        if self.offsets.capacity() > KEEP {
-            self.offsets = Vec::new();
-        }
-        self.events.clear();
-        self.strings.clear();
-        self.offsets.clear();
-        self.stack.clear();
-        self.frames.clear();
-        self.key_ids.clear();
+        empty(&mut self.events);
+        empty(&mut self.strings);
+        empty(&mut self.offsets);
+        empty(&mut self.stack);
+        empty(&mut self.frames);
+        empty(&mut self.key_ids);
     }
 
     /// Sets the shape of the object whose event is `event` and whose key
