@@ -278,8 +278,9 @@ fn direct_walk_limits() {
     }
     // Whitespace, escapes, cached and repeated keys, empty members, the
     // numbers lua-cjson reads as integers: taken, as the tape walk gives.
-    let texts: [&[u8]; 8] = [
+    let texts: [&[u8]; 9] = [
         b" \t\r\n{ \"a\" : [ ] , \"b\":{} ,\"c\" :[1 , -0, 1e400]}\n",
+        b"[\n                \t   1,\r\n                         2        ,\"x\"                ]       ",
         br#"{"k\u00e9y":"\ud83d\ude00","a":"caf\u00e9 \"ok\"","\u0000":null}"#,
         br#"[{"id":1,"v":[true,false]},{"id":2,"v":[]},{"id":3,"v":{}}]"#,
         br#"[-0,-0.0,9223372036854775807,-9223372036854775809,18446744073709551616,0.1e1]"#,

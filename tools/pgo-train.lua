@@ -96,7 +96,14 @@ local function event(i, last)
     .. '"finish_reason":%s}]}', i, words(1 + rand(3)), last and '"stop"' or "null")
 end
 
-local docs = { records(8), records(300), coordinates(3000), upload(40000), upload(400000) }
+-- The same records pretty-printed: indentation is most of such a text.
+local function pretty(s)
+  local c = cjson.new()
+  c.encode_indent("    ")
+  return c.encode(cjson.decode(s))
+end
+
+local docs = { records(8), records(300), pretty(records(200)), coordinates(3000), upload(40000), upload(400000) }
 local requests = {}
 for i = 1, 64 do
   requests[i] = request()
