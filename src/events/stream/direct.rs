@@ -45,10 +45,10 @@ fn skip_ws(input: &[u8], mut p: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = input.get(p) {
         p += 1;
         while let Some(w) = input.get(p..p + 8) {
-            let others = u64::from_le_bytes(w.try_into().expect("8 bytes")) ^ u64::from_ne_bytes([b' '; 8]);
+            // (Read little-endian: the first byte is the lowest.)
+            let others = u64::from_le_bytes(w.try_into().expect("8 bytes")) ^ u64::from_le_bytes([b' '; 8]);
             if others != 0 {
-                // (Little-endian: the first byte is the lowest.)
-                p += (others.to_le().trailing_zeros() / 8) as usize;
+                p += (others.trailing_zeros() / 8) as usize;
                 break;
             }
             p += 8;
