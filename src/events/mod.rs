@@ -101,6 +101,12 @@ impl Event {
     fn string(n: usize, ptr: *const u8) -> Event {
         Event { tag: EventTag::String, n: n as u32, v: EventValue { ptr: ptr.cast() } }
     }
+
+    /// Key `id` of the key cache, whose stored bytes are at `bytes`.
+    #[inline(always)]
+    fn key(id: u32, bytes: *const u8) -> Event {
+        Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } }
+    }
 }
 
 /// The length of a (valid) string body starting at `start`, and whether it

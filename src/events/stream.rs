@@ -3,7 +3,7 @@
 //! reads for a lazy one; and for a strict text not parsed yet, straight
 //! from its bytes with no tape ([`direct`]).
 
-use super::{string_body, Event, EventTag, EventValue, KeyCache};
+use super::{string_body, Event, EventTag, KeyCache};
 use crate::tape::{self, Next};
 use crate::{number, string, Document, Error, Kind, Node};
 
@@ -139,14 +139,14 @@ impl Stream {
         if let Some(cache) = keys {
             if let Some((id, bytes)) = cache.next(*last, input, start) {
                 *last = id;
-                return Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } };
+                return Event::key(id, bytes);
             }
             let (len, escaped) = string_body(input, start);
             if !escaped {
                 if let Some((id, bytes)) = cache.id(&input[start..start + len]) {
                     cache.follows(*last, id);
                     *last = id;
-                    return Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } };
+                    return Event::key(id, bytes);
                 }
             }
             *last = 0;

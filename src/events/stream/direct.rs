@@ -12,7 +12,7 @@
 //! (tests/flatten.rs holds the two walks to that).
 
 use super::Stream;
-use crate::events::{Event, EventTag, EventValue, KeyCache};
+use crate::events::{Event, EventTag, KeyCache};
 use crate::{string, Options};
 
 /// An open container of the walk.
@@ -190,14 +190,14 @@ impl Stream {
         let mut last = self.frames.last().map_or(0, |f| f.last_key);
         let (e, end) = if let Some((id, bytes)) = keys.next(last, input, start) {
             last = id;
-            (Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } }, start + keys.len_of(id) + 1)
+            (Event::key(id, bytes), start + keys.len_of(id) + 1)
         } else {
             let (e, end, raw) = self.string_direct(input, start)?;
             match if raw { keys.id(&input[start..end - 1]) } else { None } {
                 Some((id, bytes)) => {
                     keys.follows(last, id);
                     last = id;
-                    (Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } }, end)
+                    (Event::key(id, bytes), end)
                 }
                 None => {
                     last = 0;
