@@ -152,13 +152,15 @@ bench-gateway-schema: build
 lint: deps
 	cargo fmt --check
 	cargo clippy --release --all-targets -- -D warnings
-	@# The aarch64 code (NEON) too: needs only the rustup target (nothing
-	@# is linked). unnecessary_cast is allowed there alone: c_char is u8 on
-	@# aarch64, so the FFI's `as *const u8` casts, needed on x86, are no-ops.
-	@if rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu || \
-	    rustup target add aarch64-unknown-linux-gnu >/dev/null 2>&1; then \
+	@# The aarch64 code (NEON) too: needs the rustup target and a cross C
+	@# compiler (yyjson-sys, a dev-dependency of the core benchmark, builds
+	@# its C source for the target; nothing is linked), which
+	@# tools/aarch64-deps.sh installs. unnecessary_cast is allowed there
+	@# alone: c_char is u8 on aarch64, so the FFI's `as *const u8` casts,
+	@# needed on x86, are no-ops.
+	@if tools/aarch64-deps.sh; then \
 	  cargo clippy --target aarch64-unknown-linux-gnu --all-targets -- -D warnings -A clippy::unnecessary_cast; \
-	else echo "lint: aarch64 clippy SKIPPED: the rustup target aarch64-unknown-linux-gnu cannot be added"; fi
+	else echo "lint: aarch64 clippy SKIPPED: tools/aarch64-deps.sh could not install the target or the cross compiler"; fi
 	luacheck lua spec bench tools
 
 clean:
