@@ -73,7 +73,8 @@ enum qjson_item_tag {
   QJSON_ITEM_TAG_ARRAY = 7,
   // `v.node` is the object's node in the document.
   QJSON_ITEM_TAG_OBJECT = 8,
-  // `len` items follow, one per element of the array a `[*]` met.
+  // `len` items follow, one per element of the array a `[*]` met
+  // (`v` is 0).
   QJSON_ITEM_TAG_LIST = 9,
 };
 typedef uint32_t qjson_item_tag;

@@ -30,6 +30,7 @@ mod stage2;
 pub mod stream;
 mod string;
 pub mod tape;
+mod text;
 
 pub use document::Document;
 pub use error::{Error, ErrorKind};

@@ -51,6 +51,12 @@ impl Options {
     pub(crate) fn reject_duplicates(&self) -> bool {
         self.duplicate_keys == DUPLICATES_REJECT || self.ijson != 0
     }
+    /// Whether a text may be read in one checking pass with no tape
+    /// (`crate::text`): strict, and no check that pass leaves out
+    /// (repeated keys, I-JSON's ranges, lua-cjson's wider numbers).
+    pub(crate) fn one_pass(&self) -> bool {
+        self.strict() && !self.reject_duplicates() && self.invalid_numbers == 0
+    }
     /// Numbers as `strtod` reads them, not only RFC 8259's grammar.
     pub(crate) fn lenient_numbers(&self) -> bool {
         self.invalid_numbers != 0 && self.ijson == 0

@@ -14,6 +14,11 @@ use super::{bytes, fill_error, free_boxed, guard, panic_message, ErrorInfo, Hand
 use crate::select::{Failure, Item, Output, Selector};
 use crate::{Document, Options, ROOT};
 
+/// The longest text `qjson_select` reads in one pass with no tape
+/// (`Selector::read_direct`) before parsing it: past about this size,
+/// parsing and then resolving the paths costs less (docs/design.md).
+const ONE_PASS_MAX: usize = 1024;
+
 /// Where `qjson_select` writes. `count` and `used` say how many items and
 /// bytes the call needed: more than `cap` / `bytes_cap` when it returned
 /// 0 (retry with that much room).
@@ -133,9 +138,14 @@ pub extern "C" fn qjson_select(
             let text = unsafe { bytes(input as *const u8, len) };
             // SAFETY: null or a valid `qjson_options`.
             let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
-            match Document::parse_then(text, &opts, |d| s.read(d, ROOT, &mut w)) {
-                Ok(r) => r,
-                Err(e) => Err(Failure::Input(e)),
+            if text.len() <= ONE_PASS_MAX && s.read_direct(text, &opts, &mut w).is_some() {
+                Ok(())
+            } else {
+                (w.count, w.used) = (0, 0);
+                match Document::parse_then(text, &opts, |d| s.read(d, ROOT, &mut w)) {
+                    Ok(r) => r,
+                    Err(e) => Err(Failure::Input(e)),
+                }
             }
         } else {
             match open_doc(doc) {

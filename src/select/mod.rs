@@ -8,11 +8,12 @@
 //! (`temperature:number`); see [`Want`]. The values are written as
 //! [`Item`]s (`read.rs`).
 
+mod direct;
 mod read;
 
 pub use read::{Failure, Item, ItemTag, ItemValue, Output};
 
-use crate::path::{Path, PathError};
+use crate::path::{Path, PathError, Segment};
 
 /// The type a selector path asks for. A value of another type is an error
 /// naming both; a missing value or a null is never one.
@@ -74,10 +75,37 @@ pub(crate) struct Entry {
     pub(crate) shared: usize,
 }
 
+/// One step of the selector's plan, the form the tape-less read follows
+/// (`direct.rs`): every entry's path as its steps, then its `Target`.
+#[derive(Debug, Clone)]
+pub(crate) enum Step {
+    /// A key, and its first bytes as [`key_head`] reads them.
+    Key(Box<[u8]>, u64),
+    Index(usize),
+    /// `[*]`: every element of an array.
+    Each,
+    /// The end of entry `.0`'s path: its value.
+    Target(u32),
+}
+
+/// A key's first eight bytes (zeros past its end): with the length, all
+/// there is to compare of most keys.
+#[inline(always)]
+pub(crate) fn key_head(key: &[u8]) -> u64 {
+    // (Not through a stack buffer: the loads that read it back stalled.)
+    match key.get(..8) {
+        Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+        None => key.iter().rev().fold(0, |h, &b| h << 8 | b as u64),
+    }
+}
+
 /// A compiled list of selector paths.
 #[derive(Debug, Clone, Default)]
 pub struct Selector {
     pub(crate) entries: Vec<Entry>,
+    pub(crate) plan: Vec<Step>,
+    /// Where each entry's steps start in `plan`.
+    pub(crate) starts: Vec<u32>,
 }
 
 /// Why a selector path does not compile: which one (0-based) and why.
@@ -155,6 +183,18 @@ impl Selector {
             let (a, b) = (prev.pieces[0].segments(), pieces[0].segments());
             a.iter().zip(b).take_while(|(x, y)| x == y).count()
         });
+        self.starts.push(u32::try_from(self.plan.len()).map_err(|_| err("too many paths".into()))?);
+        for (i, piece) in pieces.iter().enumerate() {
+            if i > 0 {
+                self.plan.push(Step::Each);
+            }
+            self.plan.extend(piece.segments().iter().map(|seg| match seg {
+                Segment::Key(k) => Step::Key(k.to_vec().into_boxed_slice(), key_head(k)),
+                Segment::Index(i) => Step::Index(*i),
+                Segment::Token(..) => unreachable!("selector paths are compiled dotted"),
+            }));
+        }
+        self.plan.push(Step::Target(index as u32));
         self.entries.push(Entry { text, pieces, want, shared });
         Ok(())
     }
@@ -172,7 +212,6 @@ impl Selector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::path::Segment;
 
     #[test]
     fn compiles_paths_types_and_wildcards() {

@@ -28,7 +28,8 @@ pub enum ItemTag {
     Array = 7,
     /// `v.node` is the object's node in the document.
     Object = 8,
-    /// `len` items follow, one per element of the array a `[*]` met.
+    /// `len` items follow, one per element of the array a `[*]` met
+    /// (`v` is 0).
     List = 9,
 }
 
@@ -74,32 +75,51 @@ impl Output<'_> {
     }
 
     fn simple(&mut self, tag: ItemTag) {
-        self.push(Item { tag, len: 0, v: ItemValue { num: 0.0 } });
+        self.push(Item::simple(tag));
     }
 
     /// Text in the input, which the caller keeps alive while it reads the
     /// items.
     fn text(&mut self, tag: ItemTag, s: &[u8]) -> Result<(), Error> {
-        let len = u32::try_from(s.len()).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
-        self.push(Item { tag, len, v: ItemValue { ptr: s.as_ptr().cast() } });
+        self.push(Item::bytes(tag, s.as_ptr(), s.len())?);
         Ok(())
     }
 
     /// The string an [`AreaSink`] decoded into the byte area from `start`.
     fn decoded(&mut self, start: usize) -> Result<(), Error> {
-        let n = self.used - start;
-        let len = u32::try_from(n).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
-        let ptr = self.bytes.get(start..self.used).map_or(std::ptr::null(), |s| s.as_ptr());
-        self.push(Item { tag: ItemTag::String, len, v: ItemValue { ptr: ptr.cast() } });
+        self.push(self.decoded_item(start)?);
         Ok(())
+    }
+
+    pub(super) fn decoded_item(&self, start: usize) -> Result<Item, Error> {
+        let ptr = self.bytes.get(start..self.used).map_or(std::ptr::null(), |s| s.as_ptr());
+        Item::bytes(ItemTag::String, ptr, self.used - start)
+    }
+}
+
+impl Item {
+    pub(super) const MISSING: Item = Item::simple(ItemTag::Missing);
+
+    pub(super) const fn simple(tag: ItemTag) -> Item {
+        Item { tag, len: 0, v: ItemValue { num: 0.0 } }
+    }
+
+    pub(super) fn number(num: f64) -> Item {
+        Item { tag: ItemTag::Number, len: 0, v: ItemValue { num } }
+    }
+
+    /// `len` bytes at `ptr` (null: past the byte area, see [`Output`]).
+    pub(super) fn bytes(tag: ItemTag, ptr: *const u8, len: usize) -> Result<Item, Error> {
+        let len = u32::try_from(len).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
+        Ok(Item { tag, len, v: ItemValue { ptr: ptr.cast() } })
     }
 }
 
 /// Decodes a string into the byte area from `start`. Past the area's
 /// end only `used` grows, so that the caller learns what a retry needs.
-struct AreaSink<'a, 'o> {
-    out: &'a mut Output<'o>,
-    start: usize,
+pub(super) struct AreaSink<'a, 'o> {
+    pub(super) out: &'a mut Output<'o>,
+    pub(super) start: usize,
 }
 
 impl string::Sink for AreaSink<'_, '_> {
@@ -269,7 +289,7 @@ fn write(
         Kind::Null => out.simple(ItemTag::Null),
         Kind::Array => {
             let len = d.len(found).unwrap_or(0);
-            out.push(Item { tag: ItemTag::List, len: len as u32, v: ItemValue { node: found } });
+            out.push(Item { len: len as u32, ..Item::simple(ItemTag::List) });
             let mut child = d.first_child(found);
             while let Some(c) = child {
                 walk(d, c, entry, piece + 1, out, hints)?;
@@ -306,11 +326,11 @@ fn value(d: &Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut Outp
             let Some(i) = d.i64(node)? else {
                 return Err(mismatch(entry, "integer", "a number that is not one within int64 range"));
             };
-            out.push(Item { tag: ItemTag::Number, len: 0, v: ItemValue { num: i as f64 } });
+            out.push(Item::number(i as f64));
         }
         Kind::Number => {
             let num = d.number_checked(node)?.0;
-            out.push(Item { tag: ItemTag::Number, len: 0, v: ItemValue { num } });
+            out.push(Item::number(num));
         }
         Kind::String => {
             // Without escapes the string is in the input (`text` keeps the

@@ -13,6 +13,7 @@
 
 use super::Stream;
 use crate::events::{Event, EventTag, KeyCache};
+use crate::text::{is_text, skip_ws};
 use crate::{string, Options};
 
 /// An open container of the walk.
@@ -31,52 +32,14 @@ pub(super) struct Frame {
     ids_from: u32,
 }
 
-/// Whether the walk applies under `opts`: strict, and no check it leaves
-/// out (repeated keys, I-JSON's ranges, lua-cjson's wider numbers).
-fn applies(opts: &Options) -> bool {
-    opts.strict() && !opts.reject_duplicates() && opts.invalid_numbers == 0
-}
-
-/// JSON's whitespace from `p` on: where it ends. After a whitespace byte,
-/// spaces are skipped eight at a time: indentation is most of the bytes
-/// of a pretty-printed text.
-#[inline(always)]
-fn skip_ws(input: &[u8], mut p: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = input.get(p) {
-        p += 1;
-        while let Some(w) = input.get(p..p + 8) {
-            // (Read little-endian: the first byte is the lowest.)
-            let others = u64::from_le_bytes(w.try_into().expect("8 bytes")) ^ u64::from_le_bytes([b' '; 8]);
-            if others != 0 {
-                p += (others.trailing_zeros() / 8) as usize;
-                break;
-            }
-            p += 8;
-        }
-    }
-    p
-}
-
-/// Whether a string body's bytes (as they stand in the input, escapes
-/// undecoded) are valid string text: no control byte, and UTF-8.
-#[inline(always)]
-fn is_text(body: &[u8]) -> bool {
-    // (Without an early exit, the loop vectorises.)
-    let (mut control, mut high) = (false, false);
-    for &b in body {
-        control |= b < 0x20;
-        high |= b >= 0x80;
-    }
-    !control && (!high || simdutf8::basic::from_utf8(body).is_ok())
-}
-
 impl Stream {
     /// The events of the whole of `input`, read straight from its bytes,
-    /// when it is valid JSON under `opts` (see [`applies`]); else `None`.
+    /// when it is valid JSON under `opts` (see [`Options::one_pass`]); else
+    /// `None`.
     /// Strings and keys are as [`Stream::events`] gives them.
     pub fn events_direct(&mut self, input: &[u8], opts: &Options, keys: &mut KeyCache) -> Option<&[Event]> {
         // (Past 4 GiB the parser refuses a text, and so does this walk.)
-        if !applies(opts) || input.len() > u32::MAX as usize {
+        if !opts.one_pass() || input.len() > u32::MAX as usize {
             return None;
         }
         self.reset();
