@@ -2,7 +2,7 @@
 //! (as `events::stream::direct` reads events): one pass that checks the
 //! text and gives each value, as it goes by, to the paths that lead to it.
 //! For a small body, parsing into a tape and then resolving each path
-//! costs more than this pass (docs/design.md, under `select`).
+//! costs more than this pass (docs/design.md, under batched reads).
 //!
 //! The pass takes only what it can give exactly as [`Selector::read`]
 //! would, item for item: a valid text whose paths lead to scalars of the
@@ -10,8 +10,9 @@
 //! error, a path that leads to a container, whose item carries its node
 //! in a document, a `raw` path, a type mismatch, a repeated key) gives
 //! `None`, and the caller reads the text through a document, which gives
-//! the error or the nodes. tests/select_paths.rs holds the two reads to
-//! the same items.
+//! the error or the nodes; after a path led to a container, the selector
+//! no longer tries this pass (`Selector::not_one_pass`).
+//! tests/select_direct.rs holds the two reads to the same items.
 
 use std::cell::RefCell;
 
@@ -88,7 +89,7 @@ impl Selector {
     /// holds nothing the caller may use.
     pub fn read_direct(&self, input: &[u8], opts: &Options, out: &mut Output<'_>) -> Option<()> {
         // (Past 4 GiB the parser refuses a text, and so does this pass.)
-        if !opts.one_pass() || input.len() > u32::MAX as usize {
+        if !opts.one_pass() || self.not_one_pass.get() || input.len() > u32::MAX as usize {
             return None;
         }
         let depth = opts.max_depth as usize;
@@ -194,9 +195,14 @@ impl Selector {
                     s.waits.push(wait(s.items.len() as u32));
                     s.items.push((entry, Item::simple(ItemTag::List)));
                 }
-                // A container's own item carries its node in a document;
+                // A container's own item carries its node in a document
+                // (and the next text's likely will too);
+                Step::Target(_) => {
+                    self.not_one_pass.set(true);
+                    return None;
+                }
                 // `[*]` on an object is a type error.
-                Step::Target(_) | Step::Each => return None,
+                Step::Each => return None,
                 Step::Key(..) | Step::Index(_) => s.items.push((entry, Item::MISSING)),
             }
         }

@@ -92,7 +92,6 @@ pub(crate) enum Step {
 /// there is to compare of most keys.
 #[inline(always)]
 pub(crate) fn key_head(key: &[u8]) -> u64 {
-    // (Not through a stack buffer: the loads that read it back stalled.)
     match key.get(..8) {
         Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
         None => key.iter().rev().fold(0, |h, &b| h << 8 | b as u64),
@@ -106,6 +105,10 @@ pub struct Selector {
     pub(crate) plan: Vec<Step>,
     /// Where each entry's steps start in `plan`.
     pub(crate) starts: Vec<u32>,
+    /// A path asks for a container or raw text, or one led to a container
+    /// in an earlier read: the one pass (`direct.rs`) would give up on
+    /// most texts, after reading part of them, so it is not tried.
+    pub(crate) not_one_pass: std::cell::Cell<bool>,
 }
 
 /// Why a selector path does not compile: which one (0-based) and why.
@@ -195,6 +198,9 @@ impl Selector {
             }));
         }
         self.plan.push(Step::Target(index as u32));
+        if matches!(want, Want::Raw | Want::Array | Want::Object) {
+            self.not_one_pass.set(true);
+        }
         self.entries.push(Entry { text, pieces, want, shared });
         Ok(())
     }
