@@ -103,6 +103,8 @@ impl Selector {
         })
     }
 
+    // (The grammar loop is `events::stream::direct`'s too: one generic
+    // walk over a reader for both measured slower here; docs/design.md.)
     fn walk(&self, s: &mut Scratch, input: &[u8], max_depth: usize, out: &mut Output<'_>) -> Option<()> {
         s.frames.clear();
         s.waits.clear();

@@ -48,6 +48,7 @@ impl Stream {
         Some(self.finish())
     }
 
+    // (The grammar loop is `select::direct`'s too: see there.)
     fn walk_direct(&mut self, input: &[u8], max_depth: usize, keys: &mut KeyCache) -> Option<()> {
         let mut p = skip_ws(input, 0);
         'value: loop {
