@@ -300,7 +300,7 @@ function M.plot_gateway(g, png_path, tmp_dir)
     "set style data histogram", "set style histogram clustered gap 1", "set style fill solid 0.85 border -1",
     "set boxwidth 0.9", "set logscale y", "set grid ytics lc rgb '#dddddd'", "set key top right box opaque",
     "set title 'requests/s (higher is better; labels: qjson × lua-cjson)'", "set ylabel 'requests/s'",
-    "set yrange [10:300000]",
+    "set yrange [10:3000000]",
     "plot $d using 2:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 3 title 'lua-cjson' lc rgb '#d1601f', "
       .. "$d using 8 title 'bound: strict parse + output string' lc rgb '#66aa66', "
       .. "$d using 6 title 'floor: body read, no JSON' lc rgb '#aaaaaa', "
