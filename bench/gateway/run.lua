@@ -241,9 +241,9 @@ io.write(format("soak: %d requests, RSS %.1f -> %.1f MB (%+.2f MB)\n", soak_n, r
   rss_end / 1024, (rss_end - rss_start) / 1024))
 
 -- 4. Targets, results, docs.
--- `ceiling`: what the floor handler itself reaches on the same measure,
--- which no handler can pass on this nginx and machine (for the share of
--- the floor: what the bound reaches, which no handler doing the job can).
+-- `ceiling`: what the floor handler itself reaches on the same measure
+-- (for the share of the floor: what the bound reaches, the least a
+-- handler doing the job can cost).
 local targets = {}
 local function target(what, measured, needed, met, ceiling)
   targets[#targets + 1] = { what = what, measured = measured, needed = needed, met = met, ceiling = ceiling }

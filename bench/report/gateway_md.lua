@@ -49,9 +49,11 @@ function M.gateway_markdown(g, rel)
     g.cjson and not g.cjson:find("^Debian") and " The `lua-cjson 2.1.0 (Debian)` rows do the same job with "
       .. "Debian's lua-cjson 2.1.0 (2012), for comparison." or ""), "")
   add("Rows: `qjson` and `lua-cjson` do the job; `floor (no JSON)` only reads the body (from memory, or its "
-    .. "file) and answers its length: the most requests/s any handler can reach on this nginx and machine. "
+    .. "file) and answers its length: meant as the most requests/s a handler can reach on this nginx and "
+    .. "machine, and so at 2 KB and 100 KB (at 1 MB in memory it can measure below the JSON handlers: each of "
+    .. "its requests leaves a 1 MB string to the collector, and its worker's RSS grows most). "
     .. "\"of floor\" = requests/s over the floor's; the floor's own \"× cjson\" is therefore the highest ratio "
-    .. "over lua-cjson any handler can reach. `bound (strict parse + output)` does the least a handler that "
+    .. "over lua-cjson a handler can reach there. `bound (strict parse + output)` does the least a handler that "
     .. "checks the body as strictly as qjson.decode and answers a re-encoded body can: `qjson.parse` of the "
     .. "body and one new string of its size (the body with `temperature` replaced as text; no JSON edit, no "
     .. "reads); \"of bound\" = requests/s over the bound's. The worker's RSS is read from `/proc` before a handler's "
@@ -75,9 +77,8 @@ function M.gateway_markdown(g, rel)
     for _, t in ipairs(g.targets) do
       rows3[#rows3 + 1] = { t.what, t.measured, t.needed, t.ceiling or "", t.met and "**met**" or "**not met**" }
     end
-    add("Targets (\"reachable\": the floor handler's own requests/s over lua-cjson's, which no handler "
-      .. "can pass on this nginx and machine; for the share of the floor, the bound's share, which no handler "
-      .. "that does the job can pass):", "",
+    add("Targets (\"reachable\": the floor handler's own requests/s over lua-cjson's; for the share of the "
+      .. "floor, the bound's share, the least a handler doing the job can cost):", "",
       util.md_table({ "target", "measured", "needed", "reachable", "verdict" }, rows3, "lrrrl"), "")
   end
   add(M.gateway_costs(g), "")
