@@ -152,8 +152,8 @@ local median = util.median
 
 local rows = {}
 -- One group of rows: `hs` (lua-cjson second, the floor third, then the
--- bound when there is one: the ratios take rows by place) on body `b`, each at route(h), `post` POSTed to it
--- (nil: a GET).
+-- bound when there is one: the ratios take rows by place) on body `b`,
+-- each at route(h), `post` POSTed to it (nil: a GET).
 local function measure(b, mode, hs, route, post)
   local acc = {}
   for _, h in ipairs(hs) do

@@ -280,12 +280,10 @@ function M.plot_gateway(g, png_path, tmp_dir)
     end
   end
   for _, b in ipairs(bodies) do
-    local q, c, f = b.qjson, b["lua-cjson"], b["floor (no JSON)"]
-    if not (q and c and f) then
+    local q, c, f, bound = b.qjson, b["lua-cjson"], b["floor (no JSON)"], b["bound (strict parse + output)"]
+    if not (q and c and f and bound) then
       return nil
     end
-    -- (Results from before the bound handler: its bar at the floor's.)
-    local bound = b["bound (strict parse + output)"] or f
     data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g %.6g "%s" %.6g', b.label, q.rps, c.rps, q.p99_ms, c.p99_ms,
       f.rps, fmt_sig(q.x_rps, "×"), bound.rps)
   end
