@@ -414,12 +414,6 @@ const qjson_event *qjson_flatten(qjson_doc *doc,
 // The double at `p` (0 when `p` is null).
 double qjson_load_f64(const double *p);
 
-// The int64_t at `p` (0 when `p` is null).
-int64_t qjson_load_i64(const int64_t *p);
-
-// The uint64_t at `p` (0 when `p` is null).
-uint64_t qjson_load_u64(const uint64_t *p);
-
 // Parses `len` bytes at `input`, which must stay alive and unchanged until
 // the document is freed (the Lua binding keeps the string referenced).
 // Returns null on error, with `err` filled in.

@@ -400,6 +400,14 @@ describe("document", function()
       assert.are.equal("-1LL", tostring(d:get_i64("neg")))
       assert.are.equal("42LL", tostring(d:get_i64("small")))
       assert.are.equal("0ULL", tostring(d:get_u64("zero")))
+      -- (Read as two 32-bit halves: the values around the halves' edges.)
+      for _, n in ipairs({ "4294967295", "4294967296", "2147483648", "-2147483648", "-2147483649",
+        "-4294967296", "-4294967297", "-9223372032559808513" }) do
+        assert.are.equal(n .. "LL", tostring(qjson.parse(n):get_i64()))
+        if n:sub(1, 1) ~= "-" then
+          assert.are.equal(n .. "ULL", tostring(qjson.parse(n):get_u64()))
+        end
+      end
     end)
 
     it("return fresh cdata, not a shared box", function()

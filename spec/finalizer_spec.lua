@@ -19,7 +19,8 @@ end
 
 -- (With the JIT off: finalizers then run at the allocations themselves,
 -- not at the exits of compiled code, so each scenario reaches the point
--- it aims at. make test-gc runs everything with the JIT on too.)
+-- it aims at; trace_exits aims at those exits, with the JIT on. make
+-- test-gc runs everything with the JIT on too.)
 describe("finalizers calling qjson during a qjson call", function()
   for _, mode in ipairs({ "nojit" }) do
     describe("(JIT off)", function()
@@ -52,6 +53,11 @@ describe("finalizers calling qjson during a qjson call", function()
       end)
     end)
   end
+
+  it("(JIT on) reads in compiled loops, finalizers run at trace exits reading through the same boxes: "
+    .. "every value right", function()
+    assert.are.equal("ok\nexit=0\n", run("trace_exits", "jit"))
+  end)
 
   it("a userdata __gc reading documents at lua_close gets 'document is closed'", function()
     local out = run("lua_close", "nojit")

@@ -8,17 +8,22 @@
 -- module:
 --   * A native call that writes a box first takes a ticket,
 --     `local t = ticket()` (and so does every call that frees
---     memory a box may point into: close). The caller takes the values
---     it needs out of the boxes into locals, then checks `stale(t)`:
---     if anything else called qjson meanwhile, the values may be another
---     call's, and the read is done again. Only values that are plain
---     numbers to Lua (no allocation) are taken before the check, so a
---     retry cannot be caught again by the same finalizer; 64-bit values
---     are read after it (the read copies before it allocates). (In a
---     compiled trace no finalizer runs, and the check folds away: the
---     ticket is an integer, so LuaJIT folds the check (its load forwarded
---     from the ticket's store), where a float's `x == x` would stay a
---     guard and a snapshot in every trace, for NaN.)
+--     memory a box may point into: close). The caller takes every value
+--     it needs out of the boxes into locals, then checks `stale(t)`: if
+--     anything else called qjson meanwhile, the values may be another
+--     call's, and the read is done again. Nothing is read from a box
+--     after its check: a compiled trace that exits while the collector
+--     is in its atomic or finalize phase runs a collector step, and so a
+--     finalizer, at whatever guard failed (lj_trace_exit), so a finalizer
+--     can run between any two statements of compiled code. The values
+--     taken before the check are plain Lua numbers, which reading does
+--     not allocate, so a retry cannot be caught again by the same
+--     finalizer: a 64-bit value is taken as its two 32-bit halves
+--     (size_value, int64_value, uint64_value) and made whole after the
+--     check. (In a trace that took the ticket, the check folds away: the
+--     ticket is an integer, so LuaJIT forwards its load from the
+--     ticket's store, where a float's `x == x` would stay a guard and a
+--     snapshot in every trace, for NaN.)
 --   * A pointer into a document (a string read) is boxed by LuaJIT, an
 --     allocation, before the string can be made: a second check after it
 --     tells whether a finalizer ran qjson meanwhile (and may have closed
@@ -82,6 +87,43 @@ M.val_box = ffi_new("qjson_value")
 M.span_box = ffi_new("uint32_t[8]")
 -- qjson_escape's count of input bytes used.
 M.consumed_box = ffi_new("size_t[1]")
+
+-- 64-bit boxes are read as their two 32-bit halves (see the rules above):
+-- index LO holds the low half, HI the high one.
+local LO, HI = 0, 1
+if not ffi.abi("le") then
+  LO, HI = 1, 0
+end
+local halves_t = ffi.typeof("const uint32_t *")
+
+-- A function that reads the size_t at `p` as a Lua number (exact: sizes
+-- stay below 2^53).
+local function size_reader(p)
+  local w = ffi_cast(halves_t, p)
+  return function()
+    return w[LO] + w[HI] * 4294967296
+  end
+end
+M.size_value = size_reader(M.size_box)
+M.consumed_value = size_reader(M.consumed_box)
+M.val_len = size_reader(ffi_cast("const uint8_t *", M.val_box) + ffi.offsetof("qjson_value", "len"))
+
+-- The halves of i64_box and u64_box, to take before the check, and the
+-- int64_t or uint64_t cdata they make, after it.
+local i64_words, u64_words = ffi_cast(halves_t, M.i64_box), ffi_cast(halves_t, M.u64_box)
+function M.i64_halves()
+  return i64_words[LO], i64_words[HI]
+end
+function M.u64_halves()
+  return u64_words[LO], u64_words[HI]
+end
+local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
+function M.int64_value(lo, hi)
+  return int64_t(tobit(hi)) * 4294967296 + lo
+end
+function M.uint64_value(lo, hi)
+  return uint64_t(hi) * 4294967296 + lo
+end
 -- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 M.val_num = ffi_cast("const double *", ffi_cast("const uint8_t *", M.val_box) + ffi.offsetof("qjson_value", "num"))

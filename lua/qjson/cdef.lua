@@ -192,8 +192,6 @@ const qjson_event *qjson_flatten(qjson_doc *doc,
                                  qjson_stream_info *info,
                                  qjson_error *err);
 double qjson_load_f64(const double *p);
-int64_t qjson_load_i64(const int64_t *p);
-uint64_t qjson_load_u64(const uint64_t *p);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 int32_t qjson_parse_size(const char *input,
                          size_t len,

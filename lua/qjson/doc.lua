@@ -26,6 +26,8 @@ local KIND_NAMES = base.KIND_NAMES
 local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
   base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
 local error_message, copy_string, box_string = base.error_message, base.copy_string, base.box_string
+local size_value, i64_halves, u64_halves = base.size_value, base.i64_halves, base.u64_halves
+local int64_value, uint64_value = base.int64_value, base.uint64_value
 
 local path_type = ffi.typeof("qjson_path *")
 
@@ -171,11 +173,12 @@ function Doc:len(path)
   local p, n, c = path_args(path)
   local t = ticket()
   local k = C.qjson_get_len(self.ptr, self.node, p, n, c, size_box)
+  local len = size_value()
   if stale(t) then
     return Doc.len(self, path)
   end
   if k == ARRAY or k == OBJECT then
-    return tonumber(size_box[0])
+    return len
   elseif k ~= MISSING then
     fail(self, k, path, "array or object")
   end
@@ -224,11 +227,12 @@ function Doc:get_i64(path)
   local p, n, c = path_args(path)
   local t = ticket()
   local k = C.qjson_get_i64(self.ptr, self.node, p, n, c, i64_box)
+  local lo, hi = i64_halves()
   if stale(t) then
     return Doc.get_i64(self, path)
   end
   if k == NUMBER then
-    return C.qjson_load_i64(i64_box)
+    return int64_value(lo, hi)
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -239,11 +243,12 @@ function Doc:get_u64(path)
   local p, n, c = path_args(path)
   local t = ticket()
   local k = C.qjson_get_u64(self.ptr, self.node, p, n, c, u64_box)
+  local lo, hi = u64_halves()
   if stale(t) then
     return Doc.get_u64(self, path)
   end
   if k == NUMBER then
-    return C.qjson_load_u64(u64_box)
+    return uint64_value(lo, hi)
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end

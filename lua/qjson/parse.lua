@@ -65,12 +65,14 @@ end
 -- parse made again with an error box of its own. That one takes no
 -- ticket, so no finalizer can send it round again (with the collector
 -- never pausing, a trace exit after each native call could run one every
--- time).
+-- time). (The message is copied before the check, as qjson.base's rules
+-- say; making it may run a finalizer too, which the check then sees.)
 local function failed(t, s, o, n)
+  local msg = error_message()
   if stale(t) then
     return open_own(s, o, n)
   end
-  return nil, error_message()
+  return nil, msg
 end
 
 -- Parses `s` with packed options `o` (or nil): the document's handle, or
@@ -211,10 +213,8 @@ function M.path(s)
   local t = ticket()
   local p = C.qjson_path_compile(s, #s, base.err_box)
   if p == nil then
-    local msg
-    if not stale(t) then
-      msg = base.error_message()
-    else
+    local msg = base.error_message()
+    if stale(t) then
       -- (A pointer result is boxed, an allocation: a finalizer may have
       -- compiled a path since. The message again, into a box of its own.)
       local err = ffi.new("qjson_error")

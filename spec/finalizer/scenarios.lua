@@ -316,6 +316,73 @@ function S.attach_key()
   end
 end
 
+-- Reads in compiled loops, with finalizers that write the same boxes.
+-- A compiled trace that exits while the collector is in its finalize
+-- phase runs a collector step there, and so a finalizer, at whichever
+-- guard failed: between any two statements of the read. The loops vary
+-- their paths and kinds so that guards fail often; every value is
+-- checked. (Run with the JIT on; the other scenarios turn it off.)
+function S.trace_exits()
+  local other = qjson.parse('{"o":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7},'
+    .. '"i":-9007199254740993,"u":18446744073709551615,"n":[[1,2,3,4,5,6,7,8,9],{"k":[1,2,3]}]}')
+  local otext = '{"n":[[1,2,3,4,5,6,7,8,9],[1]],"big":[-9007199254740993,18446744073709551615]}'
+  arm(function()
+    local ov = qjson.decode(otext, { big_int = "cdata" })
+    local ok = other:len("o") == 7 and other:get_i64("i") == -9007199254740993LL
+      and other:get_u64("u") == 18446744073709551615ULL and qjson.len(ov.n[1]) == 9
+      and ov.big[1] == -9007199254740993LL and ov.big[2] == 18446744073709551615ULL
+      and qjson.encode(other:get("n"), { indent = " " }):find("9") ~= nil
+    assert(ok, "the finalizer's own reads")
+  end)
+  local d = qjson.parse('{"arr":[1,2],"obj":{"k":1},"x":[[],{}],"i":[-5,9007199254740993,4],'
+    .. '"u":[5,18446744073709551614]}')
+  local text = '{"a":[[1,2],[3],{"k":[4,5,6]},[]],"b":[-9007199254740993,18446744073709551614],"c":[10,2.5,30]}'
+  collectgarbage("setpause", 0)
+  collectgarbage("setstepmul", 200)
+  collectgarbage("step", 0)
+  armed.live = true
+  -- Each read in a loop of its own, so that most trace exits are in it.
+  -- `want` lists (argument, value) pairs, false for nil. An allocation
+  -- per turn that escapes (so is not sunk) keeps the collector going.
+  local function loop(what, want, read)
+    local pairs_ = #want / 2
+    for i = 1, 60000 do
+      local j = 2 * (i % pairs_) + 1
+      local got = read(want[j])
+      if got == nil then
+        got = false
+      end
+      _G.keep = { i }
+      if got ~= want[j + 1] then
+        check(false, what .. " " .. tostring(want[j]) .. ": got " .. tostring(got))
+        return
+      end
+    end
+  end
+  loop("doc:len", { "arr", 2, "obj", 1, "x", 2, "x[0]", 0, "x[1]", 0 }, function(p)
+    return d:len(p)
+  end)
+  loop("doc:get_i64", { "i[0]", -5LL, "i[1]", 9007199254740993LL, "i[5]", false, "i[2]", 4LL }, function(p)
+    return d:get_i64(p)
+  end)
+  loop("doc:get_u64", { "u[0]", 5ULL, "u[1]", 18446744073709551614ULL, "u[7]", false }, function(p)
+    return d:get_u64(p)
+  end)
+  loop("view length", { 1, 2, 2, 1, 3, 3, 4, 0 }, function(j)
+    local a = qjson.decode(text).a[j]
+    return j ~= 3 and qjson.len(a) or qjson.len(a.k)
+  end)
+  loop("big_int cdata", { 1, -9007199254740993LL, 2, 18446744073709551614ULL }, function(j)
+    return qjson.decode(text, { big_int = "cdata" }).b[j]
+  end)
+  loop("indented encode of doc:get's view", { "c", "[\n10,\n2.5,\n30\n]", "a[1]", "[\n3\n]" }, function(p)
+    return qjson.encode(qjson.parse(text):get(p), { indent = "" })
+  end)
+  -- (About 23,000 run here: not so few that the loops went unstressed.)
+  check(armed.n > 5000, "only " .. armed.n .. " finalizers ran")
+  calm()
+end
+
 -- Item 5: at lua_close LuaJIT runs cdata finalizers (qjson's) before
 -- userdata __gc: a __gc that reads a document then gets "document is
 -- closed", not freed memory. Prints what the reads gave, at exit.

@@ -5,7 +5,7 @@ local ffi = require("ffi")
 local base = require("qjson.base")
 local C, ticket, stale = base.C, base.ticket, base.stale
 
-local error, tonumber = error, tonumber
+local error = error
 local qjson_escape = C.qjson_escape
 local ffi_cast = ffi.cast
 
@@ -30,7 +30,7 @@ assert(CHUNK <= C.QJSON_LIMIT_ESCAPE_MAX_CHUNK)
 M.CHUNK = CHUNK
 
 -- (Read under a ticket, as qjson.base says.)
-local consumed = base.consumed_box
+local consumed, consumed_value = base.consumed_box, base.consumed_value
 
 -- A negative result from qjson_escape: -1 is invalid UTF-8 at offset
 -- `at`, anything else a bug caught at the boundary.
@@ -56,8 +56,8 @@ local function put_long(buf, s, n, flags)
     p = buf:reserve(len * EXPANSION + SLACK)
     local t = ticket()
     local w = qjson_escape(from + off, len, p, flags, last, consumed)
+    local used = consumed_value()
     if not stale(t) then
-      local used = tonumber(consumed[0])
       if w < 0 then
         fail(w, off + used)
       end
@@ -82,10 +82,11 @@ function M.put(buf, s, flags)
   if w < 0 then
     local t = ticket()
     w = qjson_escape(s, n, p + 1, flags, true, consumed)
+    local used = consumed_value()
     if stale(t) then
       return M.put(buf, s, flags)
     end
-    fail(w, tonumber(consumed[0]))
+    fail(w, used)
   end
   p[w + 1] = QUOTE
   buf:commit(w + 2)

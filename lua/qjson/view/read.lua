@@ -6,8 +6,8 @@
 local base = require("qjson.base")
 local F = require("qjson.view.fields")
 
-local type, rawget, rawset, setmetatable, getmetatable, tonumber, floor =
-  type, rawget, rawset, setmetatable, getmetatable, tonumber, math.floor
+local type, rawget, rawset, setmetatable, getmetatable, floor =
+  type, rawget, rawset, setmetatable, getmetatable, math.floor
 
 local DOC, NODE, LEN, PTR, SRC, BIG_INT, VIEWS, LAZY = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.BIG_INT, F.VIEWS, F.LAZY
 local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
@@ -24,6 +24,9 @@ local key_box, val_box, node_box, ptr_box, size_box, i64_box, u64_box =
 -- from a box can be moved past the next call that rewrites it).
 local val_num = base.val_num
 local box_string = base.box_string
+local val_len, size_value = base.val_len, base.size_value
+local i64_halves, u64_halves = base.i64_halves, base.u64_halves
+local int64_value, uint64_value = base.int64_value, base.uint64_value
 
 -- Above any array's length (nodes are 32-bit).
 local MAX_INDEX = 2 ^ 32
@@ -35,21 +38,22 @@ local function big_integer(st, node, approx)
   local mode = rawget(st[DOC], BIG_INT)
   local t = ticket()
   if mode == "cdata" then
-    -- (The 64-bit loads allocate: after the checks.)
     local k = C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box)
+    local lo, hi = i64_halves()
     if stale(t) then
       return big_integer(st, node, approx)
     end
     if k == NUMBER then
-      return C.qjson_load_i64(i64_box)
+      return int64_value(lo, hi)
     end
     t = ticket()
     k = C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box)
+    lo, hi = u64_halves()
     if stale(t) then
       return big_integer(st, node, approx)
     end
     if k == NUMBER then
-      return C.qjson_load_u64(u64_box)
+      return uint64_value(lo, hi)
     end
   elseif mode == "string" then
     local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
@@ -86,11 +90,11 @@ local function value_of(st, k, key, t)
     end
     return num
   elseif k == OBJECT or k == ARRAY then
-    local node, leaf = box.node, box.flag ~= 0
+    local node, leaf, len = box.node, box.flag ~= 0, val_len()
     if stale(t) then
       return RETRY
     end
-    local v = child_view(st, node, k, key, box.len, leaf)
+    local v = child_view(st, node, k, key, len, leaf)
     return v
   elseif k == BOOLEAN then
     local b = box.flag ~= 0
@@ -144,13 +148,13 @@ local function array_len(st)
     -- last read of any document left it.)
     local t = ticket()
     local k = C.qjson_get_len(st[DOC][PTR], st[NODE], nil, 0, nil, size_box)
+    n = size_value()
     if stale(t) then
       return array_len(st)
     end
     if k ~= ARRAY then
       fail(st)
     end
-    n = tonumber(size_box[0])
     st[LEN] = n
   end
   return n
@@ -224,14 +228,18 @@ local function attach(st)
     local object = getmetatable(x) == ObjectMT
     local prev, i, last = 0, 0, nil
     while true do
-      local k = C.qjson_next(ptr, x[NODE], prev, node_box)
+      local k, c
+      repeat
+        local t = ticket()
+        k = C.qjson_next(ptr, x[NODE], prev, node_box)
+        c = node_box[0]
+      until not stale(t)
       if k <= MISSING then
         if k ~= MISSING then
           fail(x)
         end
         break
       end
-      local c = node_box[0]
       if c > target then
         break
       end
