@@ -48,6 +48,15 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("options_box", mode))
       end)
 
+      it("materializes with other settings between a materialize and its build: each its own array_mt",
+        function()
+          assert.are.equal("ok\nexit=0\n", run("materialize_mt", mode))
+        end)
+
+      it("a validation between a failed is_valid and its message: the message is its own", function()
+        assert.are.equal("ok\nexit=0\n", run("schema_message", mode))
+      end)
+
       it("errors raised during decodes and materializes: no decode slot is lost", function()
         assert.are.equal("ok\nexit=0\n", run("slot_leak", mode))
       end)

@@ -136,9 +136,12 @@ local err_message = ffi_cast("char *", err.message)
 M.err_box = err
 
 -- The message of the error box, or of document `ptr`'s last failed read
--- when `ptr` is given (empty when there is none).
+-- when `ptr` is given (empty when there is none). That one rewrites the
+-- box, so it takes a ticket: a parse a finalizer interrupted with it
+-- then sees that its message may be gone.
 function M.error_message(ptr)
   if ptr ~= nil then
+    M.ticket()
     err_message[0] = 0
     C.qjson_last_error(ptr, err)
   end

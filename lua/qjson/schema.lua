@@ -237,13 +237,15 @@ function Validator:is_valid(v)
   else
     r = C.qjson_schema_valid_doc(self.ptr, a, b, box)
   end
-  nesting = nesting - 1
-  if r == 1 then
-    return true
-  elseif r == 0 or (r == ERROR and kind == "string" and box.line > 0) then
-    return false
+  -- (The box is read before it is given back: `nesting`.)
+  local line = box.line
+  if r == 1 or r == 0 or (r == ERROR and kind == "string" and line > 0) then
+    nesting = nesting - 1
+    return r == 1
   end
-  error("qjson: " .. ffi_string(box.message), 2)
+  local msg = ffi_string(box.message)
+  nesting = nesting - 1
+  error("qjson: " .. msg, 2)
 end
 
 -- qjson.safe's: compile returns nil and a message; the validator's methods

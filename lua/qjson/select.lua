@@ -166,8 +166,10 @@ function value(self, st, items, j, anchor, ptr, len, docobj)
   return v, j + 1, st
 end
 
--- Per count of paths n: `fill` sets vals[1..n] from the items, `spread`
--- returns vals[1..n]. A loop over the paths would be a trace of its own
+-- Per count of paths n: `fill` sets vals[1..n] from the items;
+-- `spread(self, vals)` returns vals[1..n] and, given selector `self`,
+-- gives the table back to it after reading it (given back before, a
+-- finalizer's call of the same selector could fill it in between). A loop over the paths would be a trace of its own
 -- that every call enters and leaves through the interpreter, and unpack
 -- is not compiled (the trace stitches around it): for up to UNROLL paths
 -- both are generated once per count as straight code, which traces into
@@ -182,10 +184,17 @@ local function fill_loop(self, items, vals, anchor, ptr, len, docobj)
   end
 end
 
+local function give_back(self, vals, ...)
+  if self then
+    self.vals = vals
+  end
+  return ...
+end
+
 local function unroll(n)
   if n > UNROLL then
-    return fill_loop, function(vals)
-      return unpack(vals, 1, n)
+    return fill_loop, function(self, vals)
+      return give_back(self, vals, unpack(vals, 1, n))
     end
   end
   local g = generated[n]
@@ -201,11 +210,13 @@ local function unroll(n)
       .. "elseif tag == NUMBER then vals[%d] = tonumber(it.v.num) j = j + 1\n"
       .. "else vals[%d], j, st = value(self, st, items, j, anchor, ptr, len, docobj) end\n"):format(i, i, i)
   end
-  local all = {}
+  local names, all = {}, {}
   for i = 1, n do
-    all[i] = "vals[" .. i .. "]"
+    names[i], all[i] = "v" .. i, "vals[" .. i .. "]"
   end
-  code[#code + 1] = "end\nlocal function spread(vals) return " .. concat(all, ", ") .. " end\n"
+  names = concat(names, ", ")
+  code[#code + 1] = "end\nlocal function spread(self, vals) local " .. names .. " = " .. concat(all, ", ")
+    .. " if self then self.vals = vals end return " .. names .. " end\n"
   code[#code + 1] = "return fill, spread\n"
   local fill, spread = assert(loadstring(concat(code), "=qjson.select (" .. n .. " paths)"))(STRING, NUMBER,
     ffi_string, tonumber, value)
@@ -304,10 +315,7 @@ local function call(self, x, out)
     end
     return out
   end
-  if reuse then
-    self.vals = vals
-  end
-  return self.spread(vals)
+  return self.spread(self, vals)
 end
 SelectorMT.__call = call
 

@@ -152,7 +152,7 @@ local function hand_out(it, i, anchor, ptr, len, at)
       end
       return i, out
     end
-    return i, sel.spread(vals)
+    return i, sel.spread(nil, vals)
   end
   local h, msg = parse.open(ptr, it.opts, len)
   if h == nil then

@@ -316,6 +316,50 @@ function S.attach_key()
   end
 end
 
+-- A finalizer's materialize with lua-cjson's decode_array_with_array_mt
+-- at each allocation of a materialize without it: each keeps its own
+-- arrays' metatable (the settings of the native build were one shared
+-- table).
+function S.materialize_mt()
+  local with_mt = qjson.new()
+  with_mt.decode_array_with_array_mt(true)
+  local other = qjson.decode('{"x":[1,2]}')
+  local text = '{"a":[1,2],"b":[[3],[4,5]]}'
+  for from = 1, 30 do
+    local v = qjson.decode(text)
+    local theirs
+    arm(function()
+      theirs = with_mt.materialize(other)
+    end, from, 1)
+    stress()
+    local t = qjson.materialize(v)
+    calm()
+    check(getmetatable(t.a) == nil and getmetatable(t.b) == nil and getmetatable(t.b[2]) == nil,
+      "materialize, another with array_mt at allocation " .. from)
+    check(theirs == nil or getmetatable(theirs.x) == with_mt.array_mt,
+      "the finalizer's materialize at allocation " .. from)
+  end
+end
+
+-- A finalizer's is_valid at each allocation of an is_valid that fails (a
+-- closed document): the failure keeps its own message (the error box was
+-- given back before the message was read).
+function S.schema_message()
+  local v = qjson.schema('{"type":"object"}')
+  local closed = qjson.parse('{"a":1}')
+  closed:close()
+  for from = 1, 20 do
+    arm(function()
+      assert(v:is_valid("{bad") == false)
+    end, from, 1)
+    stress()
+    local ok, err = pcall(v.is_valid, v, closed)
+    calm()
+    check(not ok and tostring(err):find("document is closed", 1, true) ~= nil,
+      "is_valid of a closed document, another is_valid at allocation " .. from .. ": " .. tostring(err))
+  end
+end
+
 -- Reads in compiled loops, with finalizers that write the same boxes.
 -- A compiled trace that exits while the collector is in its finalize
 -- phase runs a collector step there, and so a finalizer, at whichever
@@ -326,7 +370,17 @@ function S.trace_exits()
   local other = qjson.parse('{"o":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7},'
     .. '"i":-9007199254740993,"u":18446744073709551615,"n":[[1,2,3,4,5,6,7,8,9],{"k":[1,2,3]}]}')
   local otext = '{"n":[[1,2,3,4,5,6,7,8,9],[1]],"big":[-9007199254740993,18446744073709551615]}'
+  local sel = qjson.select({ "a", "b" })
+  local closed = qjson.parse('{"a":1}')
+  closed:close()
+  local with_mt = qjson.new()
+  with_mt.decode_array_with_array_mt(true)
+  local mtv = qjson.decode('{"x":[1,2]}')
   arm(function()
+    local a, b = sel('{"a":"fa","b":"fb"}')
+    assert(a == "fa" and b == "fb", "the finalizer's selector call")
+    assert(not pcall(closed.len, closed), "a read of a closed document")
+    assert(getmetatable(with_mt.materialize(mtv).x) == with_mt.array_mt, "materialize with array_mt")
     local ov = qjson.decode(otext, { big_int = "cdata" })
     local ok = other:len("o") == 7 and other:get_i64("i") == -9007199254740993LL
       and other:get_u64("u") == 18446744073709551615ULL and qjson.len(ov.n[1]) == 9
@@ -374,6 +428,21 @@ function S.trace_exits()
   end)
   loop("big_int cdata", { 1, -9007199254740993LL, 2, 18446744073709551614ULL }, function(j)
     return qjson.decode(text, { big_int = "cdata" }).b[j]
+  end)
+  local seltexts = { '{"a":"1","b":"x"}', '{"b":"y"}', '{"a":"3","b":4}' }
+  loop("a selector's values (the finalizer calls it too)", { 1, "1x", 2, "nily", 3, "34" }, function(j)
+    local a, b = sel(seltexts[j])
+    return tostring(a) .. tostring(b)
+  end)
+  local lazy = qjson.parse('{"ok":[1,2],"bad":[1,2,3,-]}', { mode = "lazy" })
+  loop("a lazy read's error message (the finalizer's read fails too)", { "bad[3]", true, "ok[1]", false },
+    function(p)
+      local ok, err = pcall(lazy.get_num, lazy, p)
+      return not ok and err:find("invalid number", 1, true) ~= nil
+    end)
+  local arrays = qjson.decode('{"x":[1,2],"y":[[3]]}')
+  loop("materialize without array_mt (the finalizer's has it)", { "x", true, "y", true }, function(k)
+    return getmetatable(qjson.materialize(arrays)[k]) == nil
   end)
   loop("indented encode of doc:get's view", { "c", "[\n10,\n2.5,\n30\n]", "a[1]", "[\n3\n]" }, function(p)
     return qjson.encode(qjson.parse(text):get(p), { indent = "" })

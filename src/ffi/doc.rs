@@ -89,14 +89,22 @@ pub(crate) fn open_doc<'h>(doc: *mut Handle) -> Result<&'h mut Document<'static>
     }
 }
 
+/// How many failed reads' messages a thread keeps.
+const KEPT_ERRORS: usize = 8;
+
 thread_local! {
-    /// The last failed read on this thread: the handle's address and the
-    /// message. Callers read it right after the failure (`qjson_last_error`).
-    static LAST_ERROR: RefCell<(usize, String)> = const { RefCell::new((0, String::new())) };
+    /// The last failed reads on this thread: each handle's address and
+    /// message, `.1` the slot the next one takes. Callers read a message
+    /// right after the failure (`qjson_last_error`); a finalizer that
+    /// fails reads on other documents in between (LuaJIT runs one at a
+    /// trace exit, between any two statements) leaves it there unless it
+    /// fails more than `KEPT_ERRORS - 1` of them.
+    static LAST_ERRORS: RefCell<([(usize, String); KEPT_ERRORS], usize)> =
+        RefCell::new((std::array::from_fn(|_| (0, String::new())), 0));
 }
 
 /// Longest message kept, in bytes (as much as `qjson_error` holds), so the
-/// thread's buffer stays small whatever a message quotes.
+/// thread's buffers stay small whatever a message quotes.
 const MESSAGE_MAX: usize = 255;
 
 /// Records `msg` as the last error of handle `doc`; returns `Error`.
@@ -105,20 +113,24 @@ pub(crate) fn set_error(doc: *const Handle, msg: &str) -> i32 {
     while !msg.is_char_boundary(n) {
         n -= 1;
     }
-    LAST_ERROR.with(|e| {
-        let mut e = e.borrow_mut();
-        e.0 = doc as usize;
-        e.1.clear();
-        e.1.push_str(&msg[..n]);
+    LAST_ERRORS.with(|e| {
+        let (slots, next) = &mut *e.borrow_mut();
+        let slot = &mut slots[*next];
+        *next = (*next + 1) % KEPT_ERRORS;
+        slot.0 = doc as usize;
+        slot.1.clear();
+        slot.1.push_str(&msg[..n]);
     });
     Status::Error as i32
 }
 
-/// Runs `f` with the message of the last failed read on this thread when
-/// it was on `doc`.
+/// Runs `f` with the message of the last failed read on `doc` on this
+/// thread, if it is still kept.
 pub(crate) fn with_error<R>(doc: *const Handle, f: impl FnOnce(Option<&str>) -> R) -> R {
-    LAST_ERROR.with(|e| {
-        let e = e.borrow();
-        f((e.0 == doc as usize).then_some(e.1.as_str()))
+    LAST_ERRORS.with(|e| {
+        let (slots, next) = &*e.borrow();
+        let newest_first = (1..=KEPT_ERRORS).map(|back| &slots[(next + KEPT_ERRORS - back) % KEPT_ERRORS]);
+        let found = newest_first.into_iter().find(|slot| slot.0 == doc as usize);
+        f(found.map(|slot| slot.1.as_str()))
     })
 }

@@ -22,8 +22,22 @@ local DOC, NODE, DIRTY, PTR, BIG_INT = F.DOC, F.NODE, F.DIRTY, F.PTR, F.BIG_INT
 -- materialized, keeping its metatable. `seen` maps the plain tables met
 -- so far to what they became (false while one is being copied), and
 -- changed views to their tables: a cycle gives a cycle of the new tables.
-local build_settings = {}
 local materialize
+
+-- qjson.tables' settings for an untouched view: one table per `array_mt`
+-- (the encoder's, or none), so that a finalizer's materialize with the
+-- other cannot change them while this one's build runs.
+local build_settings = setmetatable({}, { __mode = "k" })
+local function settings_for(array_mt)
+  local key = array_mt or false
+  local s = build_settings[key]
+  if s == nil then
+    s = { array_mt = array_mt }
+    build_settings[key] = s
+  end
+  s.null, s.empty_array_mt = F.null, encoder.empty_array_mt
+  return s
+end
 
 local function materialize_table(t, array_mt, seen)
   local done = seen[t]
@@ -77,10 +91,7 @@ function materialize(v, array_mt, seen, in_view)
     F.check_tree(v)
   end
   if not rawget(v, DIRTY) and rawget(v[DOC], BIG_INT) == nil then
-    build_settings.null = F.null
-    build_settings.array_mt = array_mt
-    build_settings.empty_array_mt = encoder.empty_array_mt
-    return tables.from_node(v[DOC][PTR], v[NODE], build_settings)
+    return tables.from_node(v[DOC][PTR], v[NODE], settings_for(array_mt))
   end
   seen = seen or {}
   local done = seen[v]
