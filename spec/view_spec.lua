@@ -178,6 +178,40 @@ describe("qjson.decode", function()
       qjson.decode('{"\255doc": 1}')
     end, "qjson: invalid UTF-8 at line 1, column 3 (byte 2)")
   end)
+
+  it("gives a decode's root slots for the fields its edits add", function()
+    -- The root's constructor spells them as nil (view/read.lua, decoded):
+    -- each must be one of the module's keys, or its slot goes unused.
+    local view = require("qjson.view.fields")
+    local constants = {}
+    for _, k in pairs(view) do
+      if type(k) == "string" and k:sub(1, 1) == "\255" then
+        constants[k] = true
+      end
+    end
+    local f = assert(io.open("lua/qjson/view/read.lua", "rb"))
+    local source = f:read("*a")
+    f:close()
+    local body = assert(source:match("\nfunction M%.decoded%(.-\nend\n"))
+    local spelled = {}
+    for name in body:gmatch('%["\\255([%w_]+)"%] = nil') do
+      assert.is_true(constants["\255" .. name], name)
+      spelled["\255" .. name] = true
+    end
+    assert.is_not_nil(next(spelled))
+    -- What set, add, delete and encode leave on a root object are its
+    -- fields and those slots (a nested edit also marks DCHILD).
+    local v = qjson.decode('{"a": 1, "b": 2, "o": {"x": 1}}')
+    local fresh = {}
+    for k in next, v do
+      fresh[k] = true
+    end
+    v.a, v.c, v.b = 5, 6, nil
+    qjson.encode(v)
+    for k in next, v do
+      assert.is_true(fresh[k] or spelled[k], k)
+    end
+  end)
 end)
 
 describe("iteration", function()

@@ -99,8 +99,10 @@ thread_local! {
     /// fails reads on other documents in between (LuaJIT runs one at a
     /// trace exit, between any two statements) leaves it there unless it
     /// fails more than `KEPT_ERRORS - 1` of them.
+    /// (Each message's room is allocated with the first: a failed read
+    /// allocates nothing after that.)
     static LAST_ERRORS: RefCell<([(usize, String); KEPT_ERRORS], usize)> =
-        RefCell::new((std::array::from_fn(|_| (0, String::new())), 0));
+        RefCell::new((std::array::from_fn(|_| (0, String::with_capacity(MESSAGE_MAX))), 0));
 }
 
 /// Longest message kept, in bytes (as much as `qjson_error` holds), so the

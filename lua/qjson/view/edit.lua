@@ -8,6 +8,7 @@ local read = require("qjson.view.read")
 
 local type, error, rawget, rawset, tostring, floor, select =
   type, error, rawget, rawset, tostring, math.floor, select
+local tnew = require("table.new")
 
 local DOC, NODE, LEN, PTR = F.DOC, F.NODE, F.LEN, F.PTR
 local CKEY, CVIEW, CKEY2, CVIEW2 = F.CKEY, F.CVIEW, F.CKEY2, F.CVIEW2
@@ -36,7 +37,9 @@ local function object_set(st, k, x)
   end
   local edits = rawget(st, EDITS)
   if edits == nil then
-    edits = {}
+    -- (These tables are sized for their first entry: an empty table's
+    -- first key costs a resize.)
+    edits = tnew(0, 1)
     rawset(st, EDITS, edits)
   end
   if edits[k] == nil then
@@ -50,7 +53,7 @@ local function object_set(st, k, x)
     if kind > MISSING then
       local enode = rawget(st, ENODE)
       if enode == nil then
-        enode = {}
+        enode = tnew(0, 1)
         rawset(st, ENODE, enode)
       end
       enode[vn] = k
@@ -61,7 +64,7 @@ local function object_set(st, k, x)
     elseif kind == MISSING then
       local added = rawget(st, ADDED)
       if added == nil then
-        added = {}
+        added = tnew(1, 0)
         rawset(st, ADDED, added)
       end
       added[#added + 1] = k

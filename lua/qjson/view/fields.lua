@@ -45,7 +45,9 @@
 --            table costs as much as a read). Scalars are not cached (a
 --            read is one native call).
 -- The fields only some views get are added with rawset and read with
--- rawget (a plain read of a missing key would call __index):
+-- rawget (a plain read of a missing key would call __index; a decode's
+-- root spells those of an edit as nil in its constructor, which gives
+-- them slots, and a plain write of a nil key would call __newindex):
 --   DIRTY    this view or a descendant was edited; DCHILD: a descendant
 --   objects: EDITS[k] = new value or DELETED; ENODE[value node] = k for
 --            edited keys the document has; ADDED = keys it has not,
@@ -253,7 +255,9 @@ local function touch(st)
     end
     local dirty = rawget(st[DOC], DIRTY_VIEWS)
     if dirty == nil then
-      dirty = {}
+      -- (Sized for its first entry: an empty table's first key costs a
+      -- resize.)
+      dirty = tnew(0, 1)
       rawset(st[DOC], DIRTY_VIEWS, dirty)
     end
     dirty[st[NODE]] = st

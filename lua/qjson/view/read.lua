@@ -312,19 +312,27 @@ function M.decoded(ptr, src, first, big_int, lazy)
     kind = C.qjson_read(ptr, 0, val_box)
   end
   if kind == OBJECT or kind == ARRAY then
-    -- The fields of new_view's but PARENT, and the record's PTR and SRC.
+    -- The fields of new_view's but PARENT, and the record's PTR and SRC;
+    -- then, as nil, the keys an edit of the root adds (rawset): a nil
+    -- field in a constructor still gets its slot, so those later writes
+    -- need no resize, which costs more than the larger table (a gateway
+    -- edits the root of what it decodes; docs/design.md).
     local v
     if kind == OBJECT then
       v = setmetatable({
         ["\255doc"] = false, ["\255node"] = 0,
         ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
         ["\255ptr"] = ptr, ["\255src"] = src,
+        ["\255edits"] = nil, ["\255enode"] = nil, ["\255nenode"] = nil, ["\255replaced"] = nil,
+        ["\255added"] = nil, ["\255dirty"] = nil, ["\255dirty_views"] = nil, ["\255uniq"] = nil,
       }, ObjectMT)
     else
       v = setmetatable({
         ["\255doc"] = false, ["\255node"] = 0, ["\255len"] = false,
         ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
         ["\255ptr"] = ptr, ["\255src"] = src,
+        ["\255orig"] = nil, ["\255vals"] = nil, ["\255dirty"] = nil, ["\255dchild"] = nil,
+        ["\255dirty_views"] = nil,
       }, ArrayMT)
     end
     v[DOC] = v
