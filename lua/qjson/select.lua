@@ -169,11 +169,12 @@ end
 -- Per count of paths n: `fill` sets vals[1..n] from the items;
 -- `spread(self, vals)` returns vals[1..n] and, given selector `self`,
 -- gives the table back to it after reading it (given back before, a
--- finalizer's call of the same selector could fill it in between). A loop over the paths would be a trace of its own
--- that every call enters and leaves through the interpreter, and unpack
--- is not compiled (the trace stitches around it): for up to UNROLL paths
--- both are generated once per count as straight code, which traces into
--- the caller's loop (the common scalars inline, the rest via `value`).
+-- finalizer's call of the same selector could fill it in between). A
+-- loop over the paths would be a trace of its own that every call enters
+-- and leaves through the interpreter, and unpack is not compiled (the
+-- trace stitches around it): for up to UNROLL paths both are generated
+-- once per count as straight code, which traces into the caller's loop
+-- (the common scalars inline, the rest via `value`).
 local UNROLL = 32
 local generated = {}
 

@@ -131,8 +131,8 @@ pub(crate) fn set_error(doc: *const Handle, msg: &str) -> i32 {
 pub(crate) fn with_error<R>(doc: *const Handle, f: impl FnOnce(Option<&str>) -> R) -> R {
     LAST_ERRORS.with(|e| {
         let (slots, next) = &*e.borrow();
-        let newest_first = (1..=KEPT_ERRORS).map(|back| &slots[(next + KEPT_ERRORS - back) % KEPT_ERRORS]);
-        let found = newest_first.into_iter().find(|slot| slot.0 == doc as usize);
+        let mut newest_first = (1..=KEPT_ERRORS).map(|back| &slots[(next + KEPT_ERRORS - back) % KEPT_ERRORS]);
+        let found = newest_first.find(|slot| slot.0 == doc as usize);
         f(found.map(|slot| slot.1.as_str()))
     })
 }
