@@ -124,6 +124,18 @@ end
 function M.uint64_value(lo, hi)
   return uint64_t(hi) * 4294967296 + lo
 end
+-- The child after `prev` (0: the first) of container `parent` of document
+-- `ptr`, read under a ticket: qjson_next's kind and the child's node.
+function M.next_child(ptr, parent, prev)
+  local t = M.ticket()
+  local k = C.qjson_next(ptr, parent, prev, M.node_box)
+  local node = M.node_box[0]
+  if M.stale(t) then
+    return M.next_child(ptr, parent, prev)
+  end
+  return k, node
+end
+
 -- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 M.val_num = ffi_cast("const double *", ffi_cast("const uint8_t *", M.val_box) + ffi.offsetof("qjson_value", "num"))

@@ -26,6 +26,7 @@ local KIND_NAMES = base.KIND_NAMES
 local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
   base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
 local error_message, copy_string, box_string = base.error_message, base.copy_string, base.box_string
+local next_child = base.next_child
 local size_value, i64_halves, u64_halves = base.size_value, base.i64_halves, base.u64_halves
 local int64_value, uint64_value = base.int64_value, base.uint64_value
 
@@ -374,12 +375,7 @@ end
 -- Steps to the next child: its node and the kind of its value, or nil at
 -- the end.
 local function advance(st)
-  local t = ticket()
-  local k = C.qjson_next(st.ptr, st.parent, st.prev, node_box)
-  local node = node_box[0]
-  if stale(t) then
-    return advance(st)
-  end
+  local k, node = next_child(st.ptr, st.parent, st.prev)
   if k <= MISSING then
     if k ~= MISSING then
       fail(st.doc, k)

@@ -21,7 +21,7 @@ local arg_error = base.arg_error
 
 local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING = C.QJSON_STATUS_MISSING
-local val_box, node_box = base.val_box, base.node_box
+local val_box, next_child = base.val_box, base.next_child
 
 local M = {}
 
@@ -88,21 +88,17 @@ local function edit_array(st)
   local orig, vals, n = {}, {}, 0
   local prev = 0
   while true do
-    local t = ticket()
-    local k = C.qjson_next(st[DOC][PTR], st[NODE], prev, node_box)
-    local node = node_box[0]
-    if not stale(t) then
-      if k <= MISSING then
-        if k ~= MISSING then
-          fail(st)
-        end
-        break
+    local k, node = next_child(st[DOC][PTR], st[NODE], prev)
+    if k <= MISSING then
+      if k ~= MISSING then
+        fail(st)
       end
-      n = n + 1
-      prev = node
-      orig[n] = prev
-      vals[n] = cached(st, n)
+      break
     end
+    n = n + 1
+    prev = node
+    orig[n] = prev
+    vals[n] = cached(st, n)
   end
   rawset(st, ORIG, orig)
   rawset(st, VALS, vals)

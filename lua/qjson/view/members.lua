@@ -13,8 +13,8 @@ local array_len, array_get = read.array_len, read.array_get
 local step_member, member_value = iter.step_member, iter.member_value
 local DOC, NODE, PTR, EDITS, ADDED, ORIG = F.DOC, F.NODE, F.PTR, F.EDITS, F.ADDED, F.ORIG
 
-local C, copy_string, ticket, stale = base.C, base.copy_string, base.ticket, base.stale
-local node_box, val_box = base.node_box, base.val_box
+local C, copy_string, next_child = base.C, base.copy_string, base.next_child
+local val_box = base.val_box
 local MISSING, NUMBER = C.QJSON_STATUS_MISSING, C.QJSON_KIND_NUMBER
 
 -- The original bytes of `node`, as a string (copied natively: no pointer
@@ -81,11 +81,7 @@ return function(st)
       o = orig[i]
     else
       local k
-      repeat
-        local t = ticket()
-        k = C.qjson_next(ptr, node, prev, node_box)
-        o = node_box[0]
-      until not stale(t)
+      k, o = next_child(ptr, node, prev)
       if k <= MISSING then
         fail(st)
       end

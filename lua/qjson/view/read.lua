@@ -18,12 +18,12 @@ local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING = C.QJSON_STATUS_MISSING
 local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
 local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
-local key_box, val_box, node_box, ptr_box, size_box, i64_box, u64_box =
-  base.key_box, base.val_box, base.node_box, base.ptr_box, base.size_box, base.i64_box, base.u64_box
+local key_box, val_box, ptr_box, size_box, i64_box, u64_box =
+  base.key_box, base.val_box, base.ptr_box, base.size_box, base.i64_box, base.u64_box
 -- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 local val_num = base.val_num
-local box_string = base.box_string
+local box_string, next_child = base.box_string, base.next_child
 local val_len, size_value = base.val_len, base.size_value
 local i64_halves, u64_halves = base.i64_halves, base.u64_halves
 local int64_value, uint64_value = base.int64_value, base.uint64_value
@@ -228,12 +228,7 @@ local function attach(st)
     local object = getmetatable(x) == ObjectMT
     local prev, i, last = 0, 0, nil
     while true do
-      local k, c
-      repeat
-        local t = ticket()
-        k = C.qjson_next(ptr, x[NODE], prev, node_box)
-        c = node_box[0]
-      until not stale(t)
+      local k, c = next_child(ptr, x[NODE], prev)
       if k <= MISSING then
         if k ~= MISSING then
           fail(x)

@@ -25,7 +25,7 @@ local LAZY = F.LAZY
 local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING = C.QJSON_STATUS_MISSING
 
-local node_box, span = base.node_box, base.span_box
+local next_child, span = base.next_child, base.span_box
 
 -- Appends the input's bytes [a, b) of the document of view `st`.
 local function copy(buf, st, a, b)
@@ -192,12 +192,7 @@ local function member_span(st, node, c, lim)
 end
 
 local function first_child(st, node)
-  local t = ticket()
-  local k = C.qjson_next(st[DOC][PTR], node, 0, node_box)
-  local c = node_box[0]
-  if stale(t) then
-    return first_child(st, node)
-  end
+  local k, c = next_child(st[DOC][PTR], node, 0)
   if k > MISSING then
     return c
   elseif k ~= MISSING then
