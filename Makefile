@@ -135,9 +135,11 @@ bench-quick: build
 bench-schema: build
 	$(LUAJIT) bench/schema/run.lua
 
-# Every benchmark job of every library once, answers compared (< 1 min).
+# Every benchmark job of every library once, answers compared, and the
+# gateway job's step timer once, so that it keeps working (< 1 min).
 bench-smoke: build
 	$(LUAJIT) bench/run.lua --smoke
+	$(LUAJIT) bench/gateway/parts.lua chat-2k 1
 
 # nginx (one worker, 127.0.0.1) + wrk: qjson and lua-cjson gateway handlers,
 # and an SSE stream relayed through their body filters.

@@ -114,7 +114,8 @@ function M.gateway_costs(g)
     .. "floor's, the JSON work and the garbage it leaves; from the medians above, so as noisy as they are: a "
     .. "handler can measure below the floor; \"bound job\": the bound's, the strict parse and the output "
     .. "string). Where the floor is most of a request, as at 2 KB, the "
-    .. "requests/s ratio stays well below the ratio of the jobs:\n\n"
+    .. "requests/s ratio stays well below the ratio of the jobs (`luajit bench/gateway/parts.lua` splits "
+    .. "the job into its steps outside nginx, with and without the collector):\n\n"
     .. util.md_table({ "body", "body in", "floor µs", "bound job µs", "lua-cjson µs", "qjson µs",
       "lua-cjson job µs", "qjson job µs", "job × cjson" }, rows, "llrrrrrrr")
 end
