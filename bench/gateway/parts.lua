@@ -22,8 +22,10 @@ local bench_dir = script_dir:match("^(.*)/gateway$") or script_dir .. "/.."
 local root = bench_dir:match("^(.*)/bench$") or bench_dir .. "/.."
 package.path = script_dir .. "/?.lua;" .. bench_dir .. "/?.lua;" .. root .. "/lua/?.lua;" .. root
   .. "/lua/?/init.lua;" .. package.path
-local cjson_dir = os.getenv("QJSON_CJSON_DIR") or root .. "/.deps/lua-cjson"
-package.cpath = cjson_dir .. "/?.so;" .. package.cpath
+-- The baseline lua-cjson (bench/libs/lua_cjson.lua finds it) first on the
+-- cpath, as in nginx, for the handlers' require("cjson").
+local cjson = require("libs.lua_cjson").baseline()
+package.cpath = cjson.path:match("^(.*)/[^/]*$") .. "/?.so;" .. package.cpath
 
 local qjson = require("qjson")
 local handlers = require("handlers") -- (switches qjson.decode_views on)
@@ -113,7 +115,8 @@ for r = 1, rounds do
 end
 io.stderr:write("\n")
 
-print(string.format("%s, %d bytes, %s, best of %d rounds", name, #body, jit.version, rounds))
+print(string.format("%s, %d bytes, %s, best of %d rounds; lua-cjson: %s", name, #body, jit.version, rounds,
+  cjson.which))
 print(string.format("%-20s %9s %9s %9s %9s", "", "ns", "adds", "GC off", "bytes"))
 local prev
 for i, row in ipairs(ROWS) do
