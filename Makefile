@@ -27,8 +27,8 @@ build: deps
 
 # Regenerates the C header from the Rust exports and the Lua cdef from it.
 header:
-	QJSON_BLESS=1 cargo test --profile release-tests --test header
-	$(LUAJIT) tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
+	QJSON_BLESS=1 cargo test --profile release-tests -p qjson-luajit --test header
+	$(LUAJIT) tools/gen-cdef.lua crates/luajit/include/qjson.h > lua/qjson/cdef.lua
 
 test: build test-rust test-lua test-gc test-cjson-suite test-install test-backends test-aarch64 fuzz-smoke bench-smoke
 
@@ -118,15 +118,16 @@ bench: build
 	$(MAKE) bench-core CORE_BENCH_ARGS=--quick
 
 # The Rust core against yyjson, sonic-rs, simd-json and serde_json
-# (benches/core, `cargo bench`), built for the host CPU as those
-# libraries' authors recommend, in its own target directory so that the
-# library's build is untouched; the results go into docs/benchmarks.md
-# and docs/bench-core.png. CORE_BENCH_ARGS: --quick, --only=twitter,...
+# (bench/core, a package of its own: `cargo bench`), built for the host
+# CPU as those libraries' authors recommend, in its own target directory
+# so that the library's build is untouched; the results go into
+# docs/benchmarks.md and docs/bench-core.png. CORE_BENCH_ARGS: --quick,
+# --only=twitter,...
 CORE_BENCH_ARGS ?=
 bench-core: deps
 	$(LUAJIT) bench/core_data.lua
-	CARGO_TARGET_DIR=target/bench-native RUSTFLAGS='-C target-cpu=native' CFLAGS='-O3 -march=native' \
-		cargo bench --bench core -- --write $(CORE_BENCH_ARGS)
+	CARGO_TARGET_DIR=$(CURDIR)/target/bench-native RUSTFLAGS='-C target-cpu=native' CFLAGS='-O3 -march=native' \
+		cargo bench --manifest-path bench/core/Cargo.toml --bench core -- --write $(CORE_BENCH_ARGS)
 
 bench-quick: build
 	$(LUAJIT) bench/run.lua --quick
@@ -152,17 +153,16 @@ bench-gateway-schema: build
 	QJSON_GATEWAY_SCRIPT=bench/schema/gateway.lua LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
 lint: deps
-	cargo fmt --check
-	cargo clippy --release --all-targets -- -D warnings
-	@# The aarch64 code (NEON) too: needs the rustup target and a cross C
-	@# compiler (yyjson-sys, a dev-dependency of the core benchmark, builds
-	@# its C source for the target; nothing is linked), which
-	@# tools/aarch64-deps.sh installs. unnecessary_cast is allowed there
-	@# alone: c_char is u8 on aarch64, so the FFI's `as *const u8` casts,
-	@# needed on x86, are no-ops.
-	@if tools/aarch64-deps.sh; then \
-	  cargo clippy --target aarch64-unknown-linux-gnu --all-targets -- -D warnings -A clippy::unnecessary_cast; \
-	else echo "lint: aarch64 clippy SKIPPED: tools/aarch64-deps.sh could not install the target or the cross compiler"; fi
+	cargo fmt --all --check
+	cargo fmt --manifest-path bench/core/Cargo.toml --check
+	cargo clippy --release --workspace --all-targets -- -D warnings
+	CARGO_TARGET_DIR=$(CURDIR)/target/bench-lint cargo clippy --release --manifest-path bench/core/Cargo.toml --all-targets -- -D warnings
+	@# The aarch64 code (NEON) too, with the rustup target. unnecessary_cast
+	@# is allowed there alone: c_char is u8 on aarch64, so the FFI's
+	@# `as *const u8` casts, needed on x86, are no-ops.
+	@if rustup target list --installed | grep -qx aarch64-unknown-linux-gnu || rustup target add aarch64-unknown-linux-gnu; then \
+	  cargo clippy --target aarch64-unknown-linux-gnu --workspace --all-targets -- -D warnings -A clippy::unnecessary_cast; \
+	else tools/skip.sh lint "aarch64 clippy: the rustup target aarch64-unknown-linux-gnu cannot be added"; fi
 	luacheck lua spec bench tools
 
 clean:

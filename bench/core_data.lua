@@ -1,5 +1,5 @@
 -- Writes the generated workloads that the Rust core benchmark
--- (benches/core) reads into bench/data/, the cache bench/run.lua uses:
+-- (bench/core) reads into bench/data/, the cache bench/run.lua uses:
 --   luajit bench/core_data.lua
 local dir = (arg and arg[0] or "bench/core_data.lua"):match("^(.*)/[^/]*$") or "."
 package.path = dir .. "/?.lua;" .. package.path

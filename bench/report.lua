@@ -157,7 +157,7 @@ function M.write_docs(results, results_path, root)
   local gateway = gpath and require("cjson").decode(util.read_file(gpath)) or nil
   local md_path = root .. "/docs/benchmarks.md"
   local md = M.markdown(results, relative(results_path, root), gateway, gpath and relative(gpath, root))
-  -- The Rust core's section (benches/core writes it) is kept as it was.
+  -- The Rust core's section (bench/core writes it) is kept as it was.
   local old = util.read_file(md_path) or ""
   local a = old:find("<!-- core-bench:begin", 1, true)
   local _, b = old:find("<!-- core-bench:end -->\n", 1, true)

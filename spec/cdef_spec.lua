@@ -29,8 +29,8 @@ end
 describe("cdef", function()
   local cdef = require("qjson.cdef")
 
-  it("equals the declarations generated from include/qjson.h", function()
-    local header = assert(support.read(root .. "/include/qjson.h"))
+  it("equals the declarations generated from crates/luajit/include/qjson.h", function()
+    local header = assert(support.read(root .. "/crates/luajit/include/qjson.h"))
     assert.are.equal(gen_cdef().declarations(header), cdef)
   end)
 

@@ -2,7 +2,7 @@
 -- x86-64 backend can fuse a load from an FFI out-parameter box into an
 -- instruction placed after the next C call, which rewrites the box; a
 -- number kept from one read and used after the next would then be the next
--- read's (src/ffi/load.rs). These loops have the shape that showed it:
+-- read's (crates/luajit/src/load.rs). These loops have the shape that showed it:
 -- several reads per record, the first number used last.
 local qjson = require("qjson")
 qjson.decode_views(true) -- views on every build (see spec/support.lua)

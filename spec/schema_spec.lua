@@ -86,7 +86,7 @@ describe("qjson.schema", function()
   it("honours the options", function()
     assert.is_true(qjson.schema('{"format":"ipv4"}'):is_valid('"999.1.1.1"'))
     assert.is_false(qjson.schema('{"format":"ipv4"}', { format = true }):is_valid('"999.1.1.1"'))
-    -- Formats through the Lua API (every format against the suite: tests/schema_conformance.rs).
+    -- Formats through the Lua API (every format against the suite: crates/core/tests/schema_conformance.rs).
     for fmt, cases in pairs({
       ["date-time"] = { '"2026-11-26T01:02:03Z"', '"2026-13-26T01:02:03Z"' },
       uuid = { '"2eb8aa08-aa98-11ea-b4aa-73b441d16380"', '"2eb8aa08-aa98-11ea-b4aa-73b441d1638"' },

@@ -106,7 +106,7 @@ describe("lazy mode", function()
   it("refuses a key that would name a view's private field", function()
     -- (It read the view's node number: 0.) Every private key starts with
     -- the byte the parser refuses at the start of a key
-    -- (src/stage2/mod.rs, RESERVED_KEY_BYTE).
+    -- (crates/core/src/stage2/mod.rs, RESERVED_KEY_BYTE).
     local view = require("qjson.view.fields")
     for _, field in ipairs(view.FIELDS) do
       local text = '{"a":1,"' .. field .. '":2}'

@@ -11,9 +11,10 @@ esac
 . "$(dirname "$0")/lib.sh"
 apt_ensure deps "${packages[@]}"
 
-if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
-  echo "deps: no Rust toolchain found; installing Debian's cargo (qjson needs Rust >= 1.89 (stable AVX-512 intrinsics);" \
-       "if it is older, install a current one with rustup)" >&2
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq cargo >/dev/null
+# Rust comes from rustup, which installs the toolchain rust-toolchain.toml
+# names on first use (Debian's cargo is too old for the AVX-512
+# intrinsics, and has no rustup to read that file).
+if ! command -v rustup >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/rustup" ]; then
+  echo "deps: qjson needs Rust from rustup (https://rustup.rs): curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh" >&2
+  exit 1
 fi

@@ -7,7 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-export PATH="$HOME/.cargo/bin:$PATH" RUSTC_BOOTSTRAP=1   # cargo-fuzz needs nightly flags
+export PATH="$HOME/.cargo/bin:$PATH"
+# cargo-fuzz needs a nightly compiler (sanitizer flags).
+if ! rustup run nightly rustc --version >/dev/null 2>&1 && ! rustup toolchain install nightly --profile minimal; then
+  exec tools/skip.sh fuzz "no nightly toolchain (rustup toolchain install nightly failed)"
+fi
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 shared=../shared/data
@@ -64,11 +68,11 @@ two_part_seed fuzz/corpus/schema_differential/object 0 '{"type":"object","proper
 two_part_seed fuzz/corpus/schema_differential/unique 0 '{"items":{"enum":[1,"a",null,{"x":[1]}]},"uniqueItems":true,"maxItems":4}' '[1.0,"a",{"x":[1e0]},null]' ' '
 two_part_seed fuzz/corpus/schema_differential/patterns 1 '{"patternProperties":{"^x-":{"format":"email"}},"propertyNames":{"pattern":"^[a-z-]+$"},"minProperties":1}' '{"x-a":"a@b.c","\u00e9":1,"x-a":"not"}' ' '
 
-(cd fuzz && cargo fuzz build -O)
+(cd fuzz && cargo +nightly fuzz build -O)
 total=0
 for t in "${targets[@]}"; do
   log=$(mktemp)
-  if ! (cd fuzz && cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$seconds" -print_final_stats=1) >"$log" 2>&1; then
+  if ! (cd fuzz && cargo +nightly fuzz run -O "$t" "corpus/$t" -- -max_total_time="$seconds" -print_final_stats=1) >"$log" 2>&1; then
     grep -v '^"' "$log" | tail -40
     echo "fuzz: $t FAILED; the crashing input is in fuzz/artifacts/$t/" >&2
     exit 1

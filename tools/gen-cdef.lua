@@ -1,6 +1,6 @@
 -- Turns the C header into the declarations LuaJIT's ffi.cdef accepts:
 -- drops preprocessor lines and comments, keeps everything else as is.
---   luajit tools/gen-cdef.lua include/qjson.h > lua/qjson/cdef.lua
+--   luajit tools/gen-cdef.lua crates/luajit/include/qjson.h > lua/qjson/cdef.lua
 -- spec/cdef_spec.lua runs `declarations` again to check for drift.
 local M = {}
 
@@ -16,7 +16,7 @@ function M.declarations(header)
 end
 
 function M.module(header)
-  return "-- Generated from include/qjson.h by tools/gen-cdef.lua (make header); do not edit.\n"
+  return "-- Generated from crates/luajit/include/qjson.h by tools/gen-cdef.lua (make header); do not edit.\n"
     .. "-- spec/cdef_spec.lua fails when this drifts from the header.\n"
     .. "return [[\n" .. M.declarations(header) .. "]]\n"
 end

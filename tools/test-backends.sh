@@ -7,7 +7,7 @@
 # timing test and the four slowest hostile tests (reparsing a document
 # thousands of times, 100 MB and a million keys), which cost minutes per
 # backend; what they exercise of stage 1 (long strings, real documents at
-# every block offset) tests/scan_agreement.rs checks for every backend.
+# every block offset) crates/core/tests/scan_agreement.rs checks for every backend.
 set -uo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ lua_path='lua/?.lua;lua/?/init.lua;spec/?.lua;;'
 . tools/lib.sh
 
 default=$(qjson_backend) || exit 1
-all=$(cargo test --profile release-tests --test scan_agreement backends_are_detected -- --nocapture 2>&1 |
+all=$(cargo test --profile release-tests -p qjson-core --test scan_agreement backends_are_detected -- --nocapture 2>&1 |
   sed -n 's/^comparing backends \[\(.*\)\] with scalar$/\1/p' | tr -d '",')
 [ -n "$all" ] || { echo "test-backends: cannot list the backends"; exit 1; }
 echo "test-backends: backends on this CPU: $all (default $default)"
@@ -26,10 +26,11 @@ for b in $all; do
   got=$(qjson_backend "$b") || exit 1
   [ "$got" = "$b" ] || { echo "test-backends: QJSON_BACKEND=$b ran $got"; exit 1; }
   echo "test-backends: $b: cargo tests"
-  QJSON_BACKEND=$b cargo test --profile release-tests -q --test conformance --test differential --test errors --test hostile \
-    --test paths --test placed --test flatten -- --skip work_is_linear_in_the_input \
+  QJSON_BACKEND=$b cargo test --profile release-tests -q -p qjson-core --test conformance --test differential \
+    --test errors --test hostile --test paths -- --skip work_is_linear_in_the_input \
     --skip every_prefix_of_real_documents --skip ten_thousand_random_byte_flips_of_a_real_document \
     --skip an_object_of_a_million_keys --skip a_100mb_string || exit 1
+  QJSON_BACKEND=$b cargo test --profile release-tests -q -p qjson-luajit --test placed --test flatten || exit 1
   echo "test-backends: $b: cargo tests passed in $(($(date +%s) - start)) s; busted"
   QJSON_BACKEND=$b QJSON_LUAJIT_BUILD=${LUAJIT_BUILD:-plain} LUA_PATH="$lua_path" busted --lua="$LUAJIT" spec || exit 1
   echo "test-backends: $b passed in $(($(date +%s) - start)) s"

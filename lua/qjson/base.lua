@@ -136,7 +136,7 @@ function M.next_child(ptr, parent, prev)
   return k, node
 end
 
--- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
+-- val_box.num, read through C.qjson_load_f64 (see crates/luajit/src/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 M.val_num = ffi_cast("const double *", ffi_cast("const uint8_t *", M.val_box) + ffi.offsetof("qjson_value", "num"))
 

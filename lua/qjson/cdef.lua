@@ -1,4 +1,4 @@
--- Generated from include/qjson.h by tools/gen-cdef.lua (make header); do not edit.
+-- Generated from crates/luajit/include/qjson.h by tools/gen-cdef.lua (make header); do not edit.
 -- spec/cdef_spec.lua fails when this drifts from the header.
 return [[
 enum qjson_duplicates {

@@ -16,7 +16,7 @@ local type, error, tonumber, setmetatable, getmetatable, tostring =
 local ffi_string, ffi_istype = ffi.string, ffi.istype
 
 -- Out-parameter boxes (qjson.base's). Numbers leave their box through
--- C.qjson_load_* (src/ffi/load.rs says why).
+-- C.qjson_load_* (crates/luajit/src/load.rs says why).
 local C, ticket, stale = base.C, base.ticket, base.stale
 
 local MISSING, ERROR, PANIC = C.QJSON_STATUS_MISSING, C.QJSON_STATUS_ERROR, C.QJSON_STATUS_PANIC

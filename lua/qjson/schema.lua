@@ -1,7 +1,7 @@
 -- JSON Schema validation: qjson.schema(schema [, opts]) compiles once,
 -- v:validate(instance) / v:is_valid(instance) check a body string, a
 -- document (or cursor) or an unedited view where it lies, with one native
--- call and no Lua table built (src/schema/ does the work).
+-- call and no Lua table built (crates/core/src/schema/ does the work).
 local ffi = require("ffi")
 local base = require("qjson.base")
 local C = base.C

@@ -1,6 +1,6 @@
 -- Batched reads: qjson.select(paths [, opts]) compiles a list of paths
 -- once; calling the selector on a JSON text or a document reads them all
--- in one native call (src/select/, src/ffi/select.rs). See docs/api.md.
+-- in one native call (crates/core/src/select/, crates/luajit/src/select.rs). See docs/api.md.
 --
 -- The values cross in an output record (item array + byte area for
 -- strings with escapes) taken from a pool for the call and returned after

@@ -1,6 +1,6 @@
 -- Streams of JSON values: NDJSON, concatenated JSON, server-sent events.
--- One native call finds every value of a buffer (src/stream/,
--- src/ffi/stream.rs); each value is then parsed (a document), selected
+-- One native call finds every value of a buffer (crates/core/src/stream/,
+-- crates/luajit/src/stream.rs); each value is then parsed (a document), selected
 -- (a qjson.select selector's values) or handed out as its JSON text.
 -- See docs/api.md, "Streams".
 --

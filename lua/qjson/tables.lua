@@ -1,6 +1,6 @@
 -- qjson.tables: plain Lua tables from JSON, built from the stream of
 -- events the native library produces for a whole value in one call (see
--- src/events/): qjson.cjson.decode and qjson.materialize use it.
+-- crates/core/src/events/): qjson.cjson.decode and qjson.materialize use it.
 --
 -- The builder keeps its own stack instead of recursing, so LuaJIT
 -- compiles it as one loop; tables are created with their exact sizes.

@@ -1,6 +1,6 @@
 -- Strings for the encoder: escaped by the native library straight into
 -- the reserved space of the output buffer (one FFI call per string, no
--- Lua string made). Escaping rules and flags: src/encode/escape.rs.
+-- Lua string made). Escaping rules and flags: crates/core/src/encode/escape.rs.
 local ffi = require("ffi")
 local base = require("qjson.base")
 local C, ticket, stale = base.C, base.ticket, base.stale

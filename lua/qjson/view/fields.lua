@@ -8,7 +8,7 @@
 -- not UTF-8) and every JSON key misses the raw table and reaches the
 -- metamethods. (Lazy mode, which checks a string's UTF-8 when it is
 -- read, still refuses at parse a key that starts with byte 0xFF, the
--- first byte of every private key: src/stage2/mod.rs.) Every string qjson
+-- first byte of every private key: crates/core/src/stage2/mod.rs.) Every string qjson
 -- reads from a body is UTF-8, so none names a field; a key built by the
 -- caller from unchecked bytes can (docs/api.md). One table per view
 -- matters: a decode makes a view for every container it reads, and a

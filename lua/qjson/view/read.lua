@@ -20,7 +20,7 @@ local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_K
 local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
 local key_box, val_box, ptr_box, size_box, i64_box, u64_box =
   base.key_box, base.val_box, base.ptr_box, base.size_box, base.i64_box, base.u64_box
--- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
+-- val_box.num, read through C.qjson_load_f64 (see crates/luajit/src/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 local val_num = base.val_num
 local box_string, next_child = base.box_string, base.next_child

@@ -1,0 +1,215 @@
+//! JSON Schema validation: compiled schemas (`qjson_schema`) and checks of
+//! a body, or of a node of a parsed document, against one.
+//!
+//! Checks that report errors write them into memory the caller owns
+//! (`out`, `cap` bytes; layout in `schema::report::encode`), so that no
+//! report is kept in Rust between calls: the caller reads it at leisure,
+//! whatever its allocations make the collector run.
+
+use std::ffi::c_char;
+
+use super::doc::{open_doc, Handle};
+use super::{boxed_or_null, bytes, fill_error, free_boxed, guard, panic_message, report, ErrorInfo, Status};
+use qjson_core::schema::{Failure, Schema, SchemaOptions};
+
+/// Why a check failed: a bad argument, or input that is not JSON (with
+/// its position).
+enum Fail {
+    Msg(String),
+    At(qjson_core::Error),
+}
+
+impl From<String> for Fail {
+    fn from(m: String) -> Fail {
+        Fail::Msg(m)
+    }
+}
+
+impl From<qjson_core::Error> for Fail {
+    fn from(e: qjson_core::Error) -> Fail {
+        Fail::At(e)
+    }
+}
+
+fn fill_fail(err: *mut ErrorInfo, f: &Fail) {
+    match f {
+        Fail::Msg(m) => fill_error(err, m),
+        Fail::At(e) => report(err, |r| r.fill_from(e)),
+    }
+}
+
+/// Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
+/// (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
+/// documents `$ref` may reach; nothing is ever fetched. Returns null on
+/// error, with `err` filled in (the message says where in the schema).
+#[no_mangle]
+pub extern "C" fn qjson_schema_new(
+    schema: *const c_char,
+    len: usize,
+    remotes: *const c_char,
+    remotes_len: usize,
+    opts: *const SchemaOptions,
+    err: *mut ErrorInfo,
+) -> *mut Schema {
+    let built = guard(None, || {
+        // SAFETY: the caller passes readable bytes and a valid or null `opts`.
+        let text = unsafe { bytes(schema as *const u8, len) };
+        // SAFETY: as above.
+        let remotes = (!remotes.is_null()).then(|| unsafe { bytes(remotes as *const u8, remotes_len) });
+        // SAFETY: as above.
+        let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
+        Some(Schema::compile(text, remotes, &opts))
+    });
+    boxed_or_null(built, err, |r, e| r.fill(&e.to_string(), 0, 0, 0))
+}
+
+/// Frees a compiled schema (null is ignored).
+#[no_mangle]
+pub extern "C" fn qjson_schema_free(schema: *mut Schema) {
+    // SAFETY: `schema` came from `qjson_schema_new` and is freed once.
+    unsafe { free_boxed(schema) }
+}
+
+/// Parses `len` bytes at `input` (strict) and checks them against
+/// `schema`: 0 when valid; else the size of the error report, written to
+/// `out` when it fits in `cap` bytes (call again with more room when it
+/// does not). `Status::Error` (-1) when the input is not JSON (or a bad
+/// argument), `Status::Panic` (-2), with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_schema_check(
+    schema: *const Schema,
+    input: *const c_char,
+    len: usize,
+    out: *mut u8,
+    cap: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    run(err, || {
+        let s = schema_ref(schema)?;
+        // SAFETY: `len` readable bytes.
+        let input = unsafe { bytes(input as *const u8, len) };
+        write(s.validate_bytes(input).map_err(Fail::At), out, cap)
+    })
+}
+
+/// As `qjson_schema_check`, for `node` of a parsed document.
+#[no_mangle]
+pub extern "C" fn qjson_schema_check_doc(
+    schema: *const Schema,
+    doc: *mut Handle,
+    node: u32,
+    out: *mut u8,
+    cap: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    run(err, || {
+        let s = schema_ref(schema)?;
+        let d = doc_at(doc, node)?;
+        write(s.validate(d, node).map_err(Fail::At), out, cap)
+    })
+}
+
+/// 1 when the `len` bytes at `input` are JSON valid against `schema`, 0
+/// when not; -1 when they are not JSON (or a bad argument), -2 on a
+/// panic, with `err` filled in.
+#[no_mangle]
+pub extern "C" fn qjson_schema_valid(
+    schema: *const Schema,
+    input: *const c_char,
+    len: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    valid(err, || {
+        let s = schema_ref(schema)?;
+        // SAFETY: `len` readable bytes.
+        let input = unsafe { bytes(input as *const u8, len) };
+        Ok(s.is_valid_bytes(input)?)
+    })
+}
+
+/// As `qjson_schema_valid`, for `node` of a parsed document (-1 for a bad
+/// argument or a closed document).
+#[no_mangle]
+pub extern "C" fn qjson_schema_valid_doc(
+    schema: *const Schema,
+    doc: *mut Handle,
+    node: u32,
+    err: *mut ErrorInfo,
+) -> i32 {
+    valid(err, || {
+        let s = schema_ref(schema)?;
+        let d = doc_at(doc, node)?;
+        Ok(s.is_valid(d, node)?)
+    })
+}
+
+/// The schema behind a handle (null is an error).
+fn schema_ref<'a>(schema: *const Schema) -> Result<&'a Schema, Fail> {
+    // SAFETY: a live schema or null.
+    unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))
+}
+
+/// The open document behind `doc`, when `node` is one of its nodes.
+fn doc_at<'a>(doc: *mut Handle, node: u32) -> Result<&'a mut qjson_core::Document<'static>, Fail> {
+    let d = open_doc(doc).map_err(|_| Fail::from("document is closed".to_string()))?;
+    if node as usize >= d.tape_len() {
+        return Err(Fail::from("no such node".to_string()));
+    }
+    Ok(d)
+}
+
+fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i32, Fail>) -> i32 {
+    match guard(None, || Some(f())) {
+        Some(Ok(n)) => n,
+        Some(Err(e)) => {
+            fill_fail(err, &e);
+            Status::Error as i32
+        }
+        None => {
+            fill_error(err, &panic_message());
+            Status::Panic as i32
+        }
+    }
+}
+
+fn valid(err: *mut ErrorInfo, f: impl FnOnce() -> Result<bool, Fail>) -> i32 {
+    run(err, || f().map(i32::from))
+}
+
+/// The report's size, written to `out` when it fits.
+fn write(failures: Result<Vec<Failure>, Fail>, out: *mut u8, cap: usize) -> Result<i32, Fail> {
+    let failures = failures?;
+    if failures.is_empty() {
+        return Ok(0);
+    }
+    let report = encode(&failures);
+    if !out.is_null() && report.len() <= cap {
+        // SAFETY: the caller passes `cap` writable bytes at `out`.
+        unsafe { std::ptr::copy_nonoverlapping(report.as_ptr(), out, report.len()) };
+    }
+    i32::try_from(report.len()).map_err(|_| Fail::from("error report larger than 2 GB".to_string()))
+}
+
+/// The report for the C ABI, in native-endian `u32`s: the error count,
+/// then per error `byte, line, column` and the byte lengths of the
+/// instance location, keyword location and message, followed by those
+/// three strings, padded to 4 bytes.
+fn encode(failures: &[Failure]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let word = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&(v.min(u32::MAX as usize) as u32).to_ne_bytes());
+    word(&mut out, failures.len());
+    for f in failures {
+        let strs = [&f.instance_location, &f.keyword_location, &f.message];
+        for v in [f.byte, f.line, f.column] {
+            word(&mut out, v);
+        }
+        for s in strs {
+            word(&mut out, s.len());
+        }
+        for s in strs {
+            out.extend_from_slice(s.as_bytes());
+        }
+        out.resize(out.len().next_multiple_of(4), 0);
+    }
+    out
+}
