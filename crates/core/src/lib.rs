@@ -23,6 +23,7 @@ pub mod options;
 pub mod panic;
 mod parser;
 pub mod path;
+#[cfg(feature = "schema")]
 pub mod schema;
 pub mod select;
 #[allow(unsafe_op_in_unsafe_fn)]

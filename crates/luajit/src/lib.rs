@@ -16,6 +16,7 @@ pub mod events;
 mod load;
 pub mod parse;
 pub mod read;
+#[cfg(feature = "schema")]
 pub mod schema;
 pub mod select;
 pub mod stream;

@@ -24,7 +24,7 @@ pub(crate) fn to_f64(text: &[u8]) -> f64 {
 /// a double exactly and the power of ten is within 10^22, one correctly
 /// rounded multiplication or division is the exact answer (Clinger's fast
 /// path); other numbers of up to 19 digits go to Eisel-Lemire with those
-/// digits (`compute_float`). Everything else goes to Rust's parser; with
+/// digits (`lemire`). Everything else goes to Rust's parser; with
 /// `lenient`, so do numbers outside JSON's grammar (hex, NaN, a leading
 /// zero...).
 #[inline]
@@ -95,10 +95,8 @@ fn read(s: &[u8]) -> (f64, usize, bool) {
             return (if negative { -v } else { v }, i, plain);
         }
         // The digits are exact: Eisel-Lemire from them, without parsing
-        // the text again (None only near a halfway point). Past ±400 every
-        // 19-digit mantissa gives 0 or infinity, so the clamp keeps the
-        // result and makes the cast to i32 safe for any exponent.
-        if let Some(v) = compute_float::compute_float::<f64>(negative, mantissa, exp10.clamp(-400, 400) as i32) {
+        // the text again (None only near a halfway point).
+        if let Some(v) = super::lemire::to_f64(negative, mantissa, exp10) {
             return (v, i, plain);
         }
     }

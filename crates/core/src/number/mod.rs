@@ -6,6 +6,7 @@
 mod convert;
 mod digits;
 mod grammar;
+mod lemire;
 mod lenient;
 #[cfg(test)]
 mod tests;
