@@ -1,17 +1,17 @@
-//! `qjson_decode` (what `qjson.cjson.decode` builds its tables from) on
+//! `qjson_text_events` (what `qjson.cjson.decode` builds its tables from) on
 //! any sequence of texts, with any of lua-cjson's number options: the
 //! events give the value the document API reads from a parse with the
 //! same options, and the thread's key cache, which lives from one decode
 //! to the next, never gives an id or a shape id two meanings within one
 //! generation (a wrong key there would be a silently wrong table). The
-//! same for `qjson_flatten` of a lazy-mode document (`qjson.materialize`),
+//! same for `qjson_doc_events` of a lazy-mode document (`qjson.materialize`),
 //! whose values are checked as the walk reads them: it fails exactly
 //! when the strict parse does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson::events::{Event, EventTag, StreamInfo};
-use qjson::ffi::events::{qjson_decode, qjson_flatten};
+use qjson::events::{Event, EventTag, EventsInfo};
+use qjson::ffi::events::{qjson_text_events, qjson_doc_events};
 use qjson::ffi::parse::{qjson_free, qjson_parse};
 use qjson::ffi::{take_panic, ErrorInfo};
 use qjson::{Document, Kind, Node, Options};
@@ -94,7 +94,7 @@ fn from_events(ev: &[Event], i: &mut usize, generation: u32, seen: &mut Seen) ->
 }
 
 /// The value the `info.count` events at `ev` give, as text.
-fn events_text(ev: *const Event, info: &StreamInfo) -> String {
+fn events_text(ev: *const Event, info: &EventsInfo) -> String {
     // SAFETY: `count` events at `ev`, valid until the next call.
     let events = unsafe { std::slice::from_raw_parts(ev, info.count as usize) };
     let mut i = 0;
@@ -158,11 +158,11 @@ fuzz_target!(|data: &[u8]| {
         ..Default::default()
     };
     for text in rest.split(|&b| b == 0xFF) {
-        let mut info = StreamInfo { count: 0, key_generation: 0 };
+        let mut info = EventsInfo { count: 0, key_generation: 0 };
         let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
-        let ev = qjson_decode(text.as_ptr() as *const c_char, text.len(), &opts, 0, &mut info, &mut err);
+        let ev = qjson_text_events(text.as_ptr() as *const c_char, text.len(), &opts, 0, &mut info, &mut err);
         if let Some(p) = take_panic() {
-            panic!("qjson_decode panicked: {p}");
+            panic!("qjson_text_events panicked: {p}");
         }
         common::printing_panics();
         let parsed = Document::parse(text, &opts);
@@ -180,7 +180,7 @@ fuzz_target!(|data: &[u8]| {
         );
     }
 
-    // Lazy documents, flattened (numbers as the document reads them).
+    // Lazy documents, walked (numbers as the document reads them).
     let lazy = Options { mode: 1, ..opts };
     let strict = Options { cjson_integers: 0, ..opts };
     for text in rest.split(|&b| b == 0xFF) {
@@ -191,17 +191,17 @@ fuzz_target!(|data: &[u8]| {
             assert!(parsed.is_err(), "a lazy parse refused what the strict one accepts");
             continue;
         }
-        let mut info = StreamInfo { count: 0, key_generation: 0 };
-        let ev = qjson_flatten(doc, qjson::ROOT, 1, &mut info, &mut err);
+        let mut info = EventsInfo { count: 0, key_generation: 0 };
+        let ev = qjson_doc_events(doc, qjson::ROOT, 1, &mut info, &mut err);
         if let Some(p) = take_panic() {
-            panic!("qjson_flatten panicked: {p}");
+            panic!("qjson_doc_events panicked: {p}");
         }
         match parsed {
             Ok(mut d) => {
-                assert!(!ev.is_null(), "flatten refused a valid document");
-                assert_eq!(events_text(ev, &info), from_document(&mut d, qjson::ROOT, false), "flatten differs");
+                assert!(!ev.is_null(), "qjson_doc_events refused a valid document");
+                assert_eq!(events_text(ev, &info), from_document(&mut d, qjson::ROOT, false), "qjson_doc_events differs");
             }
-            Err(_) => assert!(ev.is_null() && err.message[0] != 0, "flatten accepted what the strict parse refuses"),
+            Err(_) => assert!(ev.is_null() && err.message[0] != 0, "qjson_doc_events accepted what the strict parse refuses"),
         }
         qjson_free(doc);
     }

@@ -245,7 +245,7 @@ function M.slot_boxes(slot)
   local i = slot + 1
   local info = infos[i]
   if info == nil then
-    info = ffi_new("qjson_stream_info")
+    info = ffi_new("qjson_events_info")
     infos[i], errs[i], opts[i] = info, ffi_new("qjson_error"), options_t()
   end
   local e = errs[i]

@@ -107,7 +107,7 @@ typedef struct {
 typedef struct {
   uint32_t count;
   uint32_t key_generation;
-} qjson_stream_info;
+} qjson_events_info;
 typedef struct {
   uint64_t offset;
   uint32_t line;
@@ -180,17 +180,17 @@ int32_t qjson_member_span(qjson_doc *doc,
                           uint32_t child,
                           uint32_t parent_end,
                           uint32_t *out);
-const qjson_event *qjson_decode(const char *input,
-                                size_t len,
-                                const qjson_options *opts,
-                                uint32_t slot,
-                                qjson_stream_info *info,
-                                qjson_error *err);
-const qjson_event *qjson_flatten(qjson_doc *doc,
-                                 uint32_t node,
-                                 uint32_t slot,
-                                 qjson_stream_info *info,
-                                 qjson_error *err);
+const qjson_event *qjson_text_events(const char *input,
+                                     size_t len,
+                                     const qjson_options *opts,
+                                     uint32_t slot,
+                                     qjson_events_info *info,
+                                     qjson_error *err);
+const qjson_event *qjson_doc_events(qjson_doc *doc,
+                                    uint32_t node,
+                                    uint32_t slot,
+                                    qjson_events_info *info,
+                                    qjson_error *err);
 double qjson_load_f64(const double *p);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 int32_t qjson_parse_size(const char *input,

@@ -292,7 +292,7 @@ function M.from_string(s, settings, fallback)
   opts.max_depth = settings.max_depth or 1000
   opts.invalid_numbers = settings.invalid_numbers and 1 or 0
   opts.cjson_integers = settings.cjson_integers and 1 or 0
-  return run(C.qjson_decode(s, #s, opts, slot, info, err), slot, stack, info, err, settings, nil, fallback, s)
+  return run(C.qjson_text_events(s, #s, opts, slot, info, err), slot, stack, info, err, settings, nil, fallback, s)
 end
 
 -- Plain tables for the value at `node` of a parsed document (`doc_ptr`, a
@@ -305,7 +305,7 @@ function M.from_node(doc_ptr, node, settings)
   end
   local slot, stack = claim()
   local info, err = slot_boxes(slot)
-  return run(C.qjson_flatten(doc_ptr, node, slot, info, err), slot, stack, info, err, settings, doc_ptr)
+  return run(C.qjson_doc_events(doc_ptr, node, slot, info, err), slot, stack, info, err, settings, doc_ptr)
 end
 
 -- For error messages about the argument of a decode function.

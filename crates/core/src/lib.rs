@@ -19,6 +19,7 @@ pub mod encode;
 pub mod error;
 pub mod events;
 pub mod number;
+mod onepass;
 pub mod options;
 pub mod panic;
 mod parser;
@@ -32,7 +33,6 @@ mod stage2;
 pub mod stream;
 mod string;
 pub mod tape;
-mod text;
 
 pub use document::Document;
 pub use error::{Error, ErrorKind};

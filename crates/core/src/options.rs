@@ -22,7 +22,7 @@ pub struct Options {
     /// lets C's `strtod` read (`NaN`, `Infinity`, hex, `+1`, `01`, `1.`);
     /// ignored under `ijson`.
     pub invalid_numbers: u32,
-    /// Non-zero: in the event stream of a strict document (`qjson_decode`),
+    /// Non-zero: in the event stream of a strict document (`qjson_text_events`),
     /// an integer literal reads as lua-cjson reads one (C's `strtoll`, then
     /// a double): `-0` is 0, and past the 64-bit range it stops at ±2^63.
     pub cjson_integers: u32,
@@ -52,7 +52,7 @@ impl Options {
         self.duplicate_keys == DUPLICATES_REJECT || self.ijson != 0
     }
     /// Whether a text may be read in one checking pass with no tape
-    /// (`crate::text`): strict, and no check that pass leaves out
+    /// (`crate::onepass`): strict, and no check that pass leaves out
     /// (repeated keys, I-JSON's ranges, lua-cjson's wider numbers).
     pub(crate) fn one_pass(&self) -> bool {
         self.strict() && !self.reject_duplicates() && self.invalid_numbers == 0

@@ -203,20 +203,20 @@ typedef struct {
   // lets C's `strtod` read (`NaN`, `Infinity`, hex, `+1`, `01`, `1.`);
   // ignored under `ijson`.
   uint32_t invalid_numbers;
-  // Non-zero: in the event stream of a strict document (`qjson_decode`),
+  // Non-zero: in the event stream of a strict document (`qjson_text_events`),
   // an integer literal reads as lua-cjson reads one (C's `strtoll`, then
   // a double): `-0` is 0, and past the 64-bit range it stops at ±2^63.
   uint32_t cjson_integers;
 } qjson_options;
 
-// What a stream holds besides its events (`qjson_stream_info`).
+// What a stream holds besides its events (`qjson_events_info`).
 typedef struct {
   // How many events there are.
   uint32_t count;
   // The key cache's generation: ids seen under another generation
   // no longer mean the same keys.
   uint32_t key_generation;
-} qjson_stream_info;
+} qjson_events_info;
 
 // Error details for the caller. `message` is NUL-terminated UTF-8 and
 // already includes the position when there is one.
@@ -395,21 +395,21 @@ int32_t qjson_member_span(qjson_doc *doc,
 // `info.key_generation` then tells). A caller that may decode while
 // still reading another decode's events (a finalizer run by the Lua
 // collector) passes a different slot.
-const qjson_event *qjson_decode(const char *input,
-                                size_t len,
-                                const qjson_options *opts,
-                                uint32_t slot,
-                                qjson_stream_info *info,
-                                qjson_error *err);
+const qjson_event *qjson_text_events(const char *input,
+                                     size_t len,
+                                     const qjson_options *opts,
+                                     uint32_t slot,
+                                     qjson_events_info *info,
+                                     qjson_error *err);
 
 // The events of the value at `node` of a parsed document, as
-// `qjson_decode`; strings stay valid while the document is open, until
+// `qjson_text_events`; strings stay valid while the document is open, until
 // the next call with the same `slot` on this thread.
-const qjson_event *qjson_flatten(qjson_doc *doc,
-                                 uint32_t node,
-                                 uint32_t slot,
-                                 qjson_stream_info *info,
-                                 qjson_error *err);
+const qjson_event *qjson_doc_events(qjson_doc *doc,
+                                    uint32_t node,
+                                    uint32_t slot,
+                                    qjson_events_info *info,
+                                    qjson_error *err);
 
 // The double at `p` (0 when `p` is null).
 double qjson_load_f64(const double *p);

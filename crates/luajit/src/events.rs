@@ -1,6 +1,6 @@
 //! Whole values as streams of events (see `qjson_core::events`), for building
-//! plain Lua tables with one call: `qjson_decode` parses and flattens a
-//! string, `qjson_flatten` flattens a value of a parsed document.
+//! plain Lua tables with one call: `qjson_text_events` parses and flattens a
+//! string, `qjson_doc_events` flattens a value of a parsed document.
 //!
 //! The events live in buffers of the calling thread, reused by the next
 //! call with the same `slot`, so a decode allocates nothing that Lua must
@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::ffi::c_char;
 
 use super::{bytes, guard, panic_message, report, ErrorInfo, Handle};
-use qjson_core::events::{Event, KeyCache, Stream, StreamInfo};
+use qjson_core::events::{Event, EventsInfo, KeyCache, Walker};
 use qjson_core::{Document, Options};
 
 /// Slots per thread: how deeply decodes may nest.
@@ -22,7 +22,7 @@ const SLOTS: usize = 16;
 /// A thread's streams, one per slot, and the object keys they share.
 #[derive(Default)]
 struct Buffers {
-    streams: Vec<Stream>,
+    walkers: Vec<Walker>,
     keys: KeyCache,
 }
 
@@ -48,9 +48,9 @@ fn fail(err: *mut ErrorInfo, failure: Option<Failure>) -> *const Event {
 /// event and fills `info`, or null with `err` filled in.
 fn with_stream(
     slot: u32,
-    info: *mut StreamInfo,
+    info: *mut EventsInfo,
     err: *mut ErrorInfo,
-    f: impl FnOnce(&mut Stream, &mut KeyCache) -> Result<(*const Event, usize), Failure>,
+    f: impl FnOnce(&mut Walker, &mut KeyCache) -> Result<(*const Event, usize), Failure>,
 ) -> *const Event {
     let result = guard(None, || {
         let slot = slot as usize;
@@ -59,20 +59,20 @@ fn with_stream(
         }
         Some(BUFFERS.with(|b| {
             let b = &mut *b.borrow_mut();
-            if b.streams.len() <= slot {
-                b.streams.resize_with(slot + 1, Stream::default);
+            if b.walkers.len() <= slot {
+                b.walkers.resize_with(slot + 1, Walker::default);
             }
             // Only an outermost decode may renew the keys: a nested one
             // runs while the events of another are still being read.
             if slot == 0 {
                 b.keys.renew_if_full();
             }
-            f(&mut b.streams[slot], &mut b.keys).map(|(events, n)| (events, n, b.keys.generation()))
+            f(&mut b.walkers[slot], &mut b.keys).map(|(events, n)| (events, n, b.keys.generation()))
         }))
     });
     match result {
         Some(Ok((events, n, generation))) => {
-            // SAFETY: the caller passes a valid `qjson_stream_info` or null.
+            // SAFETY: the caller passes a valid `qjson_events_info` or null.
             if let Some(i) = unsafe { info.as_mut() } {
                 i.count = n as u32;
                 i.key_generation = generation;
@@ -94,12 +94,12 @@ fn with_stream(
 /// still reading another decode's events (a finalizer run by the Lua
 /// collector) passes a different slot.
 #[no_mangle]
-pub extern "C" fn qjson_decode(
+pub extern "C" fn qjson_text_events(
     input: *const c_char,
     len: usize,
     opts: *const Options,
     slot: u32,
-    info: *mut StreamInfo,
+    info: *mut EventsInfo,
     err: *mut ErrorInfo,
 ) -> *const Event {
     with_stream(slot, info, err, |stream, keys| {
@@ -125,14 +125,14 @@ pub extern "C" fn qjson_decode(
 }
 
 /// The events of the value at `node` of a parsed document, as
-/// `qjson_decode`; strings stay valid while the document is open, until
+/// `qjson_text_events`; strings stay valid while the document is open, until
 /// the next call with the same `slot` on this thread.
 #[no_mangle]
-pub extern "C" fn qjson_flatten(
+pub extern "C" fn qjson_doc_events(
     doc: *mut Handle,
     node: u32,
     slot: u32,
-    info: *mut StreamInfo,
+    info: *mut EventsInfo,
     err: *mut ErrorInfo,
 ) -> *const Event {
     with_stream(slot, info, err, |stream, keys| {

@@ -20,7 +20,7 @@ fn header_matches_exports() {
         .expect("cbindgen generates the header")
         .write(&mut generated);
     let generated = String::from_utf8(generated).unwrap();
-    let path = root.join("crates/luajit/include/qjson.h");
+    let path = root.join("include/qjson.h");
     if std::env::var_os("QJSON_BLESS").is_some() {
         std::fs::write(&path, &generated).unwrap();
     }

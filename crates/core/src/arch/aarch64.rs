@@ -9,8 +9,8 @@ use super::{backend_entry, Block};
 use crate::stage1::{OP_TABLE, WS_TABLE};
 use core::arch::aarch64::*;
 
-backend_entry!(is_aarch64_feature_detected, neon_pmull_supported, scan_neon_pmull, Neon<true>, ["neon", "aes"]);
-backend_entry!(is_aarch64_feature_detected, neon_supported, scan_neon, Neon<false>, ["neon"]);
+backend_entry!(is_aarch64_feature_detected, neon_supported, scan_neon, Neon<true>, ["neon", "aes"]);
+backend_entry!(is_aarch64_feature_detected, neon_nopmull_supported, scan_neon_nopmull, Neon<false>, ["neon"]);
 
 /// `PMULL`: prefix-XOR by carry-less multiply (needs the `aes` feature).
 #[derive(Clone, Copy)]

@@ -57,8 +57,8 @@ pub(crate) trait Block: Copy {
     /// Appends `base + i` to `out` for every set bit `i` of `bits`, in
     /// order (stage 1 writing the index).
     #[inline(always)]
-    unsafe fn flatten(bits: u64, base: u32, out: &mut Vec<u32>) {
-        crate::stage1::generic::flatten(bits, base, out);
+    unsafe fn write_positions(bits: u64, base: u32, out: &mut Vec<u32>) {
+        crate::stage1::generic::write_positions(bits, base, out);
     }
 }
 

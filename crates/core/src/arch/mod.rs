@@ -99,10 +99,10 @@ impl Backend {
         }
         #[cfg(target_arch = "aarch64")]
         {
-            if aarch64::neon_pmull_supported() {
+            if aarch64::neon_supported() {
                 v.push(Backend::Neon);
             }
-            if aarch64::neon_supported() {
+            if aarch64::neon_nopmull_supported() {
                 v.push(Backend::NeonNoPmull);
             }
         }
@@ -150,9 +150,9 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512Vbmi => unsafe { x86_64::scan_avx512vbmi(input, strict, measure, out) },
             #[cfg(target_arch = "aarch64")]
-            Backend::Neon => unsafe { aarch64::scan_neon_pmull(input, strict, measure, out) },
+            Backend::Neon => unsafe { aarch64::scan_neon(input, strict, measure, out) },
             #[cfg(target_arch = "aarch64")]
-            Backend::NeonNoPmull => unsafe { aarch64::scan_neon(input, strict, measure, out) },
+            Backend::NeonNoPmull => unsafe { aarch64::scan_neon_nopmull(input, strict, measure, out) },
         }
     }
 }

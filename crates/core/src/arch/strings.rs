@@ -1,5 +1,5 @@
 //! The vector searches outside stage 1, in one place: the first quote or
-//! backslash of a string body (reading strings, flattening to events) and
+//! backslash of a string body (reading strings, walking to events) and
 //! the first byte the encoder must escape. Each has a vector path (SSE2 on
 //! x86-64, NEON on aarch64: both part of their target's baseline, so the
 //! code is compiled only where every CPU of the target has the feature, as

@@ -250,7 +250,7 @@ impl<const VBMI: bool> Block for Avx512<VBMI> {
     /// (`vpcompressd` into a register, then one store): no chain of
     /// dependent bit clears as in the generic loop.
     #[inline(always)]
-    unsafe fn flatten(bits: u64, base: u32, out: &mut Vec<u32>) {
+    unsafe fn write_positions(bits: u64, base: u32, out: &mut Vec<u32>) {
         if bits == 0 {
             return;
         }

@@ -13,12 +13,12 @@ use crate::tape::{self, Node, HEADER, ROOT};
 use std::cell::{Cell, RefCell};
 
 pub mod file;
-mod keys;
 mod lookup;
 mod navigate;
+mod repeated_keys;
 mod values;
-pub(crate) use keys::repeated_keys;
 use lookup::Lookup;
+pub(crate) use repeated_keys::repeated_keys;
 
 enum Source<'a> {
     Borrowed(&'a [u8]),
@@ -101,7 +101,7 @@ impl<'a> Document<'a> {
 
     /// Parses `input` and runs `read` on the document, whose tape stays in
     /// the thread's scratch buffers instead of being copied out: for one
-    /// read of the whole document (`qjson_decode`). `read` must not parse.
+    /// read of the whole document (`qjson_text_events`). `read` must not parse.
     pub fn parse_then<R>(
         input: &'a [u8],
         opts: &Options,

@@ -28,11 +28,11 @@ use std::ffi::c_char;
 
 use crate::string;
 
-mod keys;
-mod stream;
+mod key_cache;
+mod walk;
 
-pub use keys::KeyCache;
-pub use stream::Stream;
+pub use key_cache::KeyCache;
+pub use walk::Walker;
 
 /// What an event holds.
 #[repr(u32)]
@@ -62,10 +62,10 @@ pub enum EventTag {
     Key = 9,
 }
 
-/// What a stream holds besides its events (`qjson_stream_info`).
+/// What a stream holds besides its events (`qjson_events_info`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct StreamInfo {
+pub struct EventsInfo {
     /// How many events there are.
     pub count: u32,
     /// The key cache's generation: ids seen under another generation
@@ -93,18 +93,18 @@ pub struct Event {
 
 impl Event {
     #[inline(always)]
-    fn new(tag: EventTag, n: u32, num: f64) -> Event {
+    pub(crate) fn new(tag: EventTag, n: u32, num: f64) -> Event {
         Event { tag, n, v: EventValue { num } }
     }
 
     #[inline(always)]
-    fn string(n: usize, ptr: *const u8) -> Event {
+    pub(crate) fn string(n: usize, ptr: *const u8) -> Event {
         Event { tag: EventTag::String, n: n as u32, v: EventValue { ptr: ptr.cast() } }
     }
 
     /// Key `id` of the key cache, whose stored bytes are at `bytes`.
     #[inline(always)]
-    fn key(id: u32, bytes: *const u8) -> Event {
+    pub(crate) fn key(id: u32, bytes: *const u8) -> Event {
         Event { tag: EventTag::Key, n: id, v: EventValue { ptr: bytes.cast() } }
     }
 }

@@ -8,8 +8,7 @@
 //! (`temperature:number`); see [`Want`]. The values are written as
 //! [`Item`]s (`read.rs`).
 
-mod direct;
-mod read;
+pub(crate) mod read;
 
 pub use read::{Failure, Item, ItemTag, ItemValue, Output};
 

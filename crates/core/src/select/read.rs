@@ -91,25 +91,25 @@ impl Output<'_> {
         Ok(())
     }
 
-    pub(super) fn decoded_item(&self, start: usize) -> Result<Item, Error> {
+    pub(crate) fn decoded_item(&self, start: usize) -> Result<Item, Error> {
         let ptr = self.bytes.get(start..self.used).map_or(std::ptr::null(), |s| s.as_ptr());
         Item::bytes(ItemTag::String, ptr, self.used - start)
     }
 }
 
 impl Item {
-    pub(super) const MISSING: Item = Item::simple(ItemTag::Missing);
+    pub(crate) const MISSING: Item = Item::simple(ItemTag::Missing);
 
-    pub(super) const fn simple(tag: ItemTag) -> Item {
+    pub(crate) const fn simple(tag: ItemTag) -> Item {
         Item { tag, len: 0, v: ItemValue { num: 0.0 } }
     }
 
-    pub(super) fn number(num: f64) -> Item {
+    pub(crate) fn number(num: f64) -> Item {
         Item { tag: ItemTag::Number, len: 0, v: ItemValue { num } }
     }
 
     /// `len` bytes at `ptr` (null: past the byte area, see [`Output`]).
-    pub(super) fn bytes(tag: ItemTag, ptr: *const u8, len: usize) -> Result<Item, Error> {
+    pub(crate) fn bytes(tag: ItemTag, ptr: *const u8, len: usize) -> Result<Item, Error> {
         let len = u32::try_from(len).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
         Ok(Item { tag, len, v: ItemValue { ptr: ptr.cast() } })
     }
@@ -117,9 +117,9 @@ impl Item {
 
 /// Decodes a string into the byte area from `start`. Past the area's
 /// end only `used` grows, so that the caller learns what a retry needs.
-pub(super) struct AreaSink<'a, 'o> {
-    pub(super) out: &'a mut Output<'o>,
-    pub(super) start: usize,
+pub(crate) struct AreaSink<'a, 'o> {
+    pub(crate) out: &'a mut Output<'o>,
+    pub(crate) start: usize,
 }
 
 impl string::Sink for AreaSink<'_, '_> {

@@ -69,7 +69,7 @@ fn find_escaped(backslash: u64, carry: &mut u64) -> u64 {
 
 /// Appends `base + i` for every set bit `i` of `bits`.
 #[inline(always)]
-pub(crate) fn flatten(mut bits: u64, base: u32, out: &mut Vec<u32>) {
+pub(crate) fn write_positions(mut bits: u64, base: u32, out: &mut Vec<u32>) {
     let n = bits.count_ones() as usize;
     if n == 0 {
         return;
@@ -195,7 +195,7 @@ unsafe fn step<B: Block, const STRICT: bool>(
     let atom_start = atom & !((atom << 1) | carry.atom);
     carry.atom = atom >> 63;
     let structural = (op & outside) | (quote & in_string) | atom_start;
-    B::flatten(structural, at as u32, out);
+    B::write_positions(structural, at as u32, out);
 
     let escaped_in_string = escaped & in_string;
     if measure && escaped_in_string != 0 {

@@ -4,10 +4,10 @@
 //! proven unique on the way ([`keys`]).
 
 mod atom;
-mod keys;
+mod unique_keys;
 
 pub(crate) use atom::check_atom;
-use keys::FirstBytes;
+use unique_keys::FirstBytes;
 
 use crate::error::{Error, ErrorKind};
 use crate::number;

@@ -1,5 +1,5 @@
 //! A selector read straight from the bytes of a strict text, with no tape
-//! (as `events::stream::direct` reads events): one pass that checks the
+//! (as `onepass::events` reads events): one pass that checks the
 //! text and gives each value, as it goes by, to the paths that lead to it.
 //! For a small body, parsing into a tape and then resolving each path
 //! costs more than this pass (docs/design.md, under batched reads).
@@ -16,9 +16,9 @@
 
 use std::cell::RefCell;
 
-use super::read::{AreaSink, Item, ItemTag, Output};
-use super::{key_head, Selector, Step, Want};
-use crate::text::{is_text, skip_ws};
+use super::{is_text, skip_ws};
+use crate::select::read::{AreaSink, Item, ItemTag, Output};
+use crate::select::{key_head, Selector, Step, Want};
 use crate::{number, string, Options};
 
 /// A path waiting, in an open container, for the member that leads on.
@@ -103,7 +103,7 @@ impl Selector {
         })
     }
 
-    // (The grammar loop is `events::stream::direct`'s too: one generic
+    // (The grammar loop is `onepass::events`'s too: one generic
     // walk over a reader for both measured slower here; docs/design.md.)
     fn walk(&self, s: &mut Scratch, input: &[u8], max_depth: usize, out: &mut Output<'_>) -> Option<()> {
         s.frames.clear();

@@ -1,4 +1,4 @@
-//! The event stream (`qjson::flatten`, and `qjson_decode` / `qjson_flatten`
+//! The event stream (`qjson::flatten`, and `qjson_text_events` / `qjson_doc_events`
 //! at the C ABI): the value the events describe equals serde_json's for the
 //! corpus and for random documents, in strict and lazy mode, with and
 //! without the key cache; escaped strings survive the buffer growing under
@@ -12,9 +12,9 @@ mod common;
 use common::{error_info, message};
 
 use proptest::prelude::*;
-use qjson::events::{qjson_decode, qjson_flatten};
+use qjson::events::{qjson_doc_events, qjson_text_events};
 use qjson::parse::{qjson_close, qjson_free, qjson_parse};
-use qjson_core::events::{Event, EventTag, KeyCache, Stream, StreamInfo};
+use qjson_core::events::{Event, EventTag, EventsInfo, KeyCache, Walker};
 use qjson_core::{Document, Options, ROOT};
 use serde_json::{Map, Number, Value};
 use std::ffi::{c_char, CStr};
@@ -118,7 +118,7 @@ fn shapes_at(events: &[Event], at: &mut usize, out: &mut Vec<(u32, Vec<Vec<u8>>)
 /// objects of one shape have the same keys in the same order, and objects
 /// with the same keys, all with ids, one shape. Shapes carry over from
 /// document to document through `keys` (the same `seen` for both).
-fn check_shapes(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache, seen: &mut Vec<(u32, Vec<Vec<u8>>)>) {
+fn check_shapes(bytes: &[u8], stream: &mut Walker, keys: &mut KeyCache, seen: &mut Vec<(u32, Vec<Vec<u8>>)>) {
     let mut doc = Document::parse(bytes, &Options::default()).expect("qjson accepts");
     let events = stream.events(&mut doc, ROOT, Some(keys)).expect("flattens");
     let (mut objects, mut at) = (Vec::new(), 0);
@@ -139,7 +139,7 @@ fn check_shapes(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache, seen: &m
 
 /// Flattens `bytes` every way (strict and lazy, with and without the key
 /// cache) and compares each stream with serde_json's value.
-fn check(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache) {
+fn check(bytes: &[u8], stream: &mut Walker, keys: &mut KeyCache) {
     let want = as_doubles(&serde_json::from_slice::<Value>(bytes).expect("serde_json accepts"));
     for opts in [Options::default(), Options::lazy()] {
         let mut doc = Document::parse(bytes, &opts).expect("qjson accepts");
@@ -153,7 +153,7 @@ fn check(bytes: &[u8], stream: &mut Stream, keys: &mut KeyCache) {
 #[test]
 fn corpus_matches_serde_json() {
     common::print_test_panics();
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     for name in ["twitter.json", "citm_catalog.json", "canada.json"] {
         let Some(bytes) = common::data_file(&format!("corpus/{name}")) else { return };
         check(&bytes, &mut stream, &mut keys);
@@ -175,12 +175,12 @@ fn owned(events: &[Event]) -> Vec<Owned> {
         .collect()
 }
 
-/// The direct walk (`Stream::events_direct`, which `qjson_decode` tries
+/// The direct walk (`Walker::events_direct`, which `qjson_text_events` tries
 /// first on small texts) takes `bytes` only when the tape walk accepts
 /// them, and then gives its events, event for event: same tags, counts,
 /// strings, number bits, key ids and shape ids. Returns whether it took
 /// them.
-fn check_direct(bytes: &[u8], opts: &Options, stream: &mut Stream, keys: &mut KeyCache) -> bool {
+fn check_direct(bytes: &[u8], opts: &Options, stream: &mut Walker, keys: &mut KeyCache) -> bool {
     let direct = stream.events_direct(bytes, opts, keys).map(owned);
     let tape =
         Document::parse(bytes, opts).ok().map(|mut doc| owned(stream.events(&mut doc, ROOT, Some(keys)).unwrap()));
@@ -200,7 +200,7 @@ proptest! {
 
     #[test]
     fn random_documents_match_serde_json(v in common::arb_value()) {
-        let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+        let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
         check(serde_json::to_string(&v).unwrap().as_bytes(), &mut stream, &mut keys);
         check(serde_json::to_string_pretty(&v).unwrap().as_bytes(), &mut stream, &mut keys);
     }
@@ -214,7 +214,7 @@ proptest! {
         at in any::<prop::sample::Index>(),
         byte in any::<u8>(),
     ) {
-        let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+        let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
         for text in [serde_json::to_string(&v).unwrap(), serde_json::to_string_pretty(&v).unwrap()] {
             let bytes = text.as_bytes();
             for opts in direct_options() {
@@ -238,7 +238,7 @@ proptest! {
 fn direct_walk_on_the_test_suite() {
     common::print_test_panics();
     let Some(dir) = common::data_dir() else { return };
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     let (mut taken, mut valid) = (0, 0);
     for entry in std::fs::read_dir(dir.join("JSONTestSuite/test_parsing")).unwrap() {
         let path = entry.unwrap().path();
@@ -259,7 +259,7 @@ fn direct_walk_on_the_test_suite() {
 
 #[test]
 fn direct_walk_limits() {
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
     let depth = |d: u32| Options { max_depth: d, ..Options::default() };
     // As deep as allowed, and no deeper; empty containers count too.
@@ -321,7 +321,7 @@ fn direct_walk_limits() {
 #[test]
 fn scalars_at_the_root() {
     common::print_test_panics();
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     for doc in ["1", "-0.5e3", "\"a\\u00e9\"", "true", "false", "null", "[]", "{}", " [ ] "] {
         check(doc.as_bytes(), &mut stream, &mut keys);
     }
@@ -340,7 +340,7 @@ fn escaped_strings_survive_the_buffer_growing() {
         doc.push_str(&format!(r#""k\u00e9{i}":["v\n{i}\ud83d\ude00 \"q\"","\/plain{i}"]"#));
     }
     doc.push('}');
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     check(doc.as_bytes(), &mut stream, &mut keys);
     let mut d = Document::parse(doc.as_bytes(), &Options::default()).unwrap();
     let v = value_of(stream.events(&mut d, ROOT, Some(&mut keys)).unwrap());
@@ -354,7 +354,7 @@ fn big_arrays() {
     let n = 300_000;
     let flat = format!("[{}]", (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
     let nested = format!("[{}]", (0..n / 3).map(|i| format!("[{i},{{\"x\":{i}}}]")).collect::<Vec<_>>().join(","));
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     for doc in [&flat, &nested] {
         check(doc.as_bytes(), &mut stream, &mut keys);
     }
@@ -369,7 +369,7 @@ fn big_arrays() {
 #[test]
 fn one_stream_serves_many_documents() {
     common::print_test_panics();
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     let huge = format!("[{}]", vec!["\"a\\tb\""; 1_200_000].join(","));
     let docs = [r#"{"a":"x\ny","b":[1,2]}"#, huge.as_str(), r#"["plain",{"a":1}]"#, "[]", r#"{"a":"\u0041"}"#];
     for _ in 0..3 {
@@ -385,7 +385,7 @@ fn nodes_of_a_document() {
     common::print_test_panics();
     let bytes = br#"{"a":[1,{"b":"c\"d"}],"e":{"f":null}}"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
-    let mut stream = Stream::default();
+    let mut stream = Walker::default();
     let node = doc.find(ROOT, b"a").unwrap().unwrap();
     assert_eq!(value_of(stream.events(&mut doc, node, None).unwrap()), serde_json::json!([1.0, {"b": "c\"d"}]));
     let node = doc.find(ROOT, b"e.f").unwrap().unwrap();
@@ -398,7 +398,7 @@ fn repeated_keys_in_order() {
     common::print_test_panics();
     let bytes = br#"{"a":1,"b":2,"a":3}"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
-    let mut stream = Stream::default();
+    let mut stream = Walker::default();
     let events = stream.events(&mut doc, ROOT, None).unwrap();
     assert_eq!(events[0].n, 3);
     let keys: Vec<Vec<u8>> = [1, 3, 5].iter().map(|&i| text(&events[i])).collect();
@@ -411,7 +411,7 @@ fn repeated_keys_in_order() {
 #[test]
 fn empty_containers_among_scalars() {
     common::print_test_panics();
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     let bytes = br#"[{"a":1,"b":[],"c":{},"d":"x"},[[],{},2],[[1]],{"e":[],"f":[3]}]"#;
     let mut doc = Document::parse(bytes, &Options::default()).unwrap();
     let events = stream.events(&mut doc, ROOT, Some(&mut keys)).unwrap();
@@ -446,7 +446,7 @@ fn empty_containers_among_scalars() {
 #[test]
 fn objects_of_one_shape_have_the_same_keys() {
     common::print_test_panics();
-    let (mut stream, mut keys, mut seen) = (Stream::default(), KeyCache::default(), Vec::new());
+    let (mut stream, mut keys, mut seen) = (Walker::default(), KeyCache::default(), Vec::new());
     let long = "k".repeat(70);
     let docs = [
         r#"[{"a":1,"b":2},{"a":3,"b":{"a":4,"b":[]}},{"b":1,"a":2},{"a":1,"b":2,"a":3},{"a":{"a":{"a":1}}}]"#
@@ -493,7 +493,7 @@ proptest! {
 
     #[test]
     fn random_objects_of_one_shape_have_the_same_keys(docs in prop::collection::vec(common::arb_value(), 1..4)) {
-        let (mut stream, mut keys, mut seen) = (Stream::default(), KeyCache::default(), Vec::new());
+        let (mut stream, mut keys, mut seen) = (Walker::default(), KeyCache::default(), Vec::new());
         for v in docs {
             check_shapes(serde_json::to_string(&v).unwrap().as_bytes(), &mut stream, &mut keys, &mut seen);
         }
@@ -503,7 +503,7 @@ proptest! {
 #[test]
 fn keys_predicted_from_the_previous_key() {
     common::print_test_panics();
-    let (mut stream, mut keys) = (Stream::default(), KeyCache::default());
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
     let long = "k".repeat(40);
     let docs = [
         r#"[{"ab":1,"abc":2},{"ab":1,"abcd":2},{"ab":1,"ab":2},{"ab":1,"abc\"":3},{"ab":1,"ab\u0063":4},{"ab":1,"abc":5}]"#
@@ -527,7 +527,7 @@ fn keys_predicted_from_the_previous_key() {
 #[test]
 fn lazy_errors_have_positions() {
     common::print_test_panics();
-    let mut stream = Stream::default();
+    let mut stream = Walker::default();
     for (bytes, at) in [(&br#"[1, "a\x01"]"#[..], 6), (br#"{"a": tru}"#, 6), (br#"[01]"#, 2)] {
         let mut doc = Document::parse(bytes, &Options::lazy()).unwrap();
         let e = stream.events(&mut doc, ROOT, None).err().expect("an error");
@@ -580,19 +580,19 @@ fn key_cache_renews_only_after_many_misses() {
     assert_eq!(keys.id(b"fresh").unwrap().0, 1, "ids start again");
 }
 
-/// The events `qjson_decode` returned, as a slice.
-fn events<'a>(ptr: *const Event, info: &StreamInfo) -> &'a [Event] {
+/// The events `qjson_text_events` returned, as a slice.
+fn events<'a>(ptr: *const Event, info: &EventsInfo) -> &'a [Event] {
     assert!(!ptr.is_null());
     // SAFETY: `info.count` events start at `ptr`, alive until the next
     // call with the same slot.
     unsafe { std::slice::from_raw_parts(ptr, info.count as usize) }
 }
 
-fn decode(input: &[u8], opts: Option<&Options>, slot: u32) -> Result<(*const Event, StreamInfo), String> {
-    let mut info = StreamInfo { count: 0, key_generation: 0 };
+fn decode(input: &[u8], opts: Option<&Options>, slot: u32) -> Result<(*const Event, EventsInfo), String> {
+    let mut info = EventsInfo { count: 0, key_generation: 0 };
     let mut err = error_info();
     let opts = opts.map_or(null(), |o| o as *const Options);
-    let ptr = qjson_decode(input.as_ptr().cast(), input.len(), opts, slot, &mut info, &mut err);
+    let ptr = qjson_text_events(input.as_ptr().cast(), input.len(), opts, slot, &mut info, &mut err);
     if ptr.is_null() {
         Err(message(&err))
     } else {
@@ -660,15 +660,15 @@ fn flatten_a_parsed_document() {
     let mut err = error_info();
     let doc = qjson_parse(bytes.as_ptr().cast(), bytes.len(), null(), &mut err);
     assert!(!doc.is_null());
-    let mut info = StreamInfo { count: 0, key_generation: 0 };
-    let p = qjson_flatten(doc, ROOT, 0, &mut info, &mut err);
+    let mut info = EventsInfo { count: 0, key_generation: 0 };
+    let p = qjson_doc_events(doc, ROOT, 0, &mut info, &mut err);
     assert_eq!(value_of(events(p, &info)), serde_json::json!({"a": [1.0, "é"], "b": 2.0}));
     // A node past the tape is refused; so is a closed document.
-    assert!(qjson_flatten(doc, 1 << 20, 0, &mut info, &mut err).is_null());
+    assert!(qjson_doc_events(doc, 1 << 20, 0, &mut info, &mut err).is_null());
     assert!(message(&err).contains("no value at node"));
     qjson_close(doc);
-    assert!(qjson_flatten(doc, ROOT, 0, &mut info, &mut err).is_null());
+    assert!(qjson_doc_events(doc, ROOT, 0, &mut info, &mut err).is_null());
     assert_eq!(message(&err), "document is closed");
     qjson_free(doc);
-    assert!(qjson_flatten(null_mut(), ROOT, 0, &mut info, &mut err).is_null());
+    assert!(qjson_doc_events(null_mut(), ROOT, 0, &mut info, &mut err).is_null());
 }

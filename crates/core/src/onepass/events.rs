@@ -1,24 +1,24 @@
 //! The walk straight from the bytes of a strict text to its events, with
 //! no tape: one pass that checks the text as it reads it. Building a tape
 //! and then walking it costs more than reading the bytes once, at every
-//! size measured, so `qjson_decode` tries this walk first (docs/design.md,
+//! size measured, so `qjson_text_events` tries this walk first (docs/design.md,
 //! under `tables.lua`). The tape walk stays for documents already parsed
-//! (`qjson_flatten`) and for the errors.
+//! (`qjson_doc_events`) and for the errors.
 //!
 //! The walk never reports an error: a text it does not take (anything
 //! invalid, or nested deeper than allowed) gives `None`, and the caller
 //! parses it the usual way, which finds the error and its position. What
 //! it takes, it gives as the tape walk does, event for event
-//! (crates/luajit/tests/flatten.rs holds the two walks to that).
+//! (crates/luajit/tests/events.rs holds the two walks to that).
 
-use super::Stream;
+use super::{is_text, skip_ws};
+use crate::events::Walker;
 use crate::events::{Event, EventTag, KeyCache};
-use crate::text::{is_text, skip_ws};
 use crate::{string, Options};
 
 /// An open container of the walk.
 #[derive(Clone, Copy)]
-pub(super) struct Frame {
+pub(crate) struct Frame {
     object: bool,
     /// No member so far is a container with members: the container gets
     /// the scalars-only tag.
@@ -32,11 +32,11 @@ pub(super) struct Frame {
     ids_from: u32,
 }
 
-impl Stream {
+impl Walker {
     /// The events of the whole of `input`, read straight from its bytes,
     /// when it is valid JSON under `opts` (see [`Options::one_pass`]); else
     /// `None`.
-    /// Strings and keys are as [`Stream::events`] gives them.
+    /// Strings and keys are as [`Walker::events`] gives them.
     pub fn events_direct(&mut self, input: &[u8], opts: &Options, keys: &mut KeyCache) -> Option<&[Event]> {
         // (Past 4 GiB the parser refuses a text, and so does this walk.)
         if !opts.one_pass() || input.len() > u32::MAX as usize {
@@ -185,7 +185,7 @@ impl Stream {
     /// input goes on after its closing quote, and whether the event
     /// borrows the body (no escape); `None` when the string is not valid.
     /// The event must be the next one pushed (a decoded string records
-    /// its index, see `Stream::string`).
+    /// its index, see `Walker::string`).
     #[inline(always)]
     fn string_direct(&mut self, input: &[u8], start: usize) -> Option<(Event, usize, bool)> {
         let body = &input[start..];

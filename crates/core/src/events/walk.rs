@@ -7,26 +7,24 @@ use super::{string_body, Event, EventTag, KeyCache};
 use crate::tape::{self, Next};
 use crate::{number, string, Document, Error, Kind, Node};
 
-mod direct;
-
 /// Buffers for one stream of events, reused from call to call.
 #[derive(Default)]
-pub struct Stream {
-    events: Vec<Event>,
+pub struct Walker {
+    pub(crate) events: Vec<Event>,
     /// Unescaped strings, back to back.
-    strings: Vec<u8>,
+    pub(crate) strings: Vec<u8>,
     /// Events whose `ptr` still holds an offset into `strings` (final
     /// pointers are set once `strings` stops growing).
-    offsets: Vec<u32>,
+    pub(crate) offsets: Vec<u32>,
     /// Open containers of the walk.
     stack: Vec<Open>,
     /// The key ids of the open objects' members so far (0 for a key not
     /// in the cache), the innermost object's last: what gives its shape.
-    key_ids: Vec<u32>,
+    pub(crate) key_ids: Vec<u32>,
     /// The document's `cjson_integers` option, for the strict walks.
-    cjson_integers: bool,
+    pub(crate) cjson_integers: bool,
     /// Open containers of the direct walk.
-    frames: Vec<direct::Frame>,
+    pub(crate) frames: Vec<crate::onepass::events::Frame>,
 }
 
 /// An open container: in the strict walk, the slot where its members end
@@ -52,7 +50,7 @@ struct Open {
 /// deep document does not pin its memory.
 const KEEP: usize = 1 << 20;
 
-impl Stream {
+impl Walker {
     /// The events of the value at `node`. Strings point into `doc`'s input
     /// or into this stream, so they stay valid while both do and this
     /// stream is not used again. With `keys`, object keys of a strict
@@ -73,7 +71,7 @@ impl Stream {
     }
 
     /// The events of a finished walk, their strings' final pointers set.
-    fn finish(&mut self) -> &[Event] {
+    pub(crate) fn finish(&mut self) -> &[Event] {
         for &i in &self.offsets {
             let e = &mut self.events[i as usize];
             // SAFETY: the string events listed here hold an offset into
@@ -83,7 +81,7 @@ impl Stream {
         &self.events
     }
 
-    fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         fn empty<T>(v: &mut Vec<T>) {
             if v.capacity() > KEEP {
                 *v = Vec::new();
@@ -101,7 +99,7 @@ impl Stream {
     /// Sets the shape of the object whose event is `event` and whose key
     /// ids start at `key_ids[from]`, and forgets those ids.
     #[inline(always)]
-    fn set_shape(&mut self, keys: &mut Option<&mut KeyCache>, event: usize, from: usize) {
+    pub(crate) fn set_shape(&mut self, keys: &mut Option<&mut KeyCache>, event: usize, from: usize) {
         if let Some(cache) = keys {
             self.events[event].v.num = cache.shape(&self.key_ids[from..]) as f64;
         }
@@ -112,7 +110,7 @@ impl Stream {
     /// by stage 1). Escaped strings are unescaped into `strings`, and the
     /// event records their offset until `events` sets the pointers.
     #[inline(always)]
-    fn string(&mut self, input: &[u8], start: usize) -> Event {
+    pub(crate) fn string(&mut self, input: &[u8], start: usize) -> Event {
         let body = &input[start..];
         let offset = self.strings.len();
         match string::read_to_quote(body, &mut string::Append { buf: &mut self.strings, from: offset }) {
@@ -135,7 +133,13 @@ impl Stream {
     /// object's previous key (0 for none), which predicts this one; it
     /// becomes this key's id (0 when not cached).
     #[inline(always)]
-    fn key(&mut self, input: &[u8], start: usize, keys: &mut Option<&mut KeyCache>, last: &mut u32) -> Event {
+    pub(crate) fn key(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        keys: &mut Option<&mut KeyCache>,
+        last: &mut u32,
+    ) -> Event {
         if let Some(cache) = keys {
             if let Some((id, bytes)) = cache.next(*last, input, start) {
                 *last = id;
@@ -156,7 +160,7 @@ impl Stream {
 
     /// The event of the scalar at `pos` of a valid document.
     #[inline(always)]
-    fn scalar(&mut self, input: &[u8], pos: usize, lenient: bool) -> Event {
+    pub(crate) fn scalar(&mut self, input: &[u8], pos: usize, lenient: bool) -> Event {
         match input[pos] {
             b'"' => self.string(input, pos + 1),
             b't' => Event::new(EventTag::True, 0, 0.0),
@@ -168,14 +172,14 @@ impl Stream {
 
     /// The value of the (valid) number at the start of `s`.
     #[inline(always)]
-    fn number(&self, s: &[u8], lenient: bool) -> f64 {
+    pub(crate) fn number(&self, s: &[u8], lenient: bool) -> f64 {
         self.as_cjson_reads(s, number::to_f64_valid(s, lenient))
     }
 
     /// `v`, the value of the number at the start of `s`, as lua-cjson
     /// reads it when the stream has the `cjson_integers` option.
     #[inline(always)]
-    fn as_cjson_reads(&self, s: &[u8], v: f64) -> f64 {
+    pub(crate) fn as_cjson_reads(&self, s: &[u8], v: f64) -> f64 {
         // Only -0 and integers past ±2^63 read otherwise as lua-cjson's.
         if self.cjson_integers && ((v == 0.0 && v.is_sign_negative()) || v.abs() >= 9.223372036854775e18) {
             number::strtoll_f64(s).unwrap_or(v)

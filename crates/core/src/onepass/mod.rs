@@ -1,8 +1,14 @@
-//! What a one-pass walk over a strict text checks as it reads it, with
-//! no tape: whitespace, and string bodies as they stand in the input.
-//! Shared by the walks that read a text straight into events
-//! (`events::stream::direct`) and into a selector's items
-//! (`select::direct`).
+//! The one-pass walks: a strict text read straight into events
+//! ([`events`], for `qjson_text_events`) or into a selector's items
+//! ([`select`]), with no stage 1, tape or stage 2, each checking the text
+//! as it goes and giving up on anything it cannot give exactly as the
+//! tape would. For small texts one pass costs less than building a tape
+//! and walking it (docs/design.md has the table). This module holds what
+//! both check as they read: whitespace, and string bodies as they stand in
+//! the input.
+
+pub(crate) mod events;
+pub(crate) mod select;
 
 /// JSON's whitespace from `p` on: where it ends. After a whitespace byte,
 /// spaces are skipped eight at a time: indentation is most of the bytes
