@@ -21,6 +21,7 @@ pub mod ffi;
 pub mod number;
 pub mod options;
 mod parser;
+pub mod patch;
 pub mod path;
 pub mod schema;
 pub mod select;
