@@ -23,6 +23,7 @@ mod onepass;
 pub mod options;
 pub mod panic;
 mod parser;
+pub mod patch;
 pub mod path;
 #[cfg(feature = "schema")]
 pub mod schema;

@@ -5,6 +5,7 @@
 
 mod convert;
 mod digits;
+pub(crate) mod exact;
 mod grammar;
 mod lemire;
 mod lenient;
