@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build header test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
+.PHONY: all deps build check check-rust check-lua header test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
 
 all: build
 
@@ -25,6 +25,21 @@ deps:
 build: deps
 	LUAJIT=$(LUAJIT) tools/build.sh
 
+# The inner loop (a couple of minutes from a warm tree): the library in the
+# release-tests profile (no LTO, incremental) at target/release-tests/,
+# every cargo test, and the busted suite on Debian's LuaJIT against that
+# library, the Rust and Lua halves side by side. make test is the gate.
+check: deps
+	cargo build --profile release-tests -p qjson-luajit
+	@$(MAKE) --no-print-directory -j2 check-rust check-lua
+
+check-rust:
+	cargo test --profile release-tests --workspace -q
+
+check-lua:
+	QJSON_LIB=$(CURDIR)/target/release-tests/libqjson.so QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) \
+	  LUA_PATH='$(LUA_PATH_PREFIX);' tools/busted.sh --lua=$(LUAJIT)
+
 # Regenerates the C header from the Rust exports and the Lua cdef from it.
 header:
 	QJSON_BLESS=1 cargo test --profile release-tests -p qjson-luajit --test header
@@ -33,16 +48,16 @@ header:
 test: build test-rust test-lua test-gc test-cjson-suite test-install test-backends test-aarch64 fuzz-smoke bench-smoke
 
 test-rust:
-	cargo test --profile release-tests
+	cargo test --profile release-tests --workspace
 
 test-lua: build test-lua52
-	QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua=$(LUAJIT) spec
+	QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' tools/busted.sh --lua=$(LUAJIT)
 
 # spec/luajit_build_spec.lua checks that QJSON_LUAJIT_BUILD is what runs.
 test-lua52: build
 	@luajit52='$(LUAJIT52)'; [ -n "$$luajit52" ] || luajit52=$$(tools/luajit52.sh) || exit 1; \
 	echo "busted --lua=$$luajit52 (LUAJIT_ENABLE_LUA52COMPAT)"; \
-	QJSON_LUAJIT_BUILD=lua52compat LUA_PATH='$(LUA_PATH_PREFIX);' busted --lua="$$luajit52" spec
+	QJSON_LUAJIT_BUILD=lua52compat LUA_PATH='$(LUA_PATH_PREFIX);' tools/busted.sh --lua="$$luajit52"
 
 # The whole Lua suite in forced-GC mode (spec/gc_stress.lua): the collector
 # never paused and finalizers that call qjson pending at every cycle, with
@@ -54,7 +69,7 @@ test-gc: build
 	@for jit in on off; do \
 	  echo "test-gc: the busted suite in forced-GC mode, JIT $$jit"; start=$$(date +%s); \
 	  QJSON_GC_STRESS=1 QJSON_GC_STRESS_JIT=$$jit QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' \
-	    timeout $(GC_TIMEOUT) busted --lua=$(LUAJIT) --helper=spec/gc_stress.lua spec; rc=$$?; \
+	    timeout $(GC_TIMEOUT) tools/busted.sh --lua=$(LUAJIT) --helper=spec/gc_stress.lua; rc=$$?; \
 	  [ $$rc = 124 ] && echo "test-gc: JIT $$jit: no result after $(GC_TIMEOUT) s (a hang)"; \
 	  [ $$rc = 0 ] || exit 1; \
 	  echo "test-gc: JIT $$jit passed in $$(($$(date +%s) - start)) s"; \

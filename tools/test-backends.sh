@@ -32,6 +32,6 @@ for b in $all; do
     --skip an_object_of_a_million_keys --skip a_100mb_string || exit 1
   QJSON_BACKEND=$b cargo test --profile release-tests -q -p qjson-luajit --test placed --test events || exit 1
   echo "test-backends: $b: cargo tests passed in $(($(date +%s) - start)) s; busted"
-  QJSON_BACKEND=$b QJSON_LUAJIT_BUILD=${LUAJIT_BUILD:-plain} LUA_PATH="$lua_path" busted --lua="$LUAJIT" spec || exit 1
+  QJSON_BACKEND=$b QJSON_LUAJIT_BUILD=${LUAJIT_BUILD:-plain} LUA_PATH="$lua_path" tools/busted.sh --lua="$LUAJIT" || exit 1
   echo "test-backends: $b passed in $(($(date +%s) - start)) s"
 done
