@@ -40,6 +40,11 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("encode_nested", mode))
       end)
 
+      it("encodes of plain tables while an encode takes its output: a lazy-mode view's text is still checked",
+        function()
+          assert.are.equal("ok\nexit=0\n", run("encode_output", mode))
+        end)
+
       it("key reads of another document while doc:get adopts a view: the edit reaches the root's encode", function()
         assert.are.equal("ok\nexit=0\n", run("attach_key", mode))
       end)

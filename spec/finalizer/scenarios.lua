@@ -287,6 +287,37 @@ function S.encode_nested()
   hooks.put = put
 end
 
+-- Issue 39, item 22: the walker stays busy until its output is taken
+-- (qjson.encode.walk's walk). Taking the output allocates, and a
+-- finalizer's encode there must take another walker: in this one it
+-- would reset what the walk met (a view of a lazy-mode document, whose
+-- copied bytes are then checked) before the walk reads it. An edited view
+-- of a lazy-mode document holding invalid JSON, encoded while a finalizer
+-- encodes a plain table at each allocation in turn: every encode raises,
+-- none returns the invalid text.
+function S.encode_output()
+  local text = '{"a": 1, "b": tru}'
+  local function edited()
+    local v = qjson.decode(text, { mode = "lazy" })
+    v.a = 2
+    return v
+  end
+  local lazy_error = "invalid JSON copied from a document parsed in lazy mode"
+  local ok, err = pcall(qjson.encode, edited())
+  check(not ok and tostring(err):find(lazy_error, 1, true), "unstressed encode: " .. tostring(err))
+  for from = 1, 40 do
+    local v = edited()
+    arm(function()
+      assert(qjson.encode({ from }) == "[" .. from .. "]")
+    end, from, 1)
+    stress()
+    local ok2, out = pcall(qjson.encode, v)
+    calm()
+    check(not ok2 and tostring(out):find(lazy_error, 1, true),
+      "encode, another encode at allocation " .. from .. ": " .. tostring(out))
+  end
+end
+
 -- Item 12 under finalizers: doc:get below the root adopts the view by
 -- reading the keys on the path from the root (view.read's attach); a
 -- finalizer that reads another document's long key meanwhile rewrites the
