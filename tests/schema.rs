@@ -143,14 +143,17 @@ fn a_schema_the_crate_panics_on_is_refused() {
     assert!(e.to_string().contains("the jsonschema crate cannot compile this schema"), "{e}");
 
     let mut err = common::error_info();
-    let s = qjson::ffi::schema::qjson_schema_new(
+    let mut s = std::ptr::null_mut();
+    let made = qjson::ffi::schema::qjson_schema_new_in(
         text.as_ptr().cast(),
         text.len(),
         std::ptr::null(),
         0,
         std::ptr::null(),
+        &mut s,
         &mut err,
     );
+    assert_eq!(made, 0);
     assert!(s.is_null());
     let msg = common::message(&err);
     assert!(msg.contains("cannot compile") && !msg.contains("internal error"), "{msg}");

@@ -11,7 +11,7 @@ export PATH="$HOME/.cargo/bin:$PATH" RUSTC_BOOTSTRAP=1   # cargo-fuzz needs nigh
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 shared=../shared/data
-targets=(parse_differential ffi_sequence path_syntax stream_chunks select_paths schema_differential decode_events)
+targets=(parse_differential ffi_sequence path_syntax stream_chunks stream_feeder select_paths schema_differential decode_events)
 for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t"; done
 if [ -d "$shared" ]; then
   cp -n "$shared"/JSONTestSuite/test_parsing/*.json "$shared"/corpus/*.json fuzz/corpus/parse_differential/
@@ -49,6 +49,14 @@ stream_seed ndjson 0 7 '{"a":1}\n{"b":"x\\ny"}\r\n\n  [1,2]  \n3\n"s"\n{"last":t
 stream_seed concat 1 9 '{"a":[1,{"b":"}]\\""}]} [] 12 "x\\\\" true{"c":null}\n"q"-4.5e3 '
 stream_seed sse 2 3 ': hi\n\nevent: delta\ndata: {"id":1,"choices":[{"delta":{"content":"He"}}]}\n\nid: 7\r\ndata:{"id":2}\r\n\r\ndata: {"m":\r\ndata: [1,\rdata: 2]}\r\rretry: 10\ndata\n\ndata: [DONE]\n\ndata: {"after":1}\n\n'
 stream_seed sse-small-max 206 5 'data: {"x":1}\n\ndata: {"y":"a much longer value than the limit"}\n\ndata: {"z":3}'
+# stream_feeder: the format (ctl % 3; bit 2 max_depth 2, bit 3 repeated
+# keys rejected), a seed for the chunk lengths and the untaken feeds, a
+# stream with a bad value or a split error.
+feeder_seed() { { printf "\\$(printf '%03o' "$2")\\$(printf '%03o' "$3")"; printf '%b' "$4"; } > "fuzz/corpus/stream_feeder/$1"; }
+feeder_seed ndjson-bad 0 11 '1\n{"x":\n2\n3\n'
+feeder_seed concat-split 1 29 '[1] {"a":2} ] [3]'
+feeder_seed sse-bom-deep 6 77 '\357\273\277data: {"a":1}\n\ndata: {"a":[[1]]}\n\ndata: 3\n\n'
+feeder_seed ndjson-dup 8 5 '{"r":1}\n{"r":1,"r":2}\n{"r":3}\n'
 # select_paths: bit 0 the mode (lazy), then a document and paths a line.
 two_part_seed fuzz/corpus/select_paths/tiny 0 '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"active":true,"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\u00e9 \"ok\"","expires":1767225600}' $'id\nuser\nscope[*]\nactive\nquota.limit\nquota.used:number\nquota.ratio\nregion\nnote:str\nexpires:int' $'\n'
 two_part_seed fuzz/corpus/select_paths/chunk 1 '{"id":"c1","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}],"a":{"b":1,"b":2}}' $'choices[0].delta.content\nchoices[*].finish_reason\nchoices[*]./x\nid:object\nchoices:raw\na.b\na.c' $'\n'

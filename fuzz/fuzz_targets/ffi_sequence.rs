@@ -70,14 +70,14 @@ fuzz_target!(|data: &[u8]| {
             7 => qjson_get_raw(doc, node, p, n, null(), &mut ptr, &mut len),
             8 => qjson_next(doc, node, out, &mut out),
             9 => {
-                let compiled = qjson_path_compile(p, n, &mut err);
-                if !compiled.is_null() {
+                let mut compiled = null_mut();
+                if qjson_path_compile_in(p, n, &mut compiled, &mut err) == 1 {
                     paths.push(compiled);
                 }
                 0
             }
             10 => match paths.last() {
-                Some(&c) => qjson_find(doc, node, null(), 0, c, &mut out),
+                Some(c) => qjson_find(doc, node, null(), 0, c, &mut out),
                 None => 0,
             },
             _ => {
@@ -95,8 +95,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(err.message[0] != 0, "a failed read explains itself");
         }
     }
-    for p in paths {
-        qjson_path_free(p);
+    for mut p in paths {
+        qjson_path_release(&mut p);
     }
     if placed {
         // The caller just releases the memory (nothing native to free).

@@ -60,7 +60,9 @@ fn read_text(sel: &Selector, json: &[u8], opts: &Options) -> Result<Vec<String>,
     let (mut items, mut bytes) = (vec![blank(); 1], vec![0u8; 1]);
     loop {
         let mut out = SelectOut::new(&mut items, &mut bytes);
-        let status = qjson_select(sel, null_mut(), 0, json.as_ptr() as *const c_char, json.len(), opts, &mut out);
+        // (A slot holding `sel`, as the binding passes it.)
+        let slot = sel as *const Selector as *mut Selector;
+        let status = qjson_select(&slot, null_mut(), 0, json.as_ptr() as *const c_char, json.len(), opts, &mut out);
         if let Some(p) = take_panic() {
             panic!("qjson_select panicked: {p}");
         }

@@ -205,25 +205,26 @@ function M.file(path, opts, mt)
     mt or DocMT)
 end
 
--- qjson.path: a compiled path, or nil, a message and true.
+-- qjson.path: a compiled path (the ref that holds it, qjson.base), or
+-- nil, a message and true.
+local path_ref = ffi.typeof("qjson_path *[1]")
 function M.path(s)
   if type(s) ~= "string" then
     return nil, arg_message(1, "path", "string expected, got " .. type(s)), true
   end
+  local p = base.new_ref(path_ref, C.qjson_path_release)
   local t = ticket()
-  local p = C.qjson_path_compile(s, #s, base.err_box)
-  if p == nil then
+  if C.qjson_path_compile_in(s, #s, p, base.err_box) == 0 then
     local msg = base.error_message()
     if stale(t) then
-      -- (A pointer result is boxed, an allocation: a finalizer may have
-      -- compiled a path since. The message again, into a box of its own.)
+      -- (A finalizer may have compiled a path since: the message again,
+      -- into a box of its own.)
       local err = ffi.new("qjson_error")
-      C.qjson_path_compile(s, #s, err)
+      C.qjson_path_compile_in(s, #s, p, err)
       msg = ffi_string(err.message)
     end
     return nil, arg_message(1, "path", msg), true
   end
-  p = ffi.gc(p, C.qjson_path_free)
   doc.path_text[p] = s
   return p
 end

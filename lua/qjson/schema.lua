@@ -10,7 +10,7 @@ local arg_error = require("qjson.base").arg_error
 
 local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, concat =
   type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
-local ffi_string, ffi_new, ffi_cast, ffi_gc = ffi.string, ffi.new, ffi.cast, ffi.gc
+local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
 local tonumber = tonumber
 
 local ERROR = tonumber(C.QJSON_STATUS_ERROR)
@@ -25,6 +25,8 @@ local DRAFTS = {
 local BOUNDS = { max_depth = true, max_errors = true, backtrack_limit = true, regex_size_limit = true }
 
 local u32p = ffi.typeof("const uint32_t *")
+-- A validator's compiled schema is held through a ref (qjson.base).
+local schema_ref = ffi.typeof("qjson_schema *[1]")
 -- Error boxes by nesting depth, as init.lua's: a finalizer run by an
 -- allocation between a call and the reading of its box (a boxed result,
 -- the message's string) may validate too, with a box of its own.
@@ -123,14 +125,15 @@ end
 function M.compile(schema, opts)
   local text = json_text(schema, "schema", 3)
   local o, remotes = pack(opts)
-  -- A box of its own: the returned pointer is boxed, and that allocation
-  -- may run a finalizer (which may validate) before the message is read.
+  -- A box of its own: allocating the ref may run a finalizer (which may
+  -- validate) before the message is read.
   local box = ffi_new("qjson_error")
-  local ptr = C.qjson_schema_new(text, #text, remotes, remotes and #remotes or 0, o, box)
-  if ptr == nil then
+  local ref = base.new_ref(schema_ref, C.qjson_schema_release)
+  if C.qjson_schema_new_in(text, #text, remotes, remotes and #remotes or 0, o, ref, box) == 0 then
     error("qjson: " .. ffi_string(box.message), 2)
   end
-  return setmetatable({ ptr = ffi_gc(ptr, C.qjson_schema_free) }, ValidatorMT)
+  -- (`ptr`: the ref, which every native call takes, qjson.base.)
+  return setmetatable({ ptr = ref }, ValidatorMT)
 end
 
 -- What an instance is: "string" with its text, or "doc" with the handle,

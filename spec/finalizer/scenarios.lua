@@ -510,6 +510,125 @@ function S.lua_close()
   -- (no os.exit: the interpreter closes the state at the end of the script)
 end
 
+-- Issue 39, item 11: a finalizer that feeds the same feeder while the
+-- caller iterates an earlier feed's values (or while it feeds: then its
+-- feed raises "already feeding", which the finalizer catches): each
+-- iteration hands out its own values, never fields of two events.
+function S.feeder_values()
+  local sel = qjson.select({ "a", "b" })
+  local chunk = '{"a":"a1","b":"b1"}\n{"a":"a2","b":"b2"}\n{"a":"a3","b":"b3"}\n'
+  local other = '{"a":"x1","b":"y1"}\n'
+  for from = 1, 80 do
+    local f = qjson.stream.feeder("ndjson", sel)
+    local inner = {}
+    arm(function()
+      pcall(function()
+        for _, a, b in f:feed(other) do
+          inner[#inner + 1] = a .. b
+        end
+      end)
+    end, from, 1)
+    stress()
+    local got = {}
+    for _, a, b in f:feed(chunk) do
+      got[#got + 1] = a .. b
+    end
+    calm()
+    got = table.concat(got, ",")
+    check(got == "a1b1,a2b2,a3b3", "feed at " .. from .. ": " .. got)
+    for _, v in ipairs(inner) do
+      check(v == "x1y1", "the finalizer's feed at " .. from .. ": " .. v)
+    end
+  end
+end
+
+-- Issue 39, item 12: a finalizer raises inside feed() (the same path as
+-- running out of memory while the values are copied): that feed raises
+-- the finalizer's error, the feeder is not left "already feeding", and
+-- the values it had taken come with the next feed, once each, in order.
+function S.feeder_error()
+  local chunk = '{"a":1}\n{"a":2}\n{"a":3}\n{"a":4}\n'
+  for from = 1, 60 do
+    for _, how in ipairs({ "raw", "sel" }) do
+      local f = qjson.stream.feeder("ndjson", how == "raw" and "raw" or qjson.select({ "a" }))
+      local got, n, errs = { false, false, false, false, false, false }, 0, {}
+      arm(function() error("finalizer error", 0) end, from, 1)
+      stress()
+      for _, c in ipairs({ chunk, "{\"a\":5}\n", "" }) do
+        local ok, step, st, i = pcall(f.feed, f, c)
+        if ok then
+          -- (Each step in a pcall too, and retried: a step the finalizer
+          -- cut short hands out its value again.)
+          while true do
+            local ok2, j, v = pcall(step, st, i)
+            if ok2 then
+              if j == nil then
+                break
+              end
+              n = n + 1
+              got[n] = v
+              i = j
+            elseif v ~= "finalizer error" and j ~= "finalizer error" then
+              errs[#errs + 1] = tostring(j)
+              break
+            end
+          end
+        elseif step ~= "finalizer error" then
+          errs[#errs + 1] = tostring(step)
+        end
+      end
+      calm()
+      local s = table.concat(got, ",", 1, n)
+      local want = how == "raw" and '{"a":1},{"a":2},{"a":3},{"a":4},{"a":5}' or "1,2,3,4,5"
+      check(s == want, how .. " at " .. from .. ": " .. s)
+      check(#errs == 0, how .. " at " .. from .. ": " .. table.concat(errs, "; "))
+    end
+  end
+end
+
+-- Issue 39, item 17: at lua_close, a userdata __gc (run after every cdata
+-- finalizer) uses a selector, a feeder, a validator and a compiled path,
+-- and calls qjson.stream.each (whose pooled splitter those finalizers
+-- freed): each use raises "<object> is freed", each() takes a new
+-- splitter. Prints what each use gave, at exit.
+function S.lua_close_objects()
+  local sel = qjson.select({ "a" })
+  local feeder = qjson.stream.feeder("ndjson", sel)
+  for _ in feeder:feed('{"a":1}\n') do end
+  local validator = qjson.schema('{"type":"object"}')
+  local path = qjson.path("a")
+  local d = qjson.parse('{"a":1}')
+  for _ in qjson.stream.each('{"a":1}\n', "ndjson", "raw") do end
+  local p = newproxy(true)
+  getmetatable(p).__gc = function()
+    local out = {}
+    local function try(what, fn)
+      local ok, r = pcall(fn)
+      out[#out + 1] = what .. ": " .. (ok and "gave " .. tostring(r) or tostring(r))
+    end
+    try("selector", function() return sel('{"a":2}') end)
+    try("feeder", function()
+      local r
+      for _, v in feeder:feed('{"a":3}\n') do
+        r = v
+      end
+      return r
+    end)
+    try("validator", function() return validator:is_valid("{}") end)
+    try("path", function() return d:get_num(path) end)
+    try("each", function()
+      local r
+      for _, v in qjson.stream.each('{"a":4}\n', "ndjson", "raw") do
+        r = v
+      end
+      return r
+    end)
+    io.stdout:write("at close:\n", table.concat(out, "\n"), "\n")
+    io.stdout:flush()
+  end
+  _G.keep = { p, sel, feeder, validator, path, d }
+end
+
 local f = S[name]
 if not f then
   io.stderr:write("unknown scenario ", tostring(name), "\n")

@@ -23,7 +23,7 @@ local key_box, val_box, ptr_box, size_box, i64_box, u64_box =
 -- val_box.num, read through C.qjson_load_f64 (see src/ffi/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 local val_num = base.val_num
-local box_string, next_child = base.box_string, base.next_child
+local box_string = base.box_string
 local val_len, size_value = base.val_len, base.size_value
 local i64_halves, u64_halves = base.i64_halves, base.u64_halves
 local int64_value, uint64_value = base.int64_value, base.uint64_value
@@ -204,15 +204,33 @@ end
 ObjectMT.__index = object_get
 ArrayMT.__index = array_get
 
+-- The child of container `parent` holding node `target` (its key node in
+-- an object) and its 1-based index, under a ticket; nil and the status
+-- when there is none.
+local node_box, index_box = base.node_box, base.index_box
+local function child_holding(ptr, parent, target)
+  local t = ticket()
+  local k = C.qjson_child_holding(ptr, parent, target, node_box, index_box)
+  local node, index = node_box[0], index_box[0]
+  if stale(t) then
+    return child_holding(ptr, parent, target)
+  end
+  if k ~= 1 then
+    return nil, k
+  end
+  return node, index + 1
+end
+
 -- Reads the path from the document's root view down to view `st`, a
 -- view doc:get opened below the root: the last read adopts it
 -- (child_view), so that an edit of it (which marks its ancestors) is
 -- seen by an encode of the root. (Done when it is opened, not when it
 -- is first edited: a branch in touch cost its compiled loop 5% more
--- instructions on a nested edit.) Nodes
--- are numbered in document order, so the child whose subtree holds
--- `st` is the last one whose node is not past st's. Stops where the
--- path was edited away (the root then does not hold `st`).
+-- instructions on a nested edit.) The child whose subtree holds `st`
+-- comes from qjson_child_holding, which reads no value on the way (in
+-- lazy mode, a sibling's invalid number is not this read's error).
+-- Stops where the path was edited away (the root then does not hold
+-- `st`).
 local function attach(st)
   local d, target = st[DOC], st[NODE]
   local ptr = d[PTR]
@@ -226,21 +244,11 @@ local function attach(st)
   end
   while x ~= st do
     local object = getmetatable(x) == ObjectMT
-    local prev, i, last = 0, 0, nil
-    while true do
-      local k, c = next_child(ptr, x[NODE], prev)
-      if k <= MISSING then
-        if k ~= MISSING then
-          fail(x)
-        end
-        break
-      end
-      if c > target then
-        break
-      end
-      prev, last, i = c, c, i + 1
-    end
+    local last, i = child_holding(ptr, x[NODE], target)
     if last == nil then
+      if i ~= MISSING then
+        fail(x)
+      end
       return
     end
     local child
