@@ -174,7 +174,7 @@ pub(crate) fn compile(
     // does not run its own either.
     let draft_of_root = draft.unwrap_or_else(|| Draft::default().detect(&schema));
     if registry.find_vocabularies(draft_of_root, &schema).contains(&referencing::Vocabulary::Validation) {
-        builder = builder.with_keyword("pattern", pattern::factory(limits));
+        builder = builder.with_keyword("pattern", move |_, value, location| pattern::keyword(limits, value, location));
         for (name, factory) in
             numeric::KEYWORDS.into_iter().chain([("const", equal::const_keyword as numeric::Factory)])
         {

@@ -108,8 +108,7 @@ impl<'a> Decimal<'a> {
         let last = mantissa.iter().rposition(|&c| matches!(c, b'1'..=b'9')).unwrap_or(first);
         // Digits before the point, counted from the first significant one
         // (negative when it sits after the point).
-        let position = if first < point { point - first } else { 0 } as i64
-            - if first > point { (first - point - 1) as i64 } else { 0 };
+        let position = point.saturating_sub(first) as i64 - first.saturating_sub(point + 1) as i64;
         let (exp_negative, exp_digits) = match exponent.get(1) {
             None => (false, &[][..]),
             Some(b'-') => (true, &exponent[2..]),

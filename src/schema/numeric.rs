@@ -18,11 +18,7 @@ use super::decimal::Decimal;
 use super::node::{TapeJson, TapeNode};
 
 /// A keyword factory, as `ValidationOptions::with_keyword` takes it.
-pub(crate) type Factory = fn(
-    &Map<String, Value>,
-    &Value,
-    Location,
-) -> Result<Box<dyn for<'i> Keyword<'i, TapeJson>>, ValidationError<'static>>;
+pub(crate) type Factory = fn(&Map<String, Value>, &Value, Location) -> Compiled;
 
 /// The five keywords and their factories.
 pub(crate) const KEYWORDS: [(&str, Factory); 5] = [
@@ -37,7 +33,8 @@ pub(crate) const KEYWORDS: [(&str, Factory); 5] = [
     ("multipleOf", |_, value, _| multiple_of(value)),
 ];
 
-type Compiled = Result<Box<dyn for<'i> Keyword<'i, TapeJson>>, ValidationError<'static>>;
+/// A keyword compiled by one of qjson's factories.
+pub(crate) type Compiled = Result<Box<dyn for<'i> Keyword<'i, TapeJson>>, ValidationError<'static>>;
 
 /// `minimum`/`maximum`: the instance must not be on the `beyond` side of
 /// the limit (nor on it, when draft 4's `exclusive...: true` is beside).

@@ -19,7 +19,7 @@
 use jsonschema::json::Node;
 use jsonschema::paths::Location;
 use jsonschema::{Draft, Keyword, PatternOptions, ValidationError, Validator};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::bounds::{abort, custom_error, Abort};
 use super::node::{TapeJson, TapeNode};
@@ -54,60 +54,50 @@ struct Pattern {
     location: Location,
 }
 
-/// The `pattern` keyword's factory, for `ValidationOptions::with_keyword`.
-pub(crate) fn factory(
-    limits: Limits,
-) -> impl for<'a> Fn(
-    &'a Map<String, Value>,
-    &'a Value,
-    Location,
-) -> Result<Box<dyn for<'i> Keyword<'i, TapeJson>>, ValidationError<'a>>
-       + Send
-       + Sync
-       + 'static {
-    move |_, value, location| {
-        let invalid = |why: String| Err(ValidationError::custom(why));
-        let Value::String(pattern) = value else {
-            return invalid(format!("pattern must be a string, got {value}"));
-        };
-        let Ok(translated) = jsonschema_regex::to_rust_regex(pattern) else {
-            return invalid(format!("{pattern:?} is not an ECMA-262 regular expression"));
-        };
-        let linear = regex::RegexBuilder::new(&translated)
-            .size_limit(limits.size_limit)
-            .dfa_size_limit(limits.size_limit)
-            .build()
-            .is_ok();
-        let matcher = if linear {
-            let alone = jsonschema::options_for::<TapeJson>()
-                .with_draft(Draft::Draft202012)
-                .with_pattern_options(limits.linear())
-                .build(&serde_json::json!({ "pattern": pattern }));
-            match alone {
-                Ok(v) => Matcher::Linear(v),
-                Err(e) => return invalid(e.masked().to_string()),
+/// The `pattern` keyword compiled (`ValidationOptions::with_keyword`'s
+/// factory, given the schema's limits).
+pub(crate) fn keyword(limits: Limits, value: &Value, location: Location) -> super::numeric::Compiled {
+    let invalid = |why: String| Err(ValidationError::custom(why));
+    let Value::String(pattern) = value else {
+        return invalid(format!("pattern must be a string, got {value}"));
+    };
+    let Ok(translated) = jsonschema_regex::to_rust_regex(pattern) else {
+        return invalid(format!("{pattern:?} is not an ECMA-262 regular expression"));
+    };
+    let linear = regex::RegexBuilder::new(&translated)
+        .size_limit(limits.size_limit)
+        .dfa_size_limit(limits.size_limit)
+        .build()
+        .is_ok();
+    let matcher = if linear {
+        let alone = jsonschema::options_for::<TapeJson>()
+            .with_draft(Draft::Draft202012)
+            .with_pattern_options(limits.linear())
+            .build(&serde_json::json!({ "pattern": pattern }));
+        match alone {
+            Ok(v) => Matcher::Linear(v),
+            Err(e) => return invalid(e.masked().to_string()),
+        }
+    } else {
+        let full = limits.backtrack_limit as u64;
+        let mut runs: Vec<(fancy_regex::Regex, u64)> = Vec::new();
+        for limit in [QUICK_LIMIT.min(full), full] {
+            if runs.last().is_some_and(|&(_, l)| l == limit) {
+                continue;
             }
-        } else {
-            let full = limits.backtrack_limit as u64;
-            let mut runs = Vec::new();
-            for limit in [QUICK_LIMIT.min(full), full] {
-                if runs.last().is_some_and(|&(_, l)| l == limit) {
-                    continue;
-                }
-                let built = fancy_regex::RegexBuilder::new(&translated)
-                    .backtrack_limit(limit as usize)
-                    .delegate_size_limit(limits.size_limit)
-                    .delegate_dfa_size_limit(limits.size_limit)
-                    .build();
-                match built {
-                    Ok(r) => runs.push((r, limit)),
-                    Err(e) => return invalid(format!("{pattern:?} is not a regular expression qjson can run: {e}")),
-                }
+            let built = fancy_regex::RegexBuilder::new(&translated)
+                .backtrack_limit(limit as usize)
+                .delegate_size_limit(limits.size_limit)
+                .delegate_dfa_size_limit(limits.size_limit)
+                .build();
+            match built {
+                Ok(r) => runs.push((r, limit)),
+                Err(e) => return invalid(format!("{pattern:?} is not a regular expression qjson can run: {e}")),
             }
-            Matcher::Backtracking(runs)
-        };
-        Ok(Box::new(Pattern { matcher, pattern: pattern.clone(), location }))
-    }
+        }
+        Matcher::Backtracking(runs)
+    };
+    Ok(Box::new(Pattern { matcher, pattern: pattern.clone(), location }))
 }
 
 impl Pattern {

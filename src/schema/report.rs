@@ -42,7 +42,7 @@ fn walk<R>(
     at: u32,
     limits: &Limits,
     f: impl for<'w> FnOnce(TapeNode<'w>) -> R,
-) -> Result<R, (Abort, Failure)> {
+) -> Result<R, Box<(Abort, Failure)>> {
     let mut stopped = None;
     let r = bounds::run(limits, |bounds| {
         let walk = Walk { input, tape, bounds };
@@ -61,7 +61,7 @@ fn walk<R>(
     match r {
         Ok(Some(r)) => Ok(r),
         Ok(None) => unreachable!("a run returns or unwinds"),
-        Err(why) => Err((why, stopped.expect("located before unwinding"))),
+        Err(why) => Err(Box::new((why, stopped.expect("located before unwinding")))),
     }
 }
 
@@ -90,7 +90,7 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
         Ok(None) => return Vec::new(),
         Ok(Some(f)) if !f.is_empty() => return f,
         Ok(Some(_)) => {}
-        Err((_, f)) => return vec![f],
+        Err(stopped) => return vec![stopped.1],
     }
     let report = |root: TapeNode<'_>, e: jsonschema::ValidationError<'_>| {
         let at = e.instance_path().as_str().to_owned();
@@ -108,13 +108,13 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
     });
     match all {
         Ok(all) => all,
-        Err((Abort::Errors, _)) => {
+        Err(stopped) if matches!(stopped.0, Abort::Errors) => {
             match walk(input, tape, at, &limits(schema, None), |root| v.validate(root).err().map(|e| report(root, e))) {
                 Ok(first) => first.into_iter().collect(),
-                Err((_, f)) => vec![f],
+                Err(stopped) => vec![stopped.1],
             }
         }
-        Err((_, f)) => vec![f],
+        Err(stopped) => vec![stopped.1],
     }
 }
 
