@@ -246,6 +246,9 @@ typedef struct {
   uint32_t backtrack_limit;
   // Compiled size of a `pattern`, in bytes.
   uint32_t regex_size_limit;
+  // Backtracking steps all the `pattern` matches of one validation may
+  // take before it fails.
+  uint32_t backtrack_budget;
 } qjson_schema_options;
 
 // An item's payload.

@@ -11,7 +11,7 @@ export PATH="$HOME/.cargo/bin:$PATH" RUSTC_BOOTSTRAP=1   # cargo-fuzz needs nigh
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 shared=../shared/data
-targets=(parse_differential ffi_sequence path_syntax stream_chunks stream_feeder select_paths schema_differential decode_events)
+targets=(parse_differential ffi_sequence path_syntax stream_chunks stream_feeder select_paths schema_differential schema_hostile decode_events)
 for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t"; done
 if [ -d "$shared" ]; then
   cp -n "$shared"/JSONTestSuite/test_parsing/*.json "$shared"/corpus/*.json fuzz/corpus/parse_differential/
@@ -71,6 +71,16 @@ decode_seed deep 4 '{"x":{"y":{"z":{"w":1}}}}' '[[[]]]' '"s"'
 two_part_seed fuzz/corpus/schema_differential/object 0 '{"type":"object","properties":{"model":{"type":"string","maxLength":8},"n":{"type":"integer","minimum":1}},"required":["model"],"additionalProperties":false}' '{"model":"gpt-4o","n":2.0}' ' '
 two_part_seed fuzz/corpus/schema_differential/unique 0 '{"items":{"enum":[1,"a",null,{"x":[1]}]},"uniqueItems":true,"maxItems":4}' '[1.0,"a",{"x":[1e0]},null]' ' '
 two_part_seed fuzz/corpus/schema_differential/patterns 1 '{"patternProperties":{"^x-":{"format":"email"}},"propertyNames":{"pattern":"^[a-z-]+$"},"minProperties":1}' '{"x-a":"a@b.c","\u00e9":1,"x-a":"not"}' ' '
+# schema_hostile: the kind (byte % 4: ref chains, values, patterns, any),
+# then its input: two little-endian u16s (links, body depth) and a byte
+# (link kind, bit 2 an array innermost); a value; a pattern line then
+# subjects a line; a cut byte, a schema and an instance.
+printf '\000\040\116\040\116\005' > fuzz/corpus/schema_hostile/refs-20000
+printf '\000\310\000\000\001\002' > fuzz/corpus/schema_hostile/cycle-200
+printf '\001[1e400,-0.0,{"a":[1,{"b":18446744073709551617}]},"\\u0061",1e-400]' > fuzz/corpus/schema_hostile/values
+printf '\002^(a|aa)*\\1$\naaaaaaaaaaaaaaaaaaaaaaaaaaaaab\naa\naaaa' > fuzz/corpus/schema_hostile/backref
+printf '\002(?<=a)b(?!c)\nab\nabc\nb' > fuzz/corpus/schema_hostile/lookaround
+printf '\003\267{"items":{"$ref":"#"},"uniqueItems":true,"maximum":1e400}[[[[1e999]],[[1e999]]]]' > fuzz/corpus/schema_hostile/any
 
 (cd fuzz && cargo fuzz build -O)
 total=0

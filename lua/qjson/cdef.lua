@@ -122,6 +122,7 @@ typedef struct {
   uint32_t max_errors;
   uint32_t backtrack_limit;
   uint32_t regex_size_limit;
+  uint32_t backtrack_budget;
 } qjson_schema_options;
 typedef union {
   double num;

@@ -22,7 +22,9 @@ local DRAFTS = {
   ["2019-09"] = C.QJSON_SCHEMA_DRAFT_DRAFT201909,
   ["2020-12"] = C.QJSON_SCHEMA_DRAFT_DRAFT202012,
 }
-local BOUNDS = { max_depth = true, max_errors = true, backtrack_limit = true, regex_size_limit = true }
+local BOUNDS = {
+  max_depth = true, max_errors = true, backtrack_limit = true, backtrack_budget = true, regex_size_limit = true,
+}
 
 local u32p = ffi.typeof("const uint32_t *")
 -- A validator's compiled schema is held through a ref (qjson.base).
@@ -147,6 +149,9 @@ local function instance(v)
       if rawget(v, view.DIRTY) or rawget(v, view.DCHILD) then
         return "string", encode(v) -- edited: what it would encode to
       end
+      -- Unedited: its bytes, unless a raw table operation changed it or
+      -- a view read from it (then the error materialize raises).
+      view.check_tree(v)
       local d = rawget(v, view.DOC)
       return "doc", rawget(d, view.PTR), rawget(v, view.NODE)
     end
