@@ -48,6 +48,9 @@ pub(crate) enum Abort {
     Backtrack { at: u32, keyword: String, budget: bool },
     /// `validate`'s errors reached their memory bound.
     Errors,
+    /// The validation read instance values more often than its work
+    /// budget allows, stopped at this slot.
+    Work(u32),
 }
 
 /// Ends the validation (or compile) with `why`, unwinding to [`run`].
@@ -65,6 +68,8 @@ pub(crate) struct Bounds {
     /// Bytes of errors `validate` may still build (`usize::MAX`: errors
     /// are not being collected).
     error_bytes_left: Cell<usize>,
+    /// Reads of instance values the validation may still make.
+    work_left: Cell<u64>,
 }
 
 /// What one error costs `validate`'s budget: its own size, with room for
@@ -77,7 +82,26 @@ const ERROR_BYTES_PER_SLOT: usize = 128;
 impl Bounds {
     /// Bounds that never stop anything (a node made outside a validation).
     pub(crate) fn unbounded() -> Bounds {
-        Bounds { stack_limit: 0, backtrack_left: Cell::new(u64::MAX), error_bytes_left: Cell::new(usize::MAX) }
+        Bounds {
+            stack_limit: 0,
+            backtrack_left: Cell::new(u64::MAX),
+            error_bytes_left: Cell::new(usize::MAX),
+            work_left: Cell::new(u64::MAX),
+        }
+    }
+
+    /// Counts one read of the instance value at slot `at` (every keyword
+    /// reads its value's first byte, `TapeNode::first`). Once the budget
+    /// is spent the validation stops; the reads that locate the error
+    /// after that are free.
+    #[inline(always)]
+    pub(crate) fn charge_work(&self, at: u32) {
+        let left = self.work_left.get();
+        if left == 0 {
+            self.work_left.set(u64::MAX);
+            abort(Abort::Work(at));
+        }
+        self.work_left.set(left - 1);
     }
 
     #[inline(always)]
@@ -122,7 +146,25 @@ pub(crate) struct Limits {
     pub(crate) backtracking: u64,
     /// `None`: errors are not collected (`is_valid`, or the first error).
     pub(crate) error_bytes: Option<usize>,
+    /// Reads of instance values the run may make (see [`work_budget`]).
+    pub(crate) work: u64,
 }
+
+/// Reads of instance values one validation may make: a keyword reads the
+/// value it applies to, so a validation that applies each of `subschemas`
+/// at most a few times to each of the instance's `slots` (about one a key,
+/// value and container) stays well within it; work that grows faster
+/// (`anyOf` branches that all lead to the same subschema, nested: twice
+/// the work per level) meets it. Documented in docs/security.md.
+pub(crate) fn work_budget(slots: usize, subschemas: usize) -> u64 {
+    let per_pair = (slots as u64 + 1).saturating_mul(subschemas as u64 + 1);
+    WORK_FLOOR.saturating_add(per_pair.saturating_mul(WORK_PER_SLOT_AND_SUBSCHEMA))
+}
+
+/// The work every validation may do, however small.
+pub(crate) const WORK_FLOOR: u64 = 1_000_000;
+/// Reads allowed per instance slot and subschema, beyond the floor.
+pub(crate) const WORK_PER_SLOT_AND_SUBSCHEMA: u64 = 64;
 
 /// The error of one of qjson's own keywords about `node`, counted as the
 /// crate's are (the crate gives it a `serde_json::Value` of `node`).
@@ -147,6 +189,7 @@ pub(crate) fn run<R>(limits: &Limits, f: impl FnOnce(Bounds) -> R) -> Result<R, 
         stack_limit: sp.saturating_sub(SCHEMA_VALIDATION_STACK),
         backtrack_left: Cell::new(limits.backtracking),
         error_bytes_left: Cell::new(limits.error_bytes.unwrap_or(usize::MAX)),
+        work_left: Cell::new(limits.work),
     };
     on_stack(need, || f(bounds(stack_pointer())))
 }

@@ -68,8 +68,11 @@ impl<'a> TapeNode<'a> {
         tape::offset(self.tape(), self.at)
     }
 
+    /// The value's first byte, which tells its kind: every keyword reads
+    /// it, so it counts the validation's work (`Bounds::charge_work`).
     #[inline(always)]
     pub(crate) fn first(&self) -> u8 {
+        self.walk.bounds.charge_work(self.at);
         self.input()[self.offset()]
     }
 

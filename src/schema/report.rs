@@ -30,9 +30,16 @@ pub struct Failure {
 /// only.
 pub const ERRORS_BYTES_PER_REPORTED: usize = 64 << 10;
 
-/// How a run of the crate goes: which budgets, and whether it collects errors.
-fn limits(schema: &Schema, error_bytes: Option<usize>) -> Limits {
-    Limits { subschemas: schema.subschemas, backtracking: schema.opts.backtrack_budget(), error_bytes }
+/// How a run of the crate over the value at `at` goes: which budgets, and
+/// whether it collects errors.
+fn limits(schema: &Schema, input: &[u8], tape: &[u32], at: u32, error_bytes: Option<usize>) -> Limits {
+    let slots = (crate::tape::skip(tape, at, input[crate::tape::offset(tape, at)]) - at) as usize;
+    Limits {
+        subschemas: schema.subschemas,
+        backtracking: schema.opts.backtrack_budget(),
+        error_bytes,
+        work: bounds::work_budget(slots, schema.subschemas),
+    }
 }
 
 /// Runs `f` on the node `at` of the document, within `limits`.
@@ -67,7 +74,7 @@ fn walk<R>(
 
 /// Whether `at` is valid (a run stopped by a bound is not).
 pub(crate) fn is_valid(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> bool {
-    walk(input, tape, at, &limits(schema, None), |root| {
+    walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
         root.depth() <= schema.opts.max_depth() && schema.validator.is_valid(root)
     })
     .unwrap_or(false)
@@ -77,7 +84,7 @@ pub(crate) fn is_valid(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
 pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> Vec<Failure> {
     let opts = &schema.opts;
     let v = &schema.validator;
-    let first = walk(input, tape, at, &limits(schema, None), |root| {
+    let first = walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
         let depth = root.depth();
         if depth > opts.max_depth() {
             let message =
@@ -103,13 +110,13 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
     // without collecting the others.
     let bytes =
         opts.max_errors().max(super::SCHEMA_DEFAULT_MAX_ERRORS as usize).saturating_mul(ERRORS_BYTES_PER_REPORTED);
-    let all = walk(input, tape, at, &limits(schema, Some(bytes)), |root| {
+    let all = walk(input, tape, at, &limits(schema, input, tape, at, Some(bytes)), |root| {
         v.iter_errors(root).take(opts.max_errors()).map(|e| report(root, e)).collect::<Vec<_>>()
     });
     match all {
         Ok(all) => all,
         Err(stopped) if matches!(stopped.0, Abort::Errors) => {
-            match walk(input, tape, at, &limits(schema, None), |root| v.validate(root).err().map(|e| report(root, e))) {
+            match walk(input, tape, at, &limits(schema, input, tape, at, None), |root| v.validate(root).err().map(|e| report(root, e))) {
                 Ok(first) => first.into_iter().collect(),
                 Err(stopped) => vec![stopped.1],
             }
@@ -141,6 +148,14 @@ fn aborted(root: TapeNode<'_>, why: &Abort, limits: &Limits) -> Failure {
             (*at, keyword.clone(), "pattern cannot be matched within backtrack_limit steps of backtracking".to_owned())
         }
         Abort::Errors => (root.slot(), String::new(), "too many errors".to_owned()),
+        Abort::Work(slot) => (
+            *slot,
+            String::new(),
+            format!(
+                "validation needs more work than this schema and instance allow ({} reads of the instance's values)",
+                limits.work
+            ),
+        ),
     };
     let (pointer, node) = pointer_to(root, slot);
     failure(root, node, pointer, keyword, message)
