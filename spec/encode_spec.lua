@@ -261,6 +261,52 @@ describe("encode of large values", function()
     end
   end)
 
+  it("writes nesting as deep as encode_max_depth allows, and refuses deeper with its message", function()
+    -- (Issue 39, item 20: past about 6,500 levels of arrays, 4,300 of
+    -- objects and 4,000 with indent, it raised LuaJIT's
+    -- ".../qjson/encode/walk.lua:NNN: stack overflow".)
+    local q = qjson.new()
+    q.encode_max_depth(30000)
+    local N = 20000
+    local function nest(n, object)
+      local t = {}
+      local inner = t
+      for _ = 2, n do
+        local x = {}
+        if object then
+          inner.k = x
+        else
+          inner[1] = x
+        end
+        inner = x
+      end
+      return t
+    end
+    assert.are.equal(("["):rep(N - 1) .. "{}" .. ("]"):rep(N - 1), q.encode(nest(N)))
+    assert.are.equal(('{"k":'):rep(N - 1) .. "{}" .. ("}"):rep(N - 1), q.encode(nest(N, true)))
+    assert.are.equal(("[\n"):rep(N - 1) .. "{}" .. ("\n]"):rep(N - 1), q.encode(nest(N), { indent = "" }))
+    assert.are.equal(('{\n"k": '):rep(N - 1) .. "{}" .. ("\n}"):rep(N - 1),
+      q.encode(nest(N, true), { indent = "", sort_keys = true }))
+    for _, object in ipairs({ false, true }) do
+      assert.are.equal("Cannot serialise, excessive nesting (30001)", support.error_of(q.encode, nest(30001, object)))
+      assert.are.equal("Cannot serialise, excessive nesting (30001)",
+        support.error_of(q.encode, nest(30001, object), { indent = 1 }))
+    end
+    -- A view as deep, edited at the bottom: its writer goes down too.
+    local v = qjson.decode(("["):rep(N) .. "1" .. ("]"):rep(N), { max_depth = N })
+    local inner = v
+    for _ = 2, N do
+      inner = inner[1]
+    end
+    inner[1] = 2
+    assert.are.equal(("["):rep(N) .. "2" .. ("]"):rep(N), q.encode(v))
+    assert.are.equal(("[\n"):rep(N) .. "2" .. ("\n]"):rep(N), q.encode(v, { indent = "" }))
+    -- A cycle is still named as one.
+    local c = {}
+    c.k = { c }
+    assert.are.equal("Cannot serialise table: reference cycle", support.error_of(q.encode, c))
+  end)
+
   it("writes nesting up to the limit", function()
     local t = {}
     local inner = t

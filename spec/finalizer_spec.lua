@@ -7,10 +7,12 @@ local support = require("support")
 
 local SCRIPT = support.root .. "/spec/finalizer/scenarios.lua"
 
-local function run(name, mode)
-  local cmd = ("LUA_PATH=%q %s %s %s %s 2>&1; echo \"exit=$?\""):format(
+-- (`limit`: seconds after which the scenario is killed, a hang shown as
+-- exit=124.)
+local function run(name, mode, limit)
+  local cmd = ("LUA_PATH=%q %s%s %s %s %s 2>&1; echo \"exit=$?\""):format(
     support.root .. "/lua/?.lua;" .. support.root .. "/lua/?/init.lua;;",
-    support.luajit, SCRIPT, name, mode)
+    limit and ("timeout %d "):format(limit) or "", support.luajit, SCRIPT, name, mode)
   local p = assert(io.popen(cmd))
   local out = p:read("*a")
   p:close()
@@ -67,6 +69,15 @@ describe("finalizers calling qjson during a qjson call", function()
     .. "every value right", function()
     assert.are.equal("ok\nexit=0\n", run("trace_exits", "jit"))
   end)
+
+  -- Issue 39, item 18: this hung LuaJIT (exit=124 here) with the JIT on,
+  -- on both builds.
+  for _, mode in ipairs({ "jit", "nojit" }) do
+    it(("(JIT %s) a storm of finalizers that parse, read, decode, encode and materialize while the main "
+      .. "loop does the same: every result right, no hang"):format(mode == "jit" and "on" or "off"), function()
+      assert.are.equal("ok\nexit=0\n", run("storm", mode, 120))
+    end)
+  end
 
   it("a userdata __gc reading documents at lua_close gets 'document is closed'", function()
     local out = run("lua_close", "nojit")
