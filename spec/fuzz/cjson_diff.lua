@@ -15,6 +15,10 @@ local gen = require("fuzz.gen")
 local support = require("support")
 
 local format, char, byte, sub, concat = string.format, string.char, string.byte, string.sub, table.concat
+-- (`#` calls __len on a LUA52COMPAT build, and some tables here have one.)
+local rawlen = rawget(_G, "rawlen") or function(t)
+  return #t
+end
 
 local M = {}
 
@@ -459,7 +463,7 @@ function D:encode_step(qc, real)
     v = self:lua_value(self:int(0, 5), real.cjson.null)
   end
   if type(v) == "table" and self:chance(0.05) then
-    v[#v + 1] = v -- a cycle
+    v[rawlen(v) + 1] = v -- a cycle
   end
   local ra = outcome(nil, pcall(a.encode, v))
   local rb = outcome(nil, pcall(b.encode, v))
