@@ -220,6 +220,46 @@ describe("encode beyond lua-cjson", function()
   end)
 end)
 
+describe("qjson.collector (which walkers encode takes)", function()
+  local collector = require("qjson.collector")
+
+  it("tells a finalizer by the stopped collector, through the FFI", function()
+    -- (Through collectgarbage("isrunning") instead, every encode would
+    -- cut its caller's trace in two: docs/security.md, guarantee 11.)
+    assert.is_true(collector.THROUGH_FFI, "lua_gc not found: the slow fallback is in use")
+    assert.is_true(collector.running())
+    local seen
+    local p = newproxy(true)
+    getmetatable(p).__gc = function()
+      seen = collector.running()
+    end
+    p = nil -- luacheck: ignore 311
+    collectgarbage()
+    collectgarbage()
+    assert.is_false(seen)
+    collectgarbage("stop")
+    local stopped = collector.running()
+    collectgarbage("restart")
+    assert.is_false(stopped)
+    assert.is_true(collector.running())
+  end)
+
+  it("encodes with the collector stopped as with it running", function()
+    local v = { a = { 1, 2.5, "x" }, b = { c = true }, [1.5] = "k" }
+    local q = qjson.new()
+    local want = q.encode(v, { sort_keys = true })
+    collectgarbage("stop")
+    local ok, got = pcall(q.encode, v, { sort_keys = true })
+    local ok2, compact = pcall(q.encode, v)
+    collectgarbage("restart")
+    assert(ok, got)
+    assert.are.equal(want, got)
+    assert(ok2, compact)
+    assert.are.equal(#want, #compact)
+    assert.are.equal(q.encode(v), compact)
+  end)
+end)
+
 describe("encode of large values", function()
   -- Leave no large buffer or garbage behind for the specs that follow
   -- (errors_spec measures the resident set).
