@@ -7,11 +7,12 @@ local support = require("support")
 
 local SCRIPT = support.root .. "/spec/finalizer/scenarios.lua"
 
--- (`prefix`: a command to run the interpreter under, as valgrind.)
-local function run(name, mode, prefix)
-  local cmd = ("LUA_PATH=%q %s %s %s %s %s 2>&1; echo \"exit=$?\""):format(
+-- (`limit`: seconds after which the scenario is killed, a hang shown as
+-- exit=124; `prefix`: a command to run the interpreter under, as valgrind.)
+local function run(name, mode, limit, prefix)
+  local cmd = ("LUA_PATH=%q %s%s %s %s %s %s 2>&1; echo \"exit=$?\""):format(
     support.root .. "/lua/?.lua;" .. support.root .. "/lua/?/init.lua;;",
-    prefix or "", support.luajit, SCRIPT, name, mode)
+    limit and ("timeout %d "):format(limit) or "", prefix or "", support.luajit, SCRIPT, name, mode)
   local p = assert(io.popen(cmd))
   local out = p:read("*a")
   p:close()
@@ -99,11 +100,20 @@ describe("finalizers calling qjson during a qjson call", function()
       return
     end
     for _, name in ipairs({ "lua_close_objects", "lua_close" }) do
-      local out = run(name, "nojit", "valgrind --error-exitcode=99")
+      local out = run(name, "nojit", nil, "valgrind --error-exitcode=99")
       assert.truthy(out:find("ERROR SUMMARY: 0 errors", 1, true), out)
       assert.truthy(out:find("exit=0\n", 1, true), out)
     end
   end)
+
+  -- Issue 39, item 18: this hung LuaJIT (exit=124 here) with the JIT on,
+  -- on both builds.
+  for _, mode in ipairs({ "jit", "nojit" }) do
+    it(("(JIT %s) a storm of finalizers that parse, read, decode, encode and materialize while the main "
+      .. "loop does the same: every result right, no hang"):format(mode == "jit" and "on" or "off"), function()
+      assert.are.equal("ok\nexit=0\n", run("storm", mode, 120))
+    end)
+  end
 
   it("a userdata __gc reading documents at lua_close gets 'document is closed'", function()
     local out = run("lua_close", "nojit")

@@ -46,12 +46,14 @@
 --     the caller's stack cannot be freed under it: a collector frees only
 --     what nothing reaches, and lua_close's finalizers run one after
 --     another.)
---   * Loops over the caller's option tables (and other loops a call from
---     a finalizer runs too) are `while` loops over next(), not `for ... in
---     pairs/next` loops: on OpenResty's LuaJIT 2.1-20230119 a compiled
---     pairs loop (bytecode ITERN) whose trace exit runs a finalizer that
---     enters the same loop can then exit at every iteration without end
---     (make test-gc found it; docs/security.md, "Finalizers").
+--   * No compiled pairs loop (bytecode ITERN) runs inside a finalizer:
+--     LuaJIT makes such a loop progress past an exit at its head by
+--     recording a side trace there, which it does not do while a
+--     finalizer runs, so the loop can spin for ever (docs/security.md,
+--     guarantee 11). Loops over tables that a call from a finalizer can
+--     run are `while` loops over next(), not `for ... in pairs/next`
+--     loops; the encoder's walk, which keeps the faster for loops, is run
+--     by finalizers from a copy LuaJIT does not compile (qjson.encode).
 -- docs/security.md states what this guarantees and how it is tested.
 local ffi = require("ffi")
 local C = require("qjson.lib")

@@ -138,6 +138,16 @@ function M.open_file(path, max_size, o)
   return ffi.gc(mem, C.qjson_finalize)
 end
 
+-- Whether a document parsed with options `opts` (checked: see
+-- qjson.options) was parsed in lazy mode, and with lua-cjson's numbers
+-- beyond JSON (qjson.view.write tells the encoder how to copy its bytes).
+local function lazy_mode(opts)
+  return type(opts) == "table" and opts.mode == "lazy" or nil
+end
+local function lenient_numbers(opts)
+  return type(opts) == "table" and opts.invalid_numbers == true and opts.ijson ~= true or nil
+end
+
 -- qjson.parse (and qjson.safe's, and decode's): a document of `s`, or nil
 -- and a message plus whether the message is about the caller's arguments
 -- (`name`: the function to name in those, "parse" by default).
@@ -153,7 +163,7 @@ function M.document(s, opts, mt, name)
   if ptr == nil then
     return nil, "qjson: " .. err
   end
-  return setmetatable({ ptr = ptr, node = 0, src = s, lazy = type(opts) == "table" and opts.mode == "lazy" or nil },
+  return setmetatable({ ptr = ptr, node = 0, src = s, lazy = lazy_mode(opts), lenient = lenient_numbers(opts) },
     mt or DocMT)
 end
 
@@ -201,7 +211,7 @@ function M.file(path, opts, mt)
   if ptr == nil then
     return nil, "qjson: " .. err
   end
-  return setmetatable({ ptr = ptr, node = 0, lazy = type(opts) == "table" and opts.mode == "lazy" or nil },
+  return setmetatable({ ptr = ptr, node = 0, lazy = lazy_mode(opts), lenient = lenient_numbers(opts) },
     mt or DocMT)
 end
 

@@ -8,8 +8,8 @@ local C = base.C
 local view = require("qjson.view.fields")
 local arg_error = require("qjson.base").arg_error
 
-local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, concat =
-  type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
+local type, error, next, tostring, setmetatable, getmetatable, rawget, pcall, concat =
+  type, error, next, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
 local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
 local tonumber = tonumber
 
@@ -77,11 +77,15 @@ local function remotes_text(remotes)
     arg_error(2, "schema", "remotes: table of URI -> document expected, got " .. type(remotes), 4)
   end
   local parts = {}
-  for uri, body in pairs(remotes) do
+  -- (`while` loops over next(), not for loops, here and in pack: see
+  -- qjson.base, ITERN.)
+  local uri, body = next(remotes)
+  while uri ~= nil do
     if type(uri) ~= "string" then
       arg_error(2, "schema", "remotes: URI string keys expected, got " .. type(uri), 4)
     end
     parts[#parts + 1] = encode(uri) .. ":" .. json_text(body, "remote document", 5)
+    uri, body = next(remotes, uri)
   end
   return "{" .. concat(parts, ",") .. "}"
 end
@@ -95,7 +99,8 @@ local function pack(opts)
   if type(opts) ~= "table" then
     arg_error(2, "schema", "options table expected, got " .. type(opts), 3)
   end
-  for k, v in pairs(opts) do
+  local k, v = next(opts)
+  while k ~= nil do
     if k == "draft" then
       local d = DRAFTS[v]
       if d == nil then
@@ -119,6 +124,7 @@ local function pack(opts)
     else
       arg_error(2, "schema", "unknown option '" .. tostring(k) .. "'", 3)
     end
+    k, v = next(opts, k)
   end
   return o, remotes
 end

@@ -18,8 +18,8 @@ local parse = require("qjson.parse")
 local options = require("qjson.options")
 local arg_message = require("qjson.base").arg_message
 
-local type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget, next =
-  type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget, next
+local type, error, next, ipairs, tostring, setmetatable, getmetatable, rawget =
+  type, error, next, ipairs, tostring, setmetatable, getmetatable, rawget
 local unpack = unpack
 local sort, concat = table.sort, table.concat
 local ffi_string, ffi_new, ffi_copy = ffi.string, ffi.new, ffi.copy
@@ -403,12 +403,15 @@ function M.new(specs, opts)
     keys[i], list[i] = i, specs[i]
   end
   local names = {}
-  for k in pairs(specs) do
-    if type(k) == "string" then
-      names[#names + 1] = k
-    elseif not (type(k) == "number" and k >= 1 and k <= npos and k % 1 == 0) then
-      return nil, arg_message(1, "select", "keys must be 1..n or names, got " .. tostring(k)), true
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local key = next(specs)
+  while key ~= nil do
+    if type(key) == "string" then
+      names[#names + 1] = key
+    elseif not (type(key) == "number" and key >= 1 and key <= npos and key % 1 == 0) then
+      return nil, arg_message(1, "select", "keys must be 1..n or names, got " .. tostring(key)), true
     end
+    key = next(specs, key)
   end
   sort(names)
   for _, k in ipairs(names) do

@@ -483,6 +483,86 @@ function S.trace_exits()
   calm()
 end
 
+-- Issue 39, item 18: a storm of finalizers that parse, read, decode,
+-- edit, encode (plain tables, views, with qjson.cjson too) and
+-- materialize, while the main loop does the same, each result checked.
+-- qjson.decode gives what it gives on this build (plain tables without
+-- LUA52COMPAT). A compiled `pairs` loop that a finalizer enters can spin
+-- for ever (see qjson.encode), so with the JIT on the main loop flushes
+-- the compiled code every 50 ms: traces are young again and again, their
+-- exits not yet extended, which is when such a loop spins. A hang is
+-- what this scenario's caller watches for (spec/finalizer_spec.lua's
+-- timeout; docs/security.md has how often it hung before the fix).
+local STORM_SECONDS = 2 -- of CPU time
+function S.storm()
+  qjson.decode_views(require("qjson.decode.config").LUA52COMPAT)
+  local text = '{"id":7,"name":"n","tags":["a","b",{"k":[1,2.5,null]}],"o":{"p":true,"q":"x\\u00e9"}}'
+  -- Plain tables of mixed shapes: keys and values of several types in one
+  -- table, holes, nesting, an array part beside a hash part.
+  local function value(i)
+    local o = { id = i, name = "n" .. i, ok = i % 2 == 0, list = { 1, "two", { 3 } } }
+    for j = 1, 12 do
+      o["k" .. j] = j % 3 == 0 and { j, "s" } or j % 3 == 1 and j or ("v" .. j)
+    end
+    o[1], o[2.5] = "one", "two and a half"
+    return { o, { n = i, list = { 1, 2, 3, nil, 5 } }, { [1] = 1, [2] = 2, x = "y" } }
+  end
+  local want_plain, want_cjson = {}, {}
+  for i = 1, 4 do
+    want_plain[i] = qjson.encode(value(i), { sort_keys = true })
+    want_cjson[i] = #cjson.encode(value(i))
+  end
+  local want_text = qjson.encode(cjson.decode(text), { sort_keys = true })
+  local function edited()
+    local t = qjson.decode(text)
+    t.id = 8
+    return t
+  end
+  local want_edit, want_sorted = qjson.encode(edited()), qjson.encode(qjson.materialize(edited()), { sort_keys = true })
+  local function work(i)
+    local k = i % 4 + 1
+    local d = qjson.parse(text)
+    assert(d:get_str("name") == "n" and d:get_num("tags[2].k[1]") == 2.5 and d:len("tags") == 3, "parse and reads")
+    d:close()
+    assert(qjson.encode(value(k), { sort_keys = true }) == want_plain[k], "qjson.encode of plain tables")
+    assert(#qjson.encode(value(k)) == #want_plain[k], "qjson.encode, compact")
+    assert(#cjson.encode(value(k)) == want_cjson[k], "qjson.cjson.encode")
+    local t = edited()
+    assert(qjson.encode(qjson.materialize(t), { sort_keys = true }) == want_sorted, "decode, edit, materialize")
+    assert(#qjson.encode(t) == #want_edit, "decode, edit, encode")
+    assert(qjson.encode(cjson.decode(text), { sort_keys = true }) == want_text, "qjson.cjson.decode")
+  end
+  local ran = 0
+  arm(function()
+    ran = ran + 1
+    local ok, err = pcall(work, ran)
+    if not ok then
+      check(false, "in a finalizer: " .. tostring(err))
+    end
+  end)
+  collectgarbage("setpause", 0)
+  collectgarbage("setstepmul", 200)
+  collectgarbage("step", 0)
+  armed.live = true
+  local flush = mode ~= "nojit"
+  local start = os.clock()
+  local flushed = start
+  local i = 0
+  while os.clock() - start < STORM_SECONDS and #failures == 0 do
+    i = i + 1
+    local ok, err = pcall(work, i)
+    if not ok then
+      check(false, "in the main loop: " .. tostring(err))
+    end
+    if flush and os.clock() - flushed > 0.05 then
+      jit.flush()
+      flushed = os.clock()
+    end
+  end
+  calm()
+  check(ran > 1000, "only " .. ran .. " finalizers ran")
+end
+
 -- Item 5: at lua_close LuaJIT runs cdata finalizers (qjson's) before
 -- userdata __gc: a __gc that reads a document then gets "document is
 -- closed", not freed memory. Prints what the reads gave, at exit.

@@ -10,6 +10,7 @@ local type, rawget, rawset, setmetatable, getmetatable, floor =
   type, rawget, rawset, setmetatable, getmetatable, math.floor
 
 local DOC, NODE, LEN, PTR, SRC, BIG_INT, VIEWS, LAZY = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.BIG_INT, F.VIEWS, F.LAZY
+local LENIENT = F.LENIENT
 local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
 local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.ArrayMT
 local fail, is_view, new_view, cached, child_view = F.fail, F.is_view, F.new_view, F.cached, F.child_view
@@ -286,7 +287,7 @@ function M.open(doc, node, kind)
   doc = doc.root or doc
   local d = doc.record
   if d == nil then
-    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {}, [LAZY] = doc.lazy }
+    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {}, [LAZY] = doc.lazy, [LENIENT] = doc.lenient }
     doc.record = d
   end
   local v = d[VIEWS][node]
@@ -304,8 +305,9 @@ end
 -- of an object or array root, else the scalar (and the document is
 -- closed). `first`, when given, is the text's first byte: a brace or
 -- bracket there names the root's kind without a native call. `big_int`:
--- the decode's option of that name; `lazy`: true for a lazy-mode parse.
-function M.decoded(ptr, src, first, big_int, lazy)
+-- the decode's option of that name; `lazy`: true for a lazy-mode parse;
+-- `lenient`: true for a parse with invalid_numbers.
+function M.decoded(ptr, src, first, big_int, lazy, lenient)
   local kind
   if first == 123 then
     kind = OBJECT
@@ -344,6 +346,9 @@ function M.decoded(ptr, src, first, big_int, lazy)
     end
     if lazy then
       rawset(v, LAZY, true)
+    end
+    if lenient then
+      rawset(v, LENIENT, true)
     end
     return v
   end
