@@ -93,13 +93,17 @@ describe("finalizers calling qjson during a qjson call", function()
       run("lua_close_objects", "nojit"))
   end)
 
+  it("a userdata older than qjson whose __gc encodes at lua_close: the library is still there", function()
+    assert.are.equal("ok\nat close: [1.5]\nexit=0\n", run("lua_close_unloaded", "nojit"))
+  end)
+
   it("the lua_close scenarios under valgrind: no invalid read or write", function()
     local status = os.execute("command -v valgrind >/dev/null 2>&1")
     if status ~= 0 and status ~= true then
       pending("valgrind is not installed")
       return
     end
-    for _, name in ipairs({ "lua_close_objects", "lua_close" }) do
+    for _, name in ipairs({ "lua_close_objects", "lua_close", "lua_close_unloaded" }) do
       local out = run(name, "nojit", nil, "valgrind --error-exitcode=99")
       assert.truthy(out:find("ERROR SUMMARY: 0 errors", 1, true), out)
       assert.truthy(out:find("exit=0\n", 1, true), out)

@@ -15,6 +15,19 @@ if mode == "nojit" then
   jit.off()
 end
 
+-- Scenario lua_close_unloaded: a userdata made before qjson was loaded,
+-- whose __gc encodes at lua_close (which LuaJIT may run after it has
+-- closed the libraries ffi.load opened).
+if name == "lua_close_unloaded" then
+  local p = newproxy(true)
+  getmetatable(p).__gc = function()
+    local ok, r = pcall(function() return require("qjson").encode({ 1.5 }) end)
+    io.stdout:write("at close: ", ok and r or tostring(r), "\n")
+    io.stdout:flush()
+  end
+  _G.early = p
+end
+
 local qjson = require("qjson")
 local cjson = require("qjson.cjson")
 -- Views on every build (without LUA52COMPAT decode returns plain tables by
@@ -708,6 +721,9 @@ function S.lua_close_objects()
   end
   _G.keep = { p, sel, feeder, validator, path, d }
 end
+
+-- (Set up before qjson was loaded, at the top.)
+function S.lua_close_unloaded() end
 
 local f = S[name]
 if not f then

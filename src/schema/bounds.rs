@@ -27,7 +27,7 @@ use super::node::TapeNode;
 pub(crate) const STACK_PER_SUBSCHEMA: usize = 2048;
 /// Stack bytes compiling one subschema may take in the crate's recursion
 /// (10 times the 26 bytes measured), beyond `COMPILE_STACK`.
-pub(crate) const COMPILE_STACK_PER_SUBSCHEMA: usize = 256;
+pub(crate) const COMPILE_STACK_PER_SUBSCHEMA: usize = 4096;
 /// Stack a compile takes whatever its size (serde_json nests a schema 128
 /// levels deep at most).
 pub(crate) const COMPILE_STACK: usize = 1 << 20;

@@ -116,7 +116,9 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
     match all {
         Ok(all) => all,
         Err(stopped) if matches!(stopped.0, Abort::Errors) => {
-            match walk(input, tape, at, &limits(schema, input, tape, at, None), |root| v.validate(root).err().map(|e| report(root, e))) {
+            match walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
+                v.validate(root).err().map(|e| report(root, e))
+            }) {
                 Ok(first) => first.into_iter().collect(),
                 Err(stopped) => vec![stopped.1],
             }
