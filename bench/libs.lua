@@ -4,7 +4,9 @@
 --
 -- An adapter is { note, kinds (set of job kinds), load() (kind -> reader),
 -- version(), and optionally available() (true, or false and why not),
--- max_size, encode_check, passthrough, materialize, floor }.
+-- max_size, encode_check, passthrough, materialize, floor (a reference
+-- row, not a library: no answer of its own, unless `verified`, and not
+-- among the libraries qjson's rows are compared with) }.
 local jobs = require("jobs")
 local qjson = require("libs.qjson")
 local lua_cjson = require("libs.lua_cjson")
@@ -23,11 +25,13 @@ M.libs = {
   ["dkjson"] = require("libs.dkjson"),
   ["resty.simdjson"] = require("libs.resty_simdjson"),
   ["memchr"] = require("libs.memchr"),
+  ["parse+copy"] = require("libs.parse_copy"),
 }
 
--- The libraries run.lua compares, in table order, and the floor.
+-- The libraries run.lua compares, in table order, and the floors: memchr
+-- for the reading jobs, parse+copy for the edit of a top-level field.
 M.default = { "qjson", "qjson.select", "qjson.decode", "qjson.cjson", "lua-cjson", "lua-cjson-2.1.0", "dkjson",
-  "resty.simdjson", "memchr" }
+  "resty.simdjson", "memchr", "parse+copy" }
 -- Other ways to write the qjson reader with the document API, timed too
 -- (not in --quick) to show what the API style costs.
 M.variants = { "qjson-cursor", "qjson-ipairs" }

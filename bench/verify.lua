@@ -221,7 +221,7 @@ local function libraries(w)
       if lib.kinds[w.kind] then
         unavailable[#unavailable + 1] = { library = name, reason = why }
       end
-    elseif not lib.floor and libs.runs(name, w) then
+    elseif (not lib.floor or lib.verified) and libs.runs(name, w) then
       names[#names + 1] = name
     end
   end

@@ -456,6 +456,130 @@ describe("qjson.cjson configuration", function()
   end)
 end)
 
+describe("qjson.cjson encode, where lua-cjson calls or recurses", function()
+  -- OpenResty's lua-cjson 2.1.0.17's output (literal below, and side by
+  -- side when it is built; Debian's 2.1.0 has neither behaviour).
+  it("writes a table whose metatable has __len as lua-cjson: __len's length, elements through __index", function()
+    -- (Issue 39, item 21: it wrote the raw length, [1,2] for the first.)
+    local function idx(_, i)
+      return i * 10
+    end
+    local cases = {
+      { setmetatable({ 1, 2 }, { __len = function() return 5 end }), "[1,2,null,null,null]" },
+      { setmetatable({}, { __len = function() return 2.7 end, __index = idx }), "[10,20]" },
+      { setmetatable({ 1, 2, 3 }, { __len = function() return 2 end, __index = idx }), "[1,2]" },
+      { setmetatable({ a = 1 }, { __len = function() return 1 end }), "[null]" },
+      { setmetatable({}, { __len = function() return "3" end }), "[null,null,null]" },
+      { setmetatable({}, { __len = function() return -3 end }), "[]" },
+      { setmetatable({}, { __len = function() return "x" end }), "[]" },
+      { setmetatable({}, { __len = function() return 1e10 end }), "[]" },
+      { setmetatable({}, { __len = function() return 0 / 0 end }), "[]" },
+      { setmetatable({}, { __len = function() end }), "[]" },
+      { setmetatable({}, { __len = setmetatable({}, { __call = function() return 2 end }) }), "[null,null]" },
+      { { a = setmetatable({ 1 }, { __len = function() return 2 end }) }, '{"a":[1,null]}' },
+    }
+    for i, case in ipairs(cases) do
+      assert.are.equal(case[2], qcjson.encode(case[1]), "case " .. i)
+      if openresty then
+        assert.are.equal(cjson.encode(case[1]), qcjson.encode(case[1]), "case " .. i)
+      end
+    end
+    local q = qcjson.new()
+    q.encode_indent(" ")
+    assert.are.equal("[\n 10,\n 20\n]", q.encode(cases[2][1]))
+    -- (qjson.encode reads such a table raw: docs/encoding.md.)
+    assert.are.equal("[1,2]", qjson.encode(cases[1][1]))
+  end)
+
+  it("passes __len's errors on as lua-cjson does, and can encode from it", function()
+    local raising = setmetatable({}, { __len = function() error("boom") end })
+    local err = support.error_of(qcjson.encode, { raising })
+    assert.matches("^.*cjson_dropin_spec%.lua:%d+: boom$", err)
+    local not_callable = setmetatable({}, { __len = true })
+    assert.are.equal("attempt to call a boolean value", support.error_of(qcjson.encode, not_callable))
+    if openresty then
+      assert.are.equal(support.error_of(cjson.encode, { raising }), err)
+      assert.are.equal("attempt to call a boolean value", support.error_of(cjson.encode, not_callable))
+    end
+    -- An encode from __len, in the middle of this one: a walker of its own.
+    local inner
+    local t = setmetatable({}, { __len = function()
+      inner = qcjson.encode({ 1, { a = { 2 } } })
+      return 1
+    end })
+    assert.are.equal("[[null],[null]]", qcjson.encode({ t, t }))
+    assert.are.equal('[1,{"a":[2]}]', inner)
+    -- A __len that yields suspends the encode with its coroutine, except
+    -- where the encoder runs the walk in a coroutine of its own (past
+    -- 500 levels, or with the collector stopped): then it raises.
+    local yielding = setmetatable({}, { __len = function()
+      coroutine.yield("paused")
+      return 1
+    end })
+    local co = coroutine.create(qcjson.encode)
+    assert.are.same({ true, "paused" }, { coroutine.resume(co, { yielding }) })
+    assert.are.same({ true, "[[null]]" }, { coroutine.resume(co) })
+    local q = qcjson.new()
+    q.encode_max_depth(5000)
+    local deep = {}
+    local at = deep
+    for _ = 1, 1500 do
+      at[1] = {}
+      at = at[1]
+    end
+    at[1] = yielding
+    local YIELDED = "Cannot serialise: a coroutine yielded in the middle of the encode (from __len or __index)"
+    assert.are.same({ false, YIELDED }, { coroutine.resume(coroutine.create(q.encode), deep) })
+    assert.are.equal("[3]", qcjson.encode({ 3 }))
+  end)
+
+  it("stops deep nesting where lua-cjson's Lua stack does (encode_max_depth raised)", function()
+    -- (Issue 39, item 20: it raised ".../qjson/encode/walk.lua:NNN: stack
+    -- overflow" past about 6,500 levels of arrays, and wrote objects
+    -- deeper than lua-cjson.) lua-cjson stops where its Lua stack cannot
+    -- grow: an array level takes one slot, an object level two.
+    local q = qcjson.new()
+    q.encode_max_depth(100000)
+    local function nest(n, kinds)
+      local t = {}
+      local inner = t
+      for d = 1, n - 1 do
+        local x = {}
+        if kinds:sub((d - 1) % #kinds + 1, (d - 1) % #kinds + 1) == "o" then
+          inner.k = x
+        else
+          inner[1] = x
+        end
+        inner = x
+      end
+      return t
+    end
+    for _, case in ipairs({ { "a", 7997, 7998 }, { "o", 3999, 4000 }, { "ao", 5332, 5333 }, { "aao", 5998, 5999 } }) do
+      local kinds, fits, stops = case[1], case[2], case[3]
+      assert.is_true(#q.encode(nest(fits, kinds)) >= 2 * fits, kinds)
+      local msg = "Cannot serialise, excessive nesting (" .. stops .. ")"
+      assert.are.equal(msg, support.error_of(q.encode, nest(stops, kinds)), kinds)
+      assert.are.equal(msg, support.error_of(q.encode, nest(stops + 1000, kinds)), kinds)
+      if openresty then
+        local real = cjson.new()
+        real.encode_max_depth(100000)
+        assert.are.equal(real.encode(nest(fits, kinds)), q.encode(nest(fits, kinds)), kinds)
+        assert.are.equal(msg, support.error_of(real.encode, nest(stops, kinds)), kinds)
+      end
+    end
+    -- lua-cjson goes round a cycle until its stack stops it.
+    local c = {}
+    c[1] = c
+    assert.are.equal("Cannot serialise, excessive nesting (7998)", support.error_of(q.encode, c))
+    c = {}
+    c.k = c
+    assert.are.equal("Cannot serialise, excessive nesting (4000)", support.error_of(q.encode, c))
+    q.encode_max_depth(5000)
+    assert.are.equal("Cannot serialise, excessive nesting (4000)", support.error_of(q.encode, c))
+    assert.are.equal("Cannot serialise, excessive nesting (5001)", support.error_of(q.encode, nest(6000, "a")))
+  end)
+end)
+
 describe("qjson.cjson kept differences (docs/migrating-from-cjson.md)", function()
   it("empty_array is lua-cjson's when installed, else a frozen table that encodes as []", function()
     local installed = require("cjson").empty_array

@@ -146,6 +146,23 @@ describe("document", function()
       assert.are.equal(doc:raw("nested"), qjson.encode(doc:get("nested")))
       assert.are.equal(doc:get_num("nested.list[0]"), doc:get("nested").list[1])
     end)
+
+    it("in lazy mode, reports the errors of what it reads, not its siblings', the same on every call", function()
+      for _, text in ipairs({ '{"b":[1],"c":01}', '{"a":tru,"b":{"x":[2]},"c":-}', '[01,[3],1.]' }) do
+        local lazy = qjson.parse(text, { mode = "lazy" })
+        local path = text:sub(1, 1) == "[" and "[1]" or "b"
+        for _ = 1, 2 do
+          local v = lazy:get(path)
+          assert.are.equal("table", type(v), text)
+          assert.are.equal(lazy:raw(path), qjson.encode(v), text)
+        end
+        if text:sub(1, 1) == "{" then
+          assert.has_error(function() lazy:get("c") end)
+        end
+      end
+      local lazy = qjson.parse('{"b":{"x":[2]},"c":01}', { mode = "lazy" })
+      assert.are.equal(2, lazy:get("b.x")[1])
+    end)
   end)
 
   describe("missing paths", function()

@@ -220,6 +220,46 @@ describe("encode beyond lua-cjson", function()
   end)
 end)
 
+describe("qjson.collector (which walkers encode takes)", function()
+  local collector = require("qjson.collector")
+
+  it("tells a finalizer by the stopped collector, through the FFI", function()
+    -- (Through collectgarbage("isrunning") instead, every encode would
+    -- cut its caller's trace in two: docs/security.md, guarantee 11.)
+    assert.is_true(collector.THROUGH_FFI, "lua_gc not found: the slow fallback is in use")
+    assert.is_true(collector.running())
+    local seen
+    local p = newproxy(true)
+    getmetatable(p).__gc = function()
+      seen = collector.running()
+    end
+    p = nil -- luacheck: ignore 311
+    collectgarbage()
+    collectgarbage()
+    assert.is_false(seen)
+    collectgarbage("stop")
+    local stopped = collector.running()
+    collectgarbage("restart")
+    assert.is_false(stopped)
+    assert.is_true(collector.running())
+  end)
+
+  it("encodes with the collector stopped as with it running", function()
+    local v = { a = { 1, 2.5, "x" }, b = { c = true }, [1.5] = "k" }
+    local q = qjson.new()
+    local want = q.encode(v, { sort_keys = true })
+    collectgarbage("stop")
+    local ok, got = pcall(q.encode, v, { sort_keys = true })
+    local ok2, compact = pcall(q.encode, v)
+    collectgarbage("restart")
+    assert(ok, got)
+    assert.are.equal(want, got)
+    assert(ok2, compact)
+    assert.are.equal(#want, #compact)
+    assert.are.equal(q.encode(v), compact)
+  end)
+end)
+
 describe("encode of large values", function()
   -- Leave no large buffer or garbage behind for the specs that follow
   -- (errors_spec measures the resident set).
@@ -259,6 +299,52 @@ describe("encode of large values", function()
     for i = 1, 100000, 997 do
       assert.are.equal(i, back["key" .. i])
     end
+  end)
+
+  it("writes nesting as deep as encode_max_depth allows, and refuses deeper with its message", function()
+    -- (Issue 39, item 20: past about 6,500 levels of arrays, 4,300 of
+    -- objects and 4,000 with indent, it raised LuaJIT's
+    -- ".../qjson/encode/walk.lua:NNN: stack overflow".)
+    local q = qjson.new()
+    q.encode_max_depth(30000)
+    local N = 20000
+    local function nest(n, object)
+      local t = {}
+      local inner = t
+      for _ = 2, n do
+        local x = {}
+        if object then
+          inner.k = x
+        else
+          inner[1] = x
+        end
+        inner = x
+      end
+      return t
+    end
+    assert.are.equal(("["):rep(N - 1) .. "{}" .. ("]"):rep(N - 1), q.encode(nest(N)))
+    assert.are.equal(('{"k":'):rep(N - 1) .. "{}" .. ("}"):rep(N - 1), q.encode(nest(N, true)))
+    assert.are.equal(("[\n"):rep(N - 1) .. "{}" .. ("\n]"):rep(N - 1), q.encode(nest(N), { indent = "" }))
+    assert.are.equal(('{\n"k": '):rep(N - 1) .. "{}" .. ("\n}"):rep(N - 1),
+      q.encode(nest(N, true), { indent = "", sort_keys = true }))
+    for _, object in ipairs({ false, true }) do
+      assert.are.equal("Cannot serialise, excessive nesting (30001)", support.error_of(q.encode, nest(30001, object)))
+      assert.are.equal("Cannot serialise, excessive nesting (30001)",
+        support.error_of(q.encode, nest(30001, object), { indent = 1 }))
+    end
+    -- A view as deep, edited at the bottom: its writer goes down too.
+    local v = qjson.decode(("["):rep(N) .. "1" .. ("]"):rep(N), { max_depth = N })
+    local inner = v
+    for _ = 2, N do
+      inner = inner[1]
+    end
+    inner[1] = 2
+    assert.are.equal(("["):rep(N) .. "2" .. ("]"):rep(N), q.encode(v))
+    assert.are.equal(("[\n"):rep(N) .. "2" .. ("\n]"):rep(N), q.encode(v, { indent = "" }))
+    -- A cycle is still named as one.
+    local c = {}
+    c.k = { c }
+    assert.are.equal("Cannot serialise table: reference cycle", support.error_of(q.encode, c))
   end)
 
   it("writes nesting up to the limit", function()

@@ -8,9 +8,9 @@
 -- The finalizers parse (small documents, placed in Lua memory, and a
 -- large one, on the native heap), read through the document API and
 -- views, iterate, decode with qjson.cjson, materialize, encode an edited
--- view, close what they opened, and raise errors inside qjson calls
--- (caught there; spec/finalizer_spec.lua covers errors escaping a
--- finalizer). Every value read is checked: a wrong one, or any other
+-- view and plain tables, close what they opened, and raise errors inside
+-- qjson calls (caught there; spec/finalizer_spec.lua covers errors
+-- escaping a finalizer). Every value read is checked: a wrong one, or any other
 -- failure, is raised from the finalizer, which fails the spec it ran in.
 -- Each cycle runs PENDING of them, one per collector step of its
 -- finalize phase.
@@ -78,6 +78,11 @@ local actions = {
   function()
     local t = cjson.decode(small)
     check(t.a[3], "x\195\169y", "cjson.decode")
+    -- (Plain tables, whose walk has `pairs` loops: a finalizer's encode
+    -- takes a walker LuaJIT does not compile, see qjson.encode.)
+    check(qjson.encode(t, { sort_keys = true }), '{"a":[1,2.5,"x\195\169y"],"b":{"c":true,"d":null},"s":"plain"}',
+      "encode of a decoded table")
+    check(#cjson.encode(t), 56, "qjson.cjson.encode")
   end,
   function()
     local d = qjson.parse(big)

@@ -124,6 +124,57 @@ describe("qjson.schema", function()
     assert.matches("backtrack", errors[1].message:lower())
   end)
 
+  it("compares enum, const and numbers on the body's own text", function()
+    -- Issue 39: numbers beyond binary64 and deep nesting compared as null.
+    local role = qjson.schema('{"enum":[null,{}]}')
+    assert.is_false(role:is_valid('{"role":"admin","pad":1e400}'))
+    assert.is_false(qjson.schema('{"enum":[null]}'):is_valid(("["):rep(130) .. ("]"):rep(130)))
+    assert.is_false(qjson.schema('{"maximum":0}'):is_valid("1e-400"))
+    assert.is_true(qjson.schema('{"multipleOf":2}'):is_valid("1e400"))
+    assert.is_true(qjson.schema('{"uniqueItems":true}'):is_valid("[1e400,-1e400]"))
+    assert.is_false(qjson.schema('{"const":18446744073709551617}'):is_valid("18446744073709551616"))
+  end)
+
+  it("validates a view changed past its metamethods as encode does: with its error", function()
+    local MSG = "^qjson: a view was changed past its metamethods"
+    local v = qjson.schema('{"properties":{"a":{"properties":{"l":{"maxItems":1}}}}}')
+    local d = qjson.parse('{"a":{"l":[1]}}')
+    local root = d:get()
+    assert.is_true(v:is_valid(root))
+    table.insert(d:get("a.l"), 2)
+    local function error_of(f, ...)
+      local ok, err = pcall(f, ...)
+      assert.is_false(ok)
+      return tostring(err)
+    end
+    assert.matches(MSG, error_of(qjson.materialize, root))
+    assert.matches(MSG, error_of(v.is_valid, v, root))
+    assert.matches(MSG, error_of(v.validate, v, root))
+  end)
+
+  it("bounds the backtracking of a whole validation", function()
+    local parts = {}
+    for i = 1, 1100 do
+      parts[i] = '"' .. ("a"):rep(26) .. "b" .. i .. '"'
+    end
+    local body = "[" .. table.concat(parts, ",") .. "]"
+    local v = qjson.schema('{"items":{"pattern":"^(a|aa)*\\\\1$"}}')
+    local ok, errors = v:validate(body)
+    assert.is_false(ok)
+    assert.equal(1, #errors)
+    assert.equal("pattern cannot be matched within backtrack_limit steps of backtracking", errors[1].message)
+    assert.equal("/0", errors[1].instance_location)
+    assert.is_false(v:is_valid(body))
+    local costly = qjson.schema('{"items":{"pattern":"^(a|aa)*\\\\1$"}}', { backtrack_limit = 10000000 })
+    ok, errors = costly:validate(body)
+    assert.is_false(ok)
+    assert.matches("backtrack_budget %(1000000 steps%)", errors[1].message)
+    local small = qjson.schema('{"items":{"pattern":"^(a+)b\\\\1$"}}', { backtrack_budget = 2500 })
+    assert.is_true(small:is_valid('["aabaa","aba"]'))
+    assert.is_false(small:is_valid('["aabaa","aba","aba"]'))
+    assert.error_matches(function() qjson.schema("{}", { backtrack_budget = 0 }) end, "positive integer")
+  end)
+
   it("reports a large instance's first error only, in bounded memory", function()
     -- Collecting all of a million errors took the process's peak RSS up
     -- by ~350 MB.

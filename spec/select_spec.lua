@@ -251,4 +251,78 @@ describe("qjson.select", function()
     collectgarbage()
     assert.are.equal(0, bad)
   end)
+
+  it("takes at most MAX_VALUES paths in a list (a call returns them as values), any number with names", function()
+    local MAX = require("qjson.select").MAX_VALUES
+    assert.are.equal(4096, MAX)
+    local paths = {}
+    for i = 1, MAX do
+      paths[i] = "a"
+    end
+    local sel = qjson.select(paths)
+    assert.are.equal(MAX, select("#", sel('{"a":1}')))
+    paths[#paths + 1] = "a"
+    local s, err = require("qjson.safe").select(paths)
+    assert.is_nil(s)
+    assert.are.equal("bad argument #1 to 'select' (more than 4096 paths in a list (a call returns each as a value); "
+      .. "name them to get a table)", err)
+    assert.has_error(function() qjson.select(paths) end)
+    paths.name = "a"
+    local t = qjson.select(paths)('{"a":7}')
+    assert.are.equal(7, t[MAX + 1])
+    assert.are.equal(7, t.name)
+  end)
+
+  it("keeps no value of a call alive after it returns", function()
+    local d = qjson.parse('{"a":{"x":1},"b":[1,2],"c":"s"}')
+    for _, paths in ipairs({ { "a", "b" }, { a = "a", b = "b" } }) do
+      local sel = qjson.select(paths)
+      local seen = setmetatable({}, { __mode = "k" })
+      for _ = 1, 2 do
+        local r1, r2 = sel(d)
+        if type(r1) == "table" and r1.a then
+          r1, r2 = r1.a, r1.b
+        end
+        seen[r1], seen[r2] = true, true
+      end
+      -- (Views are cached by their document: another one each round.)
+      d = qjson.parse('{"a":{"x":1},"b":[1,2],"c":"s"}')
+      collectgarbage()
+      collectgarbage()
+      assert.is_nil(next(seen), "a selector kept a value alive")
+    end
+  end)
+
+  it("gives back the memory of a large call's output", function()
+    local parts = {}
+    for i = 1, 200000 do
+      parts[i] = '"\\u00e9' .. i .. '"'
+    end
+    local text = "[" .. table.concat(parts, ",") .. "]"
+    local sel = qjson.select({ "[*]" })
+    collectgarbage()
+    local before = collectgarbage("count")
+    local n = #sel(text)
+    assert.are.equal(200000, n)
+    collectgarbage()
+    collectgarbage()
+    -- (Before: the pooled output record kept its 200,000 items and their
+    -- bytes, about 5 MB.)
+    assert.is_true(collectgarbage("count") - before < 512, collectgarbage("count") - before .. " KB kept")
+  end)
+
+  it("reads a lazy document's container without its siblings' errors, the same every time", function()
+    local sel = qjson.select({ "b" })
+    local text = '{"b":[1],"c":01}'
+    for _, x in ipairs({ "doc", "text" }) do
+      for _ = 1, 2 do
+        local arg = x == "doc" and qjson.parse(text, { mode = "lazy" }) or text
+        local s = x == "doc" and sel or qjson.select({ "b" }, { mode = "lazy" })
+        local b = s(arg)
+        assert.are.equal(1, b[1], x)
+      end
+    end
+    local c = qjson.select({ "c" })
+    assert.has_error(function() c(qjson.parse(text, { mode = "lazy" })) end)
+  end)
 end)

@@ -159,4 +159,185 @@ describe("qjson.stream", function()
     assert.are.same({}, all(stream.each("", "sse")))
     assert.are.same({}, all(stream.each("\n\n: only comments\n\n", "sse")))
   end)
+
+  -- The feeder's contract after a bad value (a value that does not parse
+  -- or select, or a stream that cannot be split): the values before it,
+  -- then its error, raised again by every later feed, however the stream
+  -- is cut; each() over the whole stream gives the same values and error.
+  describe("after a bad value", function()
+    -- The values each feed gave, each feed in a pcall, and the errors.
+    local function fed_pcall(format, how, chunks, opts)
+      local f = stream.feeder(format, how, opts)
+      local got, errs = {}, {}
+      local function take(c, last)
+        local ok, err = pcall(function()
+          for _, a, b in f:feed(c, last) do
+            got[#got + 1] = how == "doc" and a:raw() or { a, b }
+          end
+        end)
+        if not ok then
+          errs[#errs + 1] = err
+        end
+      end
+      for k, c in ipairs(chunks) do
+        take(c, k == #chunks)
+      end
+      take("{}\n\n", false) -- after the stream's end: still the error
+      return got, errs
+    end
+    local function whole(format, how, text, opts)
+      local got = {}
+      local ok, err = pcall(function()
+        for _, a, b in stream.each(text, format, how, opts) do
+          got[#got + 1] = how == "doc" and a:raw() or { a, b }
+        end
+      end)
+      return got, not ok and err or nil
+    end
+    local cases = {
+      { "ndjson", "doc", '1\n{"x":\n2\n3\n' },
+      { "ndjson", qjson.select({ "a" }), '{"a":1}\n{"a":[}\n{"a":3}\n' },
+      { "ndjson", qjson.select({ "a:number" }), '{"a":1}\n{"a":"s"}\n{"a":3}\n' },
+      { "json", "doc", '[1] [2,] [3] ] [4]' },
+      { "json", "doc", '[1] [2] ] [3]' },
+      { "sse", "doc", 'data: 1\n\ndata: {"a":\n\ndata: 3\n\n' },
+      { "sse", "doc", 'data: [1]\n\ndata: [[2]]\n\ndata: [3]\n\n', { max_depth = 1 } },
+    }
+    for _, case in ipairs(cases) do
+      local format, how, text, opts = case[1], case[2], case[3], case[4]
+      it(format .. " " .. text:gsub("\n", "|"), function()
+        local want, err = whole(format, how, text, opts)
+        assert.is_string(err)
+        local function check(chunks, what)
+          local got, errs = fed_pcall(format, how, chunks, opts)
+          assert.are.same(want, got, what)
+          assert.is_true(#errs >= 1, what)
+          for _, e in ipairs(errs) do
+            assert.are.equal(err, e, what)
+          end
+        end
+        check({ text }, "whole")
+        for k = 0, #text do
+          check({ text:sub(1, k), text:sub(k + 1) }, "cut at " .. k)
+        end
+        local bytes = {}
+        for k = 1, #text do
+          bytes[k] = text:sub(k, k)
+        end
+        check(bytes, "byte by byte")
+      end)
+    end
+
+    it("the one-chunk feed of issue 39 delivers 1, then its error on every call", function()
+      local got, errs = fed_pcall("ndjson", "doc", { '1\n{"x":\n2\n3\n', "4\n" })
+      assert.are.same({ "1" }, got)
+      assert.are.equal(3, #errs)
+      assert.truthy(errs[1]:find("in the value at byte 2 of the stream", 1, true), errs[1])
+    end)
+  end)
+
+  describe("options", function()
+    local dup = '{"role":"user","role":"admin"}\n'
+    it("apply to a selector's values, in each() and in a feeder", function()
+      local role = qjson.select({ "role" })
+      assert.has_error(function()
+        for _ in stream.each(dup, "ndjson", role, { duplicate_keys = "reject" }) do end
+      end, "qjson: duplicate key at line 1, column 16 (byte 15) in the value at byte 0 of the stream")
+      assert.are.same({ { "admin" } }, all(stream.each(dup, "ndjson", role)))
+      local f = stream.feeder("ndjson", qjson.select({ "id" }), { ijson = true })
+      assert.has_error(function()
+        for _ in f:feed('{"id":9007199254740993}\n') do end
+      end, "qjson: number out of range at line 1, column 7 (byte 6) in the value at byte 0 of the stream")
+      f = stream.feeder("sse", qjson.select({ "a" }), { max_depth = 2 })
+      local got = {}
+      local ok, err = pcall(function()
+        for _, a in f:feed('data: {"a":1}\n\ndata: {"a":[[1]]}\n\n') do
+          got[#got + 1] = a
+        end
+      end)
+      assert.is_false(ok)
+      assert.are.same({ 1 }, got)
+      assert.truthy(err:find("nesting deeper than max_depth (2)", 1, true), err)
+      -- Lazy mode: the selector reads the lazy document's values.
+      local lazy = qjson.select({ "n" })
+      assert.has_error(function()
+        for _ in stream.each('{"n":01}\n', "ndjson", lazy, { mode = "lazy" }) do end
+      end)
+      assert.are.same({ { 1 } }, all(stream.each('{"n":1}\n', "ndjson", lazy, { mode = "lazy" })))
+    end)
+
+    it("are refused where they would not apply", function()
+      assert.has_error(function() stream.each(dup, "ndjson", "raw", { ijson = true }) end,
+        [[bad argument to 'each' (parse options with "raw": the values are not parsed)]])
+      local own = qjson.select({ "role" }, { ijson = true })
+      assert.has_error(function() stream.feeder("ndjson", own, { duplicate_keys = "reject" }) end,
+        "bad argument to 'feeder' (parse options given both to the selector and to the stream)")
+      -- The selector's own options apply when the stream gives none.
+      assert.has_error(function()
+        for _ in stream.each('{"role":9007199254740993}\n', "ndjson", own) do end
+      end)
+      -- max_size alone is no parse option.
+      assert.are.same({ '{"a":1}' }, (function()
+        local t = {}
+        for _, x in stream.each('{"a":1}\n', "ndjson", "raw", { max_size = 64 }) do
+          t[#t + 1] = x
+        end
+        return t
+      end)())
+    end)
+
+    it("max_size: an integer from 1 to 2^32 - 1, and a splitter of its own per format and size", function()
+      local function count(...)
+        local n = 0
+        for _ in stream.each(...) do
+          n = n + 1
+        end
+        return n
+      end
+      -- Issue 39: pooled under format * 2^32 + max_size, an NDJSON
+      -- splitter of max_size 5 GiB served a JSON stream of 1 GiB (one
+      -- value), and one of 2^32 + 16 a JSON stream of 16 (a 100-byte value
+      -- passed).
+      pcall(count, '{"a":1}\n', "ndjson", "raw", { max_size = 2 ^ 32 + 2 ^ 30 })
+      assert.are.equal(2, count('{"a":1} {"b":2}', "json", "raw", { max_size = 2 ^ 30 }))
+      pcall(count, '1\n', "ndjson", "raw", { max_size = 2 ^ 32 + 16 })
+      assert.has_error(function() count('"' .. string.rep("x", 100) .. '"', "json", "raw", { max_size = 16 }) end,
+        "qjson: value larger than max_size (16 bytes) at byte 0 of the stream")
+      assert.are.equal(2 ^ 32 - 1, stream.MAX_SIZE)
+      for _, bad in ipairs({ 0, 2 ^ 32, 2 ^ 32 + 16, 5 * 2 ^ 30, 1.5, -1, "8" }) do
+        assert.has_error(function() stream.each("", "json", "raw", { max_size = bad }) end,
+          "bad option 'max_size' (integer from 1 to 4294967295 expected, got " .. tostring(bad) .. ")")
+      end
+      assert.are.equal(1, count('{"a":1}\n', "ndjson", "raw", { max_size = 2 ^ 32 - 1 }))
+      assert.are.equal(2, count('{"a":1} {"b":2}', "json", "raw", { max_size = 2 ^ 32 - 1 }))
+    end)
+  end)
+
+  it("skips one byte-order mark at the start of an SSE stream, in each() and at every cut", function()
+    local text = '\239\187\191data: {"a":1}\n\ndata: {"b":2}\n\n'
+    local want = { { '{"a":1}' }, { '{"b":2}' } }
+    assert.are.same(want, all(stream.each(text, "sse", "raw")))
+    for k = 0, #text do
+      assert.are.same(want, (fed("sse", "raw", { text:sub(1, k), text:sub(k + 1) })), "cut at " .. k)
+    end
+    local bytes = {}
+    for k = 1, #text do
+      bytes[k] = text:sub(k, k)
+    end
+    assert.are.same(want, (fed("sse", "raw", bytes)))
+  end)
+
+  it("raises on a feed after the end of the stream", function()
+    local f = stream.feeder("ndjson", "raw")
+    assert.are.same({ { "1" } }, all(f:feed("1\n")))
+    assert.are.same({ { "2" } }, all(f:feed("2", true)))
+    local msg = "qjson: feed after the end of the stream at byte 3 of the stream"
+    assert.has_error(function() f:feed('{"a":1}\n') end, msg)
+    assert.has_error(function() f:feed() end, msg)
+    -- finish() again is no new data: nothing more.
+    assert.are.same({}, all(f:finish()))
+    f = stream.feeder("sse", "raw")
+    assert.are.same({ { "3" } }, all(f:feed("data: 3", true)))
+    assert.has_error(function() f:feed("\n\ndata: 4\n\n") end)
+  end)
 end)

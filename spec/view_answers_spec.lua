@@ -161,6 +161,86 @@ describe("lazy mode", function()
   end)
 end)
 
+describe("encode of a document read with invalid_numbers", function()
+  -- (Issue 39, item 19: it returned the text as it was, also after an
+  -- edit and with indent.) Encode writes JSON: each number outside JSON
+  -- as lua-cjson writes what its decode gives, NaN and infinities as
+  -- encode_invalid_numbers says.
+  local TEXT = '{"a":[NaN,-Infinity,0x10,+1,01,1.]}'
+  local FINITE = '{"a":[0x10,+1,01,1.,-0x0,0x1p-2,1.5e3, 2]}'
+  local WANT = '{"a":[16,1,1,1,-0,0.25,1.5e3,2]}'
+  local qcjson = require("qjson.cjson")
+
+  -- Views of `text`, by decode and by doc:get.
+  local function views(text, opts)
+    opts = opts or { invalid_numbers = true }
+    return { qjson.decode(text, opts), qjson.parse(text, opts):get() }
+  end
+
+  it("raises for NaN and infinities, as encode({0/0}) does", function()
+    local nan = error_of(qjson.encode, { 0 / 0 })
+    for _, v in ipairs(views(TEXT)) do
+      assert.are.equal(nan, error_of(qjson.encode, v))
+      assert.are.equal(nan, error_of(qjson.encode, v, { indent = 2 }))
+      v.b = 1
+      assert.are.equal(nan, error_of(qjson.encode, v))
+      assert.are.equal(nan, error_of(qjson.encode, v, { sort_keys = true }))
+    end
+  end)
+
+  it("writes the other numbers as lua-cjson writes their values", function()
+    -- (lua-cjson: encode(decode(text)), which qjson.cjson is checked
+    -- against in spec/cjson_dropin_spec.lua.)
+    assert.are.equal(WANT:gsub("1%.5e3", "1500"), qcjson.encode(qcjson.decode(FINITE)))
+    for _, v in ipairs(views(FINITE)) do
+      assert.are.equal(WANT, qjson.encode(v))
+      assert.are.equal('{\n"a": [\n16,\n1,\n1,\n1,\n-0,\n0.25,\n1.5e3,\n2\n]\n}', qjson.encode(v, { indent = "" }))
+      assert.are.equal("[16,1,1,1,-0,0.25,1.5e3,2]", qjson.encode(v.a))
+      v.b = true
+      assert.are.equal(WANT:sub(1, -2) .. ',"b":true}', qjson.encode(v))
+      assert.are.equal(WANT:sub(1, -2) .. ',"b":true}', qjson.encode(v, { sort_keys = true }))
+      v.a[2] = "x"
+      assert.are.equal('{"a":[16,"x",1,1,-0,0.25,1.5e3,2],"b":true}', qjson.encode(v))
+      assert.are.equal('[{"a":[16,"x",1,1,-0,0.25,1.5e3,2],"b":true}]', require("qjson.cjson").encode({ v }))
+    end
+  end)
+
+  it("follows encode_invalid_numbers", function()
+    local q = qjson.new()
+    q.decode_views(true)
+    q.encode_invalid_numbers(true)
+    assert.are.equal('{"a":[NaN,-Infinity,16,1,1,1]}', q.encode(q.decode(TEXT, { invalid_numbers = true })))
+    q.encode_invalid_numbers("null")
+    assert.are.equal('{"a":[null,null,16,1,1,1]}', q.encode(q.decode(TEXT, { invalid_numbers = true })))
+    -- (A lazy document's copied bytes are checked: with NaN allowed, the
+    -- check would let 0x10 through; it is read, and raises, instead.)
+    q.encode_invalid_numbers(true)
+    assert.matches("^qjson: invalid number at line 1, column %d+ %(byte %d+%)$",
+      error_of(q.encode, qjson.parse("[0x10]", { mode = "lazy" }):get()))
+    assert.are.equal("[16]", q.encode(qjson.parse("[0x10]", { mode = "lazy", invalid_numbers = true }):get()))
+  end)
+
+  it("keeps the bytes of a document whose numbers are all JSON", function()
+    local text = '{"a": [1, 2.50, "\\u0041"]}'
+    for _, v in ipairs(views(text)) do
+      assert.are.equal(text, qjson.encode(v))
+      v.b = 1
+      assert.are.equal('{"a":[1, 2.50, "\\u0041"],"b":1}', qjson.encode(v))
+    end
+  end)
+
+  it("writes JSON for a parse_file document", function()
+    local path = os.tmpname()
+    support.write(path, FINITE)
+    local ok, out = pcall(function()
+      return qjson.encode(qjson.parse_file(path, { invalid_numbers = true }):get())
+    end)
+    os.remove(path)
+    assert(ok, out)
+    assert.are.equal(WANT, out)
+  end)
+end)
+
 describe("raw table operations on a view", function()
   it("a view given another metatable is refused by encode and materialize", function()
     -- (encode printed its private fields: {"\255parent":...}.)

@@ -15,7 +15,7 @@ fi
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 shared=../shared/data
-targets=(parse_differential ffi_sequence path_syntax stream_chunks select_paths schema_differential decode_events)
+targets=(parse_differential ffi_sequence path_syntax stream_chunks stream_feeder select_paths schema_differential schema_hostile decode_events)
 for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t"; done
 if [ -d "$shared" ]; then
   cp -n "$shared"/JSONTestSuite/test_parsing/*.json "$shared"/corpus/*.json fuzz/corpus/parse_differential/
@@ -53,6 +53,14 @@ stream_seed ndjson 0 7 '{"a":1}\n{"b":"x\\ny"}\r\n\n  [1,2]  \n3\n"s"\n{"last":t
 stream_seed concat 1 9 '{"a":[1,{"b":"}]\\""}]} [] 12 "x\\\\" true{"c":null}\n"q"-4.5e3 '
 stream_seed sse 2 3 ': hi\n\nevent: delta\ndata: {"id":1,"choices":[{"delta":{"content":"He"}}]}\n\nid: 7\r\ndata:{"id":2}\r\n\r\ndata: {"m":\r\ndata: [1,\rdata: 2]}\r\rretry: 10\ndata\n\ndata: [DONE]\n\ndata: {"after":1}\n\n'
 stream_seed sse-small-max 206 5 'data: {"x":1}\n\ndata: {"y":"a much longer value than the limit"}\n\ndata: {"z":3}'
+# stream_feeder: the format (ctl % 3; bit 2 max_depth 2, bit 3 repeated
+# keys rejected), a seed for the chunk lengths and the untaken feeds, a
+# stream with a bad value or a split error.
+feeder_seed() { { printf "\\$(printf '%03o' "$2")\\$(printf '%03o' "$3")"; printf '%b' "$4"; } > "fuzz/corpus/stream_feeder/$1"; }
+feeder_seed ndjson-bad 0 11 '1\n{"x":\n2\n3\n'
+feeder_seed concat-split 1 29 '[1] {"a":2} ] [3]'
+feeder_seed sse-bom-deep 6 77 '\357\273\277data: {"a":1}\n\ndata: {"a":[[1]]}\n\ndata: 3\n\n'
+feeder_seed ndjson-dup 8 5 '{"r":1}\n{"r":1,"r":2}\n{"r":3}\n'
 # select_paths: bit 0 the mode (lazy), then a document and paths a line.
 two_part_seed fuzz/corpus/select_paths/tiny 0 '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"active":true,"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\u00e9 \"ok\"","expires":1767225600}' $'id\nuser\nscope[*]\nactive\nquota.limit\nquota.used:number\nquota.ratio\nregion\nnote:str\nexpires:int' $'\n'
 two_part_seed fuzz/corpus/select_paths/chunk 1 '{"id":"c1","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}],"a":{"b":1,"b":2}}' $'choices[0].delta.content\nchoices[*].finish_reason\nchoices[*]./x\nid:object\nchoices:raw\na.b\na.c' $'\n'
@@ -67,6 +75,16 @@ decode_seed deep 4 '{"x":{"y":{"z":{"w":1}}}}' '[[[]]]' '"s"'
 two_part_seed fuzz/corpus/schema_differential/object 0 '{"type":"object","properties":{"model":{"type":"string","maxLength":8},"n":{"type":"integer","minimum":1}},"required":["model"],"additionalProperties":false}' '{"model":"gpt-4o","n":2.0}' ' '
 two_part_seed fuzz/corpus/schema_differential/unique 0 '{"items":{"enum":[1,"a",null,{"x":[1]}]},"uniqueItems":true,"maxItems":4}' '[1.0,"a",{"x":[1e0]},null]' ' '
 two_part_seed fuzz/corpus/schema_differential/patterns 1 '{"patternProperties":{"^x-":{"format":"email"}},"propertyNames":{"pattern":"^[a-z-]+$"},"minProperties":1}' '{"x-a":"a@b.c","\u00e9":1,"x-a":"not"}' ' '
+# schema_hostile: the kind (byte % 4: ref chains, values, patterns, any),
+# then its input: two little-endian u16s (links, body depth) and a byte
+# (link kind, bit 2 an array innermost); a value; a pattern line then
+# subjects a line; a cut byte, a schema and an instance.
+printf '\000\040\116\040\116\005' > fuzz/corpus/schema_hostile/refs-20000
+printf '\000\310\000\000\001\002' > fuzz/corpus/schema_hostile/cycle-200
+printf '\001[1e400,-0.0,{"a":[1,{"b":18446744073709551617}]},"\\u0061",1e-400]' > fuzz/corpus/schema_hostile/values
+printf '\002^(a|aa)*\\1$\naaaaaaaaaaaaaaaaaaaaaaaaaaaaab\naa\naaaa' > fuzz/corpus/schema_hostile/backref
+printf '\002(?<=a)b(?!c)\nab\nabc\nb' > fuzz/corpus/schema_hostile/lookaround
+printf '\003\267{"items":{"$ref":"#"},"uniqueItems":true,"maximum":1e400}[[[[1e999]],[[1e999]]]]' > fuzz/corpus/schema_hostile/any
 
 (cd fuzz && cargo +nightly fuzz build -O)
 total=0

@@ -6,14 +6,15 @@ local derive = require("report.derive")
 
 local format, concat = string.format, table.concat
 local fmt_ops, fmt_sig = util.fmt_ops, util.fmt_sig
-local FLOOR, BASELINE, EDIT_KINDS = derive.FLOOR, derive.BASELINE, derive.EDIT_KINDS
+local BASELINE, EDIT_KINDS = derive.BASELINE, derive.EDIT_KINDS
 local is_qjson, library_order, find, main_lib = derive.is_qjson, derive.library_order, derive.find, derive.main_lib
+local is_floor, floor_of = derive.is_floor, derive.floor_of
 
 local M = {}
 
 function M.row_cells(s, markdown, main)
   local x = markdown and "×" or "x"
-  local name = s.library == FLOOR and "memchr (floor)" or s.library
+  local name = is_floor(s.library) and s.library .. " (floor)" or s.library
   if markdown and s.library == main then
     name = "**" .. name .. "**"
   end
@@ -29,7 +30,15 @@ function M.row_cells(s, markdown, main)
   }
 end
 
-local HEADER = { "library", "ops/s (median)", "min..max", "MB/s", "x cjson", "x memchr", "heap KB", "peak RSS MB" }
+-- The columns; the sixth is the ratio to the floor of the job kind's rows.
+local function header(kind, markdown)
+  if markdown then
+    return { "library", "ops/s (median)", "min..max", "MB/s", "× cjson", "× " .. floor_of(kind), "Lua heap retained KB",
+      "peak RSS MB" }
+  end
+  return { "library", "ops/s (median)", "min..max", "MB/s", "x cjson", "x " .. floor_of(kind), "heap KB",
+    "peak RSS MB" }
+end
 
 local CORPUS_JOBS = {
   twitter = "every status's id, text, user.screen_name, user.followers_count, retweet_count",
@@ -68,7 +77,7 @@ function M.text_tables(results)
       rows[#rows + 1] = M.row_cells(s, false)
     end
     if #rows > 0 then
-      out[#out + 1] = M.workload_title(w) .. "\n" .. util.text_table(HEADER, rows)
+      out[#out + 1] = M.workload_title(w) .. "\n" .. util.text_table(header(w.kind, false), rows)
     end
   end
   return concat(out, "\n\n")
@@ -127,9 +136,7 @@ function M.md_workload_table(results, w)
   for _, s in ipairs(library_order(results, w.name)) do
     rows[#rows + 1] = M.row_cells(s, true, main_lib(w.kind))
   end
-  local header = { "library", "ops/s (median)", "min..max", "MB/s", "× cjson", "× memchr", "Lua heap retained KB",
-    "peak RSS MB" }
-  return util.md_table(header, rows, "lrrrrrrr")
+  return util.md_table(header(w.kind, true), rows, "lrrrrrrr")
 end
 
 -- The speed-up table: one row per workload, × lua-cjson of each qjson API
@@ -146,7 +153,7 @@ function M.summary_table(results)
     end
     local best, ratio
     for _, s in ipairs(results.scenarios) do
-      if s.workload == w.name and not is_qjson(s.library) and s.library ~= FLOOR and s.library ~= BASELINE
+      if s.workload == w.name and not is_qjson(s.library) and not is_floor(s.library) and s.library ~= BASELINE
         and (not best or s.median > best.median) then
         best = s
       end

@@ -10,11 +10,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson::events::{Event, EventTag, EventsInfo};
-use qjson::ffi::events::{qjson_text_events, qjson_doc_events};
-use qjson::ffi::parse::{qjson_free, qjson_parse};
-use qjson::ffi::{take_panic, ErrorInfo};
-use qjson::{Document, Kind, Node, Options};
+use qjson_core::events::{Event, EventTag, EventsInfo};
+use qjson::events::{qjson_text_events, qjson_doc_events};
+use qjson::parse::{qjson_free, qjson_parse};
+use qjson::{take_panic, ErrorInfo};
+use qjson_core::{Document, Kind, Node, Options};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
@@ -175,7 +175,7 @@ fuzz_target!(|data: &[u8]| {
         let got = events_text(ev, &info);
         assert_eq!(
             got,
-            from_document(&mut d, qjson::ROOT, opts.cjson_integers != 0),
+            from_document(&mut d, qjson_core::ROOT, opts.cjson_integers != 0),
             "events differ from the document"
         );
     }
@@ -192,14 +192,14 @@ fuzz_target!(|data: &[u8]| {
             continue;
         }
         let mut info = EventsInfo { count: 0, key_generation: 0 };
-        let ev = qjson_doc_events(doc, qjson::ROOT, 1, &mut info, &mut err);
+        let ev = qjson_doc_events(doc, qjson_core::ROOT, 1, &mut info, &mut err);
         if let Some(p) = take_panic() {
             panic!("qjson_doc_events panicked: {p}");
         }
         match parsed {
             Ok(mut d) => {
                 assert!(!ev.is_null(), "qjson_doc_events refused a valid document");
-                assert_eq!(events_text(ev, &info), from_document(&mut d, qjson::ROOT, false), "qjson_doc_events differs");
+                assert_eq!(events_text(ev, &info), from_document(&mut d, qjson_core::ROOT, false), "qjson_doc_events differs");
             }
             Err(_) => assert!(ev.is_null() && err.message[0] != 0, "qjson_doc_events accepted what the strict parse refuses"),
         }

@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson::ffi::parse::*;
-use qjson::ffi::read::*;
-use qjson::ffi::{take_panic, ErrorInfo};
+use qjson::parse::*;
+use qjson::read::*;
+use qjson::{take_panic, ErrorInfo};
 use std::ffi::c_char;
 use std::ptr::{null, null_mut};
 
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let cut = (split as usize * rest.len()) / 256;
     let (json, script) = rest.split_at(cut);
     let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
-    let opts = qjson::Options { mode: (split & 1) as u32, ..Default::default() };
+    let opts = qjson_core::Options { mode: (split & 1) as u32, ..Default::default() };
     // Every other input is placed in caller memory, as the Lua binding
     // does with small documents (the escape room must hold every string).
     let placed = split & 2 != 0;
@@ -70,14 +70,14 @@ fuzz_target!(|data: &[u8]| {
             7 => qjson_get_raw(doc, node, p, n, null(), &mut ptr, &mut len),
             8 => qjson_next(doc, node, out, &mut out),
             9 => {
-                let compiled = qjson_path_compile(p, n, &mut err);
-                if !compiled.is_null() {
+                let mut compiled = null_mut();
+                if qjson_path_compile_in(p, n, &mut compiled, &mut err) == 1 {
                     paths.push(compiled);
                 }
                 0
             }
             10 => match paths.last() {
-                Some(&c) => qjson_find(doc, node, null(), 0, c, &mut out),
+                Some(c) => qjson_find(doc, node, null(), 0, c, &mut out),
                 None => 0,
             },
             _ => {
@@ -95,8 +95,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(err.message[0] != 0, "a failed read explains itself");
         }
     }
-    for p in paths {
-        qjson_path_free(p);
+    for mut p in paths {
+        qjson_path_release(&mut p);
     }
     if placed {
         // The caller just releases the memory (nothing native to free).

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson::{Document, Kind, Node, Options, ROOT};
+use qjson_core::{Document, Kind, Node, Options, ROOT};
 use serde_json::Value;
 
 /// Nesting serde_json refuses (its recursion limit is 128) but qjson

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson::{Document, Options, Path, ROOT};
+use qjson_core::{Document, Options, Path, ROOT};
 
 const DOC: &[u8] = br#"{"a":[1,{"b":"c","":[true,null]},"\u0061"],"a/b":{"~":2},"a.b":3,"0":[[],{}],"a":[0]}"#;
 

@@ -7,10 +7,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson::ffi::select::{qjson_select, SelectOut};
-use qjson::ffi::take_panic;
-use qjson::select::{Item, ItemTag, ItemValue, Output, Selector};
-use qjson::{Document, Kind, Options, Path, ROOT};
+use qjson::select::{qjson_select, SelectOut};
+use qjson::take_panic;
+use qjson_core::select::{Item, ItemTag, ItemValue, Output, Selector};
+use qjson_core::{Document, Kind, Options, Path, ROOT};
 use std::ffi::c_char;
 use std::ptr::null_mut;
 
@@ -60,7 +60,9 @@ fn read_text(sel: &Selector, json: &[u8], opts: &Options) -> Result<Vec<String>,
     let (mut items, mut bytes) = (vec![blank(); 1], vec![0u8; 1]);
     loop {
         let mut out = SelectOut::new(&mut items, &mut bytes);
-        let status = qjson_select(sel, null_mut(), 0, json.as_ptr() as *const c_char, json.len(), opts, &mut out);
+        // (A slot holding `sel`, as the binding passes it.)
+        let slot = sel as *const Selector as *mut Selector;
+        let status = qjson_select(&slot, null_mut(), 0, json.as_ptr() as *const c_char, json.len(), opts, &mut out);
         if let Some(p) = take_panic() {
             panic!("qjson_select panicked: {p}");
         }

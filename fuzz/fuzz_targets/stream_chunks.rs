@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson::stream::{Splitter, StreamFormat};
+use qjson_core::stream::{Splitter, StreamFormat};
 
 /// The values a call found: their bytes and stream positions.
 fn collect(sp: &Splitter, data: &[u8], out: &mut Vec<(Vec<u8>, u64)>) {

@@ -35,12 +35,25 @@
 --     build from events that point into a document pins it (qjson_pin).
 --   * Options go in a box of the call's own (new_options), and a decode
 --     keeps its boxes per slot (slot_boxes).
---   * Loops over the caller's option tables (and other loops a call from
---     a finalizer runs too) are `while` loops over next(), not `for ... in
---     pairs/next` loops: on OpenResty's LuaJIT 2.1-20230119 a compiled
---     pairs loop (bytecode ITERN) whose trace exit runs a finalizer that
---     enters the same loop can then exit at every iteration without end
---     (make test-gc found it; docs/security.md, "Finalizers").
+--   * Native objects (selectors, stream splitters, validators, compiled
+--     paths) are held through a ref (new_ref): a one-pointer array in Lua
+--     memory (the slot of crates/luajit/src/lib.rs), whose finalizer frees the
+--     object and empties the ref. Native calls take the ref itself and
+--     fail once it is empty: at lua_close LuaJIT runs every cdata
+--     finalizer before any userdata's __gc, so a __gc that uses one then
+--     gets "qjson: selector is freed", not freed memory. Lua never holds
+--     the bare pointer (reading it would box it, an allocation). (A ref on
+--     the caller's stack cannot be freed under it: a collector frees only
+--     what nothing reaches, and lua_close's finalizers run one after
+--     another.)
+--   * No compiled pairs loop (bytecode ITERN) runs inside a finalizer:
+--     LuaJIT makes such a loop progress past an exit at its head by
+--     recording a side trace there, which it does not do while a
+--     finalizer runs, so the loop can spin for ever (docs/security.md,
+--     guarantee 11). Loops over tables that a call from a finalizer can
+--     run are `while` loops over next(), not `for ... in pairs/next`
+--     loops; the encoder's walk, which keeps the faster for loops, is run
+--     by finalizers from a copy LuaJIT does not compile (qjson.encode).
 -- docs/security.md states what this guarantees and how it is tested.
 local ffi = require("ffi")
 local C = require("qjson.lib")
@@ -81,6 +94,8 @@ M.i64_box = ffi_new("int64_t[1]")
 M.u64_box = ffi_new("uint64_t[1]")
 M.bool_box = ffi_new("uint8_t[1]")
 M.node_box = ffi_new("uint32_t[1]")
+-- qjson_child_holding's index.
+M.index_box = ffi_new("uint32_t[1]")
 M.key_box = ffi_new("qjson_value")
 M.val_box = ffi_new("qjson_value")
 -- qjson_member_span's offsets, and qjson_raw_span's.
@@ -251,6 +266,19 @@ function M.slot_boxes(slot)
   local e = errs[i]
   e.message[0] = 0
   return info, e, opts[i]
+end
+
+-- A ref (see the rules above) of type `ref_type` (`T *[1]`, which the
+-- `*_new_in` exports fill), freed by `release` (the object's
+-- `*_release`, which also empties it).
+function M.new_ref(ref_type, release)
+  return ffi.gc(ref_type(), release)
+end
+
+-- Whether `ref` still holds its object (for pools, which drop the ones
+-- lua_close's finalizers freed).
+function M.holds(ref)
+  return ref[0] ~= nil
 end
 
 -- Bytes a document handle takes in Lua memory, and the type of that

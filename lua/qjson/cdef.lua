@@ -122,6 +122,7 @@ typedef struct {
   uint32_t max_errors;
   uint32_t backtrack_limit;
   uint32_t regex_size_limit;
+  uint32_t backtrack_budget;
 } qjson_schema_options;
 typedef union {
   double num;
@@ -154,6 +155,8 @@ typedef struct {
   uint32_t done;
   const char *data;
   const char *joined;
+  size_t joined_len;
+  uint32_t unread;
   qjson_error err;
 } qjson_stream_out;
 typedef struct {
@@ -238,19 +241,19 @@ int32_t qjson_pin(qjson_doc *doc);
 void qjson_unpin(qjson_doc *doc);
 void qjson_finalize(qjson_doc *doc);
 uint64_t qjson_live_documents(void);
-qjson_path *qjson_path_compile(const char *path, size_t len, qjson_error *err);
-void qjson_path_free(qjson_path *path);
+int32_t qjson_path_compile_in(const char *path, size_t len, qjson_path **out, qjson_error *err);
+void qjson_path_release(qjson_path **path);
 int32_t qjson_find(qjson_doc *doc,
                    uint32_t base,
                    const char *path,
                    size_t path_len,
-                   const qjson_path *compiled,
+                   qjson_path *const *compiled,
                    uint32_t *out_node);
 int32_t qjson_get_str(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       const char **out_ptr,
                       size_t *out_len);
 int64_t qjson_copy_str(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
@@ -259,89 +262,97 @@ int32_t qjson_get_num(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       double *out);
 int32_t qjson_get_i64(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       int64_t *out);
 int32_t qjson_get_u64(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       uint64_t *out);
 int32_t qjson_get_bool(qjson_doc *doc,
                        uint32_t base,
                        const char *path,
                        size_t path_len,
-                       const qjson_path *compiled,
+                       qjson_path *const *compiled,
                        uint8_t *out);
 int32_t qjson_get_len(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       size_t *out);
 int32_t qjson_get_raw(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       const char **out_ptr,
                       size_t *out_len);
 int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out);
+int32_t qjson_child_holding(qjson_doc *doc,
+                            uint32_t parent,
+                            uint32_t target,
+                            uint32_t *out_node,
+                            uint32_t *out_index);
 int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
 void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 size_t qjson_index_bytes(const qjson_doc *doc);
-qjson_schema *qjson_schema_new(const char *schema,
-                               size_t len,
-                               const char *remotes,
-                               size_t remotes_len,
-                               const qjson_schema_options *opts,
-                               qjson_error *err);
-void qjson_schema_free(qjson_schema *schema);
-int32_t qjson_schema_check(const qjson_schema *schema,
+int32_t qjson_schema_new_in(const char *schema,
+                            size_t len,
+                            const char *remotes,
+                            size_t remotes_len,
+                            const qjson_schema_options *opts,
+                            qjson_schema **out,
+                            qjson_error *err);
+void qjson_schema_release(qjson_schema **schema);
+int32_t qjson_schema_check(qjson_schema *const *schema,
                            const char *input,
                            size_t len,
                            uint8_t *out,
                            size_t cap,
                            qjson_error *err);
-int32_t qjson_schema_check_doc(const qjson_schema *schema,
+int32_t qjson_schema_check_doc(qjson_schema *const *schema,
                                qjson_doc *doc,
                                uint32_t node,
                                uint8_t *out,
                                size_t cap,
                                qjson_error *err);
-int32_t qjson_schema_valid(const qjson_schema *schema,
+int32_t qjson_schema_valid(qjson_schema *const *schema,
                            const char *input,
                            size_t len,
                            qjson_error *err);
-int32_t qjson_schema_valid_doc(const qjson_schema *schema,
+int32_t qjson_schema_valid_doc(qjson_schema *const *schema,
                                qjson_doc *doc,
                                uint32_t node,
                                qjson_error *err);
-qjson_selector *qjson_selector_new(void);
-int32_t qjson_selector_add(qjson_selector *sel,
+int32_t qjson_selector_new_in(qjson_selector **out, qjson_error *err);
+int32_t qjson_selector_add(qjson_selector **sel,
                            const char *spec,
                            size_t spec_len,
                            const char *ty,
                            size_t ty_len,
                            qjson_error *err);
-void qjson_selector_free(qjson_selector *sel);
-int32_t qjson_select(const qjson_selector *sel,
+void qjson_selector_release(qjson_selector **sel);
+int32_t qjson_select(qjson_selector *const *sel,
                      qjson_doc *doc,
                      uint32_t node,
                      const char *input,
                      size_t len,
                      const qjson_options *opts,
                      qjson_select_out *out);
-qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
-void qjson_stream_free(qjson_stream *st);
-int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
-int32_t qjson_stream_feed(qjson_stream *st,
+int32_t qjson_stream_new_in(uint32_t format, size_t max_size, qjson_stream **out, qjson_error *err);
+uint64_t qjson_stream_max_size(void);
+void qjson_stream_release(qjson_stream **st);
+void qjson_stream_trim(qjson_stream **st);
+int32_t qjson_stream_split(qjson_stream **st, const char *input, size_t len, qjson_stream_out *out);
+int32_t qjson_stream_feed(qjson_stream **st,
                           const char *chunk,
                           size_t len,
                           int32_t end,

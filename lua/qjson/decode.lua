@@ -56,7 +56,7 @@ local function decode_with(ds, s, opts)
   if d == nil then
     return nil, err, is_arg
   end
-  local root = view.decoded(d.ptr, d.src, nil, big, d.lazy)
+  local root = view.decoded(d.ptr, d.src, nil, big, d.lazy, d.lenient)
   if not ds.views then
     return tables_of(ds, root)
   end

@@ -30,7 +30,8 @@ local next_child = base.next_child
 local size_value, i64_halves, u64_halves = base.size_value, base.i64_halves, base.u64_halves
 local int64_value, uint64_value = base.int64_value, base.uint64_value
 
-local path_type = ffi.typeof("qjson_path *")
+-- A compiled path (qjson.path) is the ref that holds it (qjson.base).
+local path_type = ffi.typeof("qjson_path *[1]")
 
 local M = {}
 

@@ -57,9 +57,45 @@ M.empty_array_mt = cjson.empty_array_mt or {}
 M.empty_array = cjson.empty_array or setmetatable({}, sentinel_mt)
 M.sentinel_mt = sentinel_mt
 
--- The walk (qjson.encode.walk) reads what is registered above.
-local new_walker = require("qjson.encode.walk").new
-local walker = new_walker(M)
+-- The walkers (qjson.encode.walk), which read what is registered above.
+-- A compiled `pairs` loop (bytecode ITERN) cannot run inside a finalizer:
+-- when its trace exits at the loop's head (a key or value of another
+-- type, or the end of the table), LuaJIT resumes at the loop, which
+-- enters the trace again, and counts on recording a side trace there to
+-- make progress; while a finalizer runs it records none, so the loop
+-- spins for ever (docs/security.md, guarantee 11). The walk's loops over
+-- tables are such loops (`while` loops over next() made encoding much
+-- slower: docs/security.md). So an encode that a finalizer runs (the collector
+-- stopped: qjson.collector) takes a walker from a second copy of the
+-- walk, which LuaJIT never compiles, and runs it in a coroutine (see
+-- isolated); every other encode, one from the walk itself. (After
+-- collectgarbage("stop") every encode is such an encode.) Each kind keeps
+-- one walker, and makes another for an encode called in the middle of
+-- its walk.
+local walk = require("qjson.encode.walk")
+local running = require("qjson.collector").running
+local compiled, uncompiled = { new = walk.new }, { new = walk.uncompiled() }
+compiled.walker, uncompiled.walker = compiled.new(M), uncompiled.new(M)
+
+-- Runs `run` (an uncompiled walker's) in a coroutine: a trace being
+-- recorded that calls code with the JIT off is given up (and, after a few
+-- such calls, not tried again: a caller's loop that encodes while the
+-- program stopped the collector would stay interpreted), while at
+-- coroutine.resume LuaJIT ends the trace and starts another after it.
+local co_create, co_resume, co_status = coroutine.create, coroutine.resume, coroutine.status
+local YIELDED = require("qjson.encode.walk").YIELDED
+local function returned(co, ok, ...)
+  if not ok then
+    error((...), 0)
+  elseif co_status(co) ~= "dead" then
+    error(YIELDED, 0)
+  end
+  return ...
+end
+local function isolated(run, ...)
+  local co = co_create(run)
+  return returned(co, co_resume(co, ...))
+end
 
 -- Installs `encode` and the configuration functions, bound to a fresh
 -- settings table, into `into` (the qjson module or a qjson.new() copy).
@@ -80,9 +116,10 @@ function M.install(into, dropin)
       arg_error(1, "encode", "expected 1 argument", 2)
     end
     local v, opts = ...
-    local w = walker
+    local kind = running() and compiled or uncompiled
+    local w = kind.walker
     if w.busy and w.walking() then
-      w = new_walker(M)
+      w = kind.new(M)
     end
     if opts == nil then
       local view = not s.indent and views[getmetatable(v)]
@@ -90,13 +127,19 @@ function M.install(into, dropin)
       if text then
         return text
       end
-      return w.run_plain(v, s)
+      if kind == compiled then
+        return w.run_plain(v, s)
+      end
+      return isolated(w.run_plain, v, s)
     end
     local prec, flags, indent, sort_keys = options.resolve(s, opts)
     if prec == nil then
       arg_error(2, "encode", flags, 2)
     end
-    return w.run(v, s, prec, flags, indent, sort_keys)
+    if kind == compiled then
+      return w.run(v, s, prec, flags, indent, sort_keys)
+    end
+    return isolated(w.run, v, s, prec, flags, indent, sort_keys)
   end
 
   return into

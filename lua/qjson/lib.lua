@@ -42,11 +42,23 @@ local function candidates()
   return list
 end
 
+-- At lua_close LuaJIT closes the libraries ffi.load opened, and may do
+-- so before running the __gc of userdata made before qjson was loaded: a
+-- __gc that calls qjson then would jump into unmapped code. A second
+-- dlopen with RTLD_NODELETE (Linux's value) keeps the library mapped for
+-- the life of the process (it holds no state that needs unloading).
+ffi.cdef([[void *qjson_lib_dlopen(const char *path, int flags) __asm__("dlopen");]])
+local RTLD_NOW, RTLD_NODELETE = 0x2, 0x1000
+
 local tried = {}
 for _, path in ipairs(candidates()) do
   if exists(path) then
     local ok, lib = pcall(ffi.load, path)
     if ok then
+      local called, pinned = pcall(function() return ffi.C.qjson_lib_dlopen(path, RTLD_NOW + RTLD_NODELETE) ~= nil end)
+      if not (called and pinned) then
+        error("qjson: cannot keep " .. path .. " loaded (dlopen with RTLD_NODELETE failed)", 2)
+      end
       return lib
     end
     tried[#tried + 1] = path .. " (" .. tostring(lib) .. ")"

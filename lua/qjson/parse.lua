@@ -138,6 +138,16 @@ function M.open_file(path, max_size, o)
   return ffi.gc(mem, C.qjson_finalize)
 end
 
+-- Whether a document parsed with options `opts` (checked: see
+-- qjson.options) was parsed in lazy mode, and with lua-cjson's numbers
+-- beyond JSON (qjson.view.write tells the encoder how to copy its bytes).
+local function lazy_mode(opts)
+  return type(opts) == "table" and opts.mode == "lazy" or nil
+end
+local function lenient_numbers(opts)
+  return type(opts) == "table" and opts.invalid_numbers == true and opts.ijson ~= true or nil
+end
+
 -- qjson.parse (and qjson.safe's, and decode's): a document of `s`, or nil
 -- and a message plus whether the message is about the caller's arguments
 -- (`name`: the function to name in those, "parse" by default).
@@ -153,7 +163,7 @@ function M.document(s, opts, mt, name)
   if ptr == nil then
     return nil, "qjson: " .. err
   end
-  return setmetatable({ ptr = ptr, node = 0, src = s, lazy = type(opts) == "table" and opts.mode == "lazy" or nil },
+  return setmetatable({ ptr = ptr, node = 0, src = s, lazy = lazy_mode(opts), lenient = lenient_numbers(opts) },
     mt or DocMT)
 end
 
@@ -201,29 +211,30 @@ function M.file(path, opts, mt)
   if ptr == nil then
     return nil, "qjson: " .. err
   end
-  return setmetatable({ ptr = ptr, node = 0, lazy = type(opts) == "table" and opts.mode == "lazy" or nil },
+  return setmetatable({ ptr = ptr, node = 0, lazy = lazy_mode(opts), lenient = lenient_numbers(opts) },
     mt or DocMT)
 end
 
--- qjson.path: a compiled path, or nil, a message and true.
+-- qjson.path: a compiled path (the ref that holds it, qjson.base), or
+-- nil, a message and true.
+local path_ref = ffi.typeof("qjson_path *[1]")
 function M.path(s)
   if type(s) ~= "string" then
     return nil, arg_message(1, "path", "string expected, got " .. type(s)), true
   end
+  local p = base.new_ref(path_ref, C.qjson_path_release)
   local t = ticket()
-  local p = C.qjson_path_compile(s, #s, base.err_box)
-  if p == nil then
+  if C.qjson_path_compile_in(s, #s, p, base.err_box) == 0 then
     local msg = base.error_message()
     if stale(t) then
-      -- (A pointer result is boxed, an allocation: a finalizer may have
-      -- compiled a path since. The message again, into a box of its own.)
+      -- (A finalizer may have compiled a path since: the message again,
+      -- into a box of its own.)
       local err = ffi.new("qjson_error")
-      C.qjson_path_compile(s, #s, err)
+      C.qjson_path_compile_in(s, #s, p, err)
       msg = ffi_string(err.message)
     end
     return nil, arg_message(1, "path", msg), true
   end
-  p = ffi.gc(p, C.qjson_path_free)
   doc.path_text[p] = s
   return p
 end

@@ -8,9 +8,9 @@ local C = base.C
 local view = require("qjson.view.fields")
 local arg_error = require("qjson.base").arg_error
 
-local type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, concat =
-  type, error, pairs, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
-local ffi_string, ffi_new, ffi_cast, ffi_gc = ffi.string, ffi.new, ffi.cast, ffi.gc
+local type, error, next, tostring, setmetatable, getmetatable, rawget, pcall, concat =
+  type, error, next, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
+local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
 local tonumber = tonumber
 
 local ERROR = tonumber(C.QJSON_STATUS_ERROR)
@@ -22,9 +22,13 @@ local DRAFTS = {
   ["2019-09"] = C.QJSON_SCHEMA_DRAFT_DRAFT201909,
   ["2020-12"] = C.QJSON_SCHEMA_DRAFT_DRAFT202012,
 }
-local BOUNDS = { max_depth = true, max_errors = true, backtrack_limit = true, regex_size_limit = true }
+local BOUNDS = {
+  max_depth = true, max_errors = true, backtrack_limit = true, backtrack_budget = true, regex_size_limit = true,
+}
 
 local u32p = ffi.typeof("const uint32_t *")
+-- A validator's compiled schema is held through a ref (qjson.base).
+local schema_ref = ffi.typeof("qjson_schema *[1]")
 -- Error boxes by nesting depth, as init.lua's: a finalizer run by an
 -- allocation between a call and the reading of its box (a boxed result,
 -- the message's string) may validate too, with a box of its own.
@@ -73,11 +77,15 @@ local function remotes_text(remotes)
     arg_error(2, "schema", "remotes: table of URI -> document expected, got " .. type(remotes), 4)
   end
   local parts = {}
-  for uri, body in pairs(remotes) do
+  -- (`while` loops over next(), not for loops, here and in pack: see
+  -- qjson.base, ITERN.)
+  local uri, body = next(remotes)
+  while uri ~= nil do
     if type(uri) ~= "string" then
       arg_error(2, "schema", "remotes: URI string keys expected, got " .. type(uri), 4)
     end
     parts[#parts + 1] = encode(uri) .. ":" .. json_text(body, "remote document", 5)
+    uri, body = next(remotes, uri)
   end
   return "{" .. concat(parts, ",") .. "}"
 end
@@ -91,7 +99,8 @@ local function pack(opts)
   if type(opts) ~= "table" then
     arg_error(2, "schema", "options table expected, got " .. type(opts), 3)
   end
-  for k, v in pairs(opts) do
+  local k, v = next(opts)
+  while k ~= nil do
     if k == "draft" then
       local d = DRAFTS[v]
       if d == nil then
@@ -115,6 +124,7 @@ local function pack(opts)
     else
       arg_error(2, "schema", "unknown option '" .. tostring(k) .. "'", 3)
     end
+    k, v = next(opts, k)
   end
   return o, remotes
 end
@@ -123,14 +133,15 @@ end
 function M.compile(schema, opts)
   local text = json_text(schema, "schema", 3)
   local o, remotes = pack(opts)
-  -- A box of its own: the returned pointer is boxed, and that allocation
-  -- may run a finalizer (which may validate) before the message is read.
+  -- A box of its own: allocating the ref may run a finalizer (which may
+  -- validate) before the message is read.
   local box = ffi_new("qjson_error")
-  local ptr = C.qjson_schema_new(text, #text, remotes, remotes and #remotes or 0, o, box)
-  if ptr == nil then
+  local ref = base.new_ref(schema_ref, C.qjson_schema_release)
+  if C.qjson_schema_new_in(text, #text, remotes, remotes and #remotes or 0, o, ref, box) == 0 then
     error("qjson: " .. ffi_string(box.message), 2)
   end
-  return setmetatable({ ptr = ffi_gc(ptr, C.qjson_schema_free) }, ValidatorMT)
+  -- (`ptr`: the ref, which every native call takes, qjson.base.)
+  return setmetatable({ ptr = ref }, ValidatorMT)
 end
 
 -- What an instance is: "string" with its text, or "doc" with the handle,
@@ -144,6 +155,9 @@ local function instance(v)
       if rawget(v, view.DIRTY) or rawget(v, view.DCHILD) then
         return "string", encode(v) -- edited: what it would encode to
       end
+      -- Unedited: its bytes, unless a raw table operation changed it or
+      -- a view read from it (then the error materialize raises).
+      view.check_tree(v)
       local d = rawget(v, view.DOC)
       return "doc", rawget(d, view.PTR), rawget(v, view.NODE)
     end

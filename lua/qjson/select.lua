@@ -6,6 +6,9 @@
 -- strings with escapes) taken from a pool for the call and returned after
 -- it: a finalizer that runs during the call's allocations and selects
 -- too takes another record, so nothing a call is still reading is shared.
+-- Records that grew past a small bound are not kept (POOL_ITEMS,
+-- POOL_BYTES), nor more than POOL_RECORDS of them: one large call does
+-- not keep its memory for the life of the process.
 local ffi = require("ffi")
 local base = require("qjson.base")
 local C = base.C
@@ -15,11 +18,11 @@ local parse = require("qjson.parse")
 local options = require("qjson.options")
 local arg_message = require("qjson.base").arg_message
 
-local type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget =
-  type, error, pairs, ipairs, tostring, setmetatable, getmetatable, rawget
+local type, error, next, ipairs, tostring, setmetatable, getmetatable, rawget =
+  type, error, next, ipairs, tostring, setmetatable, getmetatable, rawget
 local unpack = unpack
 local sort, concat = table.sort, table.concat
-local ffi_string, ffi_new, ffi_gc, ffi_copy = ffi.string, ffi.new, ffi.gc, ffi.copy
+local ffi_string, ffi_new, ffi_copy = ffi.string, ffi.new, ffi.copy
 local tonumber, loadstring, assert = tonumber, loadstring, assert
 
 local MISSING, NULL = C.QJSON_ITEM_TAG_MISSING, C.QJSON_ITEM_TAG_NULL
@@ -45,6 +48,7 @@ local options_type = ffi.typeof("qjson_options")
 
 -- Output records: { out, items, bytes }, each used by one call at a time.
 local pool, pooled = {}, 0
+local POOL_RECORDS, POOL_ITEMS, POOL_BYTES = 4, 1024, 65536
 
 local function grow(r, items, bytes)
   if items > r.out.cap then
@@ -70,9 +74,19 @@ local function take()
 end
 
 local function give(r)
-  pooled = pooled + 1
-  pool[pooled] = r
+  local out = r.out
+  if pooled < POOL_RECORDS and out.cap <= POOL_ITEMS and out.bytes_cap <= POOL_BYTES then
+    pooled = pooled + 1
+    pool[pooled] = r
+  end
 end
+
+-- The most paths a selector made from a list alone may have: a call
+-- returns its values as that many results, and Lua's unpack stops near
+-- 8,000 (a selector with names returns a table, and takes any number).
+M.MAX_VALUES = 4096
+
+local selector_ref = ffi.typeof("qjson_selector *[1]")
 
 local Selector = {}
 local SelectorMT = { __index = Selector }
@@ -168,8 +182,9 @@ end
 
 -- Per count of paths n: `fill` sets vals[1..n] from the items;
 -- `spread(self, vals)` returns vals[1..n] and, given selector `self`,
--- gives the table back to it after reading it (given back before, a
--- finalizer's call of the same selector could fill it in between). A
+-- gives the table back to it emptied after reading it (given back
+-- before, a finalizer's call of the same selector could fill it in
+-- between; given back full, it would keep the call's values alive). A
 -- loop over the paths would be a trace of its own that every call enters
 -- and leaves through the interpreter, and unpack is not compiled (the
 -- trace stitches around it): for up to UNROLL paths both are generated
@@ -185,8 +200,16 @@ local function fill_loop(self, items, vals, anchor, ptr, len, docobj)
   end
 end
 
-local function give_back(self, vals, ...)
+-- Empties vals[1..n], so that a table kept for reuse keeps no value alive.
+local function empty(vals, n)
+  for i = 1, n do
+    vals[i] = nil
+  end
+end
+
+local function give_back(self, vals, n, ...)
   if self then
+    empty(vals, n)
     self.vals = vals
   end
   return ...
@@ -195,7 +218,7 @@ end
 local function unroll(n)
   if n > UNROLL then
     return fill_loop, function(self, vals)
-      return give_back(self, vals, unpack(vals, 1, n))
+      return give_back(self, vals, n, unpack(vals, 1, n))
     end
   end
   local g = generated[n]
@@ -211,13 +234,13 @@ local function unroll(n)
       .. "elseif tag == NUMBER then vals[%d] = tonumber(it.v.num) j = j + 1\n"
       .. "else vals[%d], j, st = value(self, st, items, j, anchor, ptr, len, docobj) end\n"):format(i, i, i)
   end
-  local names, all = {}, {}
+  local names, all, empties = {}, {}, {}
   for i = 1, n do
-    names[i], all[i] = "v" .. i, "vals[" .. i .. "]"
+    names[i], all[i], empties[i] = "v" .. i, "vals[" .. i .. "]", "vals[" .. i .. "] = nil"
   end
   names = concat(names, ", ")
   code[#code + 1] = "end\nlocal function spread(self, vals) local " .. names .. " = " .. concat(all, ", ")
-    .. " if self then self.vals = vals end return " .. names .. " end\n"
+    .. " if self then " .. concat(empties, " ") .. " self.vals = vals end return " .. names .. " end\n"
   code[#code + 1] = "return fill, spread\n"
   local fill, spread = assert(loadstring(concat(code), "=qjson.select (" .. n .. " paths)"))(STRING, NUMBER,
     ffi_string, tonumber, value)
@@ -230,6 +253,7 @@ end
 -- that `anchor` keeps alive. Returns nil, or a message and whether it is
 -- an input error (raised at level 0) rather than the caller's.
 local function run(self, vals, d, node, anchor, ptr, len, docobj)
+  local sp = self.ref
   local r = take()
   local out = r.out
   -- A document's strings are read from its memory while Lua strings are
@@ -239,10 +263,10 @@ local function run(self, vals, d, node, anchor, ptr, len, docobj)
     give(r)
     return "qjson: " .. base.error_message(d)
   end
-  local rc = C.qjson_select(self.ptr, d, node, ptr, len, self.opts, out)
+  local rc = C.qjson_select(sp, d, node, ptr, len, self.opts, out)
   if rc == 0 then
     grow(r, out.count, out.used)
-    rc = C.qjson_select(self.ptr, d, node, ptr, len, self.opts, out)
+    rc = C.qjson_select(sp, d, node, ptr, len, self.opts, out)
   end
   if rc ~= 1 then
     if d ~= nil then
@@ -310,6 +334,7 @@ local function call(self, x, out)
     end
     for i = 1, self.n do
       out[keys[i]] = vals[i]
+      vals[i] = nil
     end
     if reuse then
       self.vals = vals
@@ -324,6 +349,21 @@ SelectorMT.__call = call
 -- `vals`: for qjson.stream. Returns nil or the message.
 function M.read_span(self, vals, anchor, ptr, len)
   return run(self, vals, nil, 0, anchor, ptr, len, nil)
+end
+
+-- Selector `sel` reading texts with packed parse options `o` instead of
+-- its own (qjson.stream's options, for the values it hands to `sel`):
+-- a copy sharing its compiled paths.
+function M.with_options(sel, o)
+  local copy = {}
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local k, v = next(sel)
+  while k ~= nil do
+    copy[k] = v
+    k, v = next(sel, k)
+  end
+  copy.opts, copy.vals = o, nil
+  return setmetatable(copy, SelectorMT)
 end
 
 function SelectorMT:__tostring()
@@ -363,12 +403,15 @@ function M.new(specs, opts)
     keys[i], list[i] = i, specs[i]
   end
   local names = {}
-  for k in pairs(specs) do
-    if type(k) == "string" then
-      names[#names + 1] = k
-    elseif not (type(k) == "number" and k >= 1 and k <= npos and k % 1 == 0) then
-      return nil, arg_message(1, "select", "keys must be 1..n or names, got " .. tostring(k)), true
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local key = next(specs)
+  while key ~= nil do
+    if type(key) == "string" then
+      names[#names + 1] = key
+    elseif not (type(key) == "number" and key >= 1 and key <= npos and key % 1 == 0) then
+      return nil, arg_message(1, "select", "keys must be 1..n or names, got " .. tostring(key)), true
     end
+    key = next(specs, key)
   end
   sort(names)
   for _, k in ipairs(names) do
@@ -376,10 +419,16 @@ function M.new(specs, opts)
   end
   if #list == 0 then
     return nil, arg_message(1, "select", "no paths"), true
+  elseif #names == 0 and npos > M.MAX_VALUES then
+    return nil, arg_message(1, "select", "more than " .. M.MAX_VALUES .. " paths in a list (a call returns each "
+      .. "as a value); name them to get a table"), true
   end
   local fill, spread = unroll(#list)
-  local ptr = ffi_gc(C.qjson_selector_new(), C.qjson_selector_free)
+  local ref = base.new_ref(selector_ref, C.qjson_selector_release)
   local box = ffi_new("qjson_error")
+  if C.qjson_selector_new_in(ref, box) == 0 then
+    return nil, "qjson: " .. ffi_string(box.message)
+  end
   local texts = {}
   for i, spec in ipairs(list) do
     local path, ty = spec, nil
@@ -392,13 +441,13 @@ function M.new(specs, opts)
     if type(path) ~= "string" then
       return nil, arg_message(1, "select", "path #" .. i .. ": string expected, got " .. type(path)), true
     end
-    if C.qjson_selector_add(ptr, path, #path, ty, ty and #ty or 0, box) == 0 then
+    if C.qjson_selector_add(ref, path, #path, ty, ty and #ty or 0, box) == 0 then
       return nil, arg_message(1, "select", ffi_string(box.message)), true
     end
     texts[i] = ty and (path .. ":" .. ty) or path
   end
   return setmetatable({
-    ptr = ptr, opts = o, n = #list, npos = npos, named = #names > 0,
+    ref = ref, opts = o, n = #list, npos = npos, named = #names > 0,
     keys = keys, texts = texts, vals = new_tab(#list, 0), fill = fill,
     spread = spread,
   }, SelectorMT)

@@ -17,12 +17,18 @@ local options = require("qjson.options")
 local selector = require("qjson.select")
 local arg_error = require("qjson.base").arg_error
 
-local type, error, tostring, tonumber, setmetatable, getmetatable, next =
-  type, error, tostring, tonumber, setmetatable, getmetatable, next
-local ffi_string, ffi_gc, ffi_copy, ffi_sizeof = ffi.string, ffi.gc, ffi.copy, ffi.sizeof
+local type, error, tostring, tonumber, setmetatable, getmetatable, next, pcall =
+  type, error, tostring, tonumber, setmetatable, getmetatable, next, pcall
+local ffi_string, ffi_copy = ffi.string, ffi.copy
+local holds = base.holds
 local read_span = selector.read_span
 local SelectorMT = selector.SelectorMT
 local DocMT = doc.DocMT
+
+local new_tab = (function()
+  local ok, f = pcall(require, "table.new")
+  return ok and f or function() return {} end
+end)()
 
 local M = {}
 
@@ -32,16 +38,22 @@ local FORMATS = {
   sse = C.QJSON_STREAM_FORMAT_SSE,
 }
 
--- The most bytes an unfinished value may hold, by default.
+-- The most bytes an unfinished value may hold, by default, and at most
+-- (a value's length crosses the C ABI as 32 bits).
 M.DEFAULT_MAX_SIZE = 8 * 1024 * 1024
+M.MAX_SIZE = tonumber(C.qjson_stream_max_size())
 
 local out_type = ffi.typeof("qjson_stream_out")
-local options_type = ffi.typeof("qjson_options")
+local error_type = ffi.typeof("qjson_error")
+local span_array = ffi.typeof("qjson_span[?]")
+local SPAN_BYTES = ffi.sizeof("qjson_span")
+local splitter_ref = ffi.typeof("qjson_stream *[1]")
 local char_ptr = ffi.typeof("const char *")
 
 -- Checks (format, how, opts) for `name`: the native format, the way
--- values are handed out ("doc", "raw" or a selector), max_size and packed
--- parse options (or nil). Raises at the caller's caller.
+-- values are handed out ("doc", "raw" or "select"), the selector (reading
+-- with the stream's parse options, when given), max_size and packed parse
+-- options (or nil). Raises at the caller's caller.
 local function settings(name, format, how, opts)
   -- (each's first argument is the stream.)
   local first = name == "each" and 1 or 0
@@ -68,8 +80,8 @@ local function settings(name, format, how, opts)
     local k, v = next(opts)
     while k ~= nil do
       if k == "max_size" then
-        if type(v) ~= "number" or v < 1 or v % 1 ~= 0 then
-          error("bad option 'max_size' (positive integer expected, got " .. tostring(v) .. ")", 3)
+        if type(v) ~= "number" or v < 1 or v > M.MAX_SIZE or v % 1 ~= 0 then
+          error("bad option 'max_size' (integer from 1 to " .. M.MAX_SIZE .. " expected, got " .. tostring(v) .. ")", 3)
         end
         max = v
       else
@@ -77,53 +89,91 @@ local function settings(name, format, how, opts)
       end
       k, v = next(opts, k)
     end
-    local packed, oerr = options.pack(rest)
-    if oerr then
-      error("bad argument to '" .. name .. "' (" .. oerr .. ")", 3)
+    if next(rest) ~= nil then
+      local oerr
+      o, oerr = options.pack(rest)
+      if oerr then
+        error("bad argument to '" .. name .. "' (" .. oerr .. ")", 3)
+      end
     end
-    o = options_type()
-    ffi_copy(o, packed, ffi_sizeof(options_type))
+    -- Parse options apply to every value parsed or selected: none is
+    -- accepted where nothing would use it.
+    if o ~= nil and how == "raw" then
+      error("bad argument to '" .. name .. "' (parse options with \"raw\": the values are not parsed)", 3)
+    elseif o ~= nil and sel ~= nil then
+      if sel.opts ~= nil then
+        error("bad argument to '" .. name .. "' (parse options given both to the selector and to the stream)", 3)
+      end
+      sel = selector.with_options(sel, o)
+    end
   end
   return f, how, sel, max, o
 end
 
+-- A new splitter, in its ref (qjson.base: freed by the collector).
 local function splitter(f, max)
-  return ffi_gc(C.qjson_stream_new(f, max), C.qjson_stream_free)
+  local ref = base.new_ref(splitter_ref, C.qjson_stream_release)
+  local e = error_type()
+  if C.qjson_stream_new_in(f, max, ref, e) == 0 then
+    error("qjson: " .. ffi_string(e.message), 0)
+  end
+  return ref
 end
 
--- Splitters for whole buffers, by format and max_size, reused: each()
--- takes one for its iteration and puts it back when the iteration ends
--- (an iteration left early leaves its splitter to the collector). The
--- native memory a splitter holds is invisible to the collector, so one
--- per call would pile up between collections.
+-- Splitters for whole buffers, by format, then max_size, reused: each()
+-- takes one for its split and puts it back at once, trimmed (the native
+-- memory it holds beyond a small bound given back: the collector does
+-- not see it). At most 4 per format and max_size.
 local idle = {}
+for _, f in next, FORMATS do
+  idle[f] = {}
+end
 
 local function take_splitter(f, max)
-  local key = f * 4294967296 + max
-  local list = idle[key]
+  local list = idle[f][max]
   local n = list and #list or 0
-  if n > 0 then
-    local st = list[n]
+  while n > 0 do
+    local ref = list[n]
     list[n] = nil
-    return st, key
+    n = n - 1
+    -- (lua_close's finalizers may have freed it: dropped.)
+    if holds(ref) then
+      return ref
+    end
   end
-  return splitter(f, max), key
+  return splitter(f, max)
 end
 
-local function put_splitter(st, key)
-  local list = idle[key]
+local function put_splitter(ref, f, max)
+  if not holds(ref) then
+    return
+  end
+  C.qjson_stream_trim(ref)
+  local list = idle[f][max]
   if list == nil then
     list = {}
-    idle[key] = list
+    idle[f][max] = list
   end
   if #list < 4 then
-    list[#list + 1] = st
+    list[#list + 1] = ref
   end
 end
 
 -- "qjson: <message> in the value at byte <at> of the stream".
 local function located(msg, at)
   return msg .. " in the value at byte " .. tostring(at) .. " of the stream"
+end
+
+-- A value that does not parse (or select) ends the iteration, and a
+-- feeder's stream: every later step and feed raises `msg` again, so the
+-- values handed out do not depend on where the stream was cut.
+local function bad_value(it, msg)
+  it.failed = msg
+  local f = it.feeder
+  if f then
+    f.failed = msg
+  end
+  error(msg, 0)
 end
 
 -- Hands out value `i`: `len` bytes at `ptr`, which `anchor` keeps alive,
@@ -143,7 +193,7 @@ local function hand_out(it, i, anchor, ptr, len, at)
     end
     local err = read_span(sel, vals, anchor, ptr, len)
     if err then
-      error(located(err, at), 0)
+      bad_value(it, located(err, at))
     end
     if sel.named then
       local out = {}
@@ -156,13 +206,11 @@ local function hand_out(it, i, anchor, ptr, len, at)
   end
   local h, msg = parse.open(ptr, it.opts, len)
   if h == nil then
-    error(located("qjson: " .. msg, at), 0)
+    bad_value(it, located("qjson: " .. msg, at))
   end
   return i, setmetatable({ ptr = h, node = 0, src = anchor }, DocMT)
 end
 
--- Iteration over a whole buffer: the spans stay in this iteration's own
--- splitter (no one else calls it), the values in the buffer it anchors.
 -- The end of an iteration: raises the error the stream held back, if any.
 local function finish(it)
   local err = it.err
@@ -173,19 +221,21 @@ local function finish(it)
   return nil
 end
 
+-- Iteration over a whole buffer: the spans and the joined SSE data were
+-- copied out of the splitter (which went back to its pool), the values
+-- are in the buffer it anchors.
 local function each_step(it, i)
+  if it.failed then
+    error(it.failed, 0)
+  end
   i = i + 1
   if i > it.n then
-    if it.st then
-      put_splitter(it.st, it.key)
-      it.st, it.out = nil, nil
-    end
     return finish(it)
   end
-  local sp = it.out.spans[i - 1]
-  local start, len, at = tonumber(sp.start), tonumber(sp.len), tonumber(sp.at)
+  local sp = it.spans[i - 1]
+  local start, len, at = tonumber(sp.start), sp.len, tonumber(sp.at)
   if sp.joined ~= 0 then
-    local s = ffi_string(it.out.joined + start, len)
+    local s = ffi_string(it.joined + start, len)
     return hand_out(it, i, s, s, len, at)
   end
   return hand_out(it, i, it.src, it.base + start, len, at)
@@ -201,17 +251,21 @@ function M.each(buf, format, how, opts)
     arg_error(1, "each", "string expected, got " .. type(buf), 2)
   end
   local f, h, sel, max, o = settings("each", format, how, opts)
-  local st, key = take_splitter(f, max)
+  local ref = take_splitter(f, max)
   local out = out_type()
-  local rc = C.qjson_stream_split(st, buf, #buf, out)
-  local it = {
-    st = st, key = key, out = out, n = out.count, src = buf, base = ffi.cast(char_ptr, buf),
-    how = h, sel = sel, vals = sel and {} or nil, opts = o,
-  }
-  if rc ~= 1 then
-    it.err = "qjson: " .. ffi_string(out.err.message)
-  end
-  return each_step, it, 0
+  local rc = C.qjson_stream_split(ref, buf, #buf, out)
+  local n = out.count
+  -- (No one else calls this splitter until it is put back: its output
+  -- stays put while it is copied.)
+  local spans = span_array(n)
+  ffi_copy(spans, out.spans, n * SPAN_BYTES)
+  local joined = ffi_string(out.joined, tonumber(out.joined_len))
+  local err = rc ~= 1 and "qjson: " .. ffi_string(out.err.message) or nil
+  put_splitter(ref, f, max)
+  return each_step, {
+    n = n, spans = spans, joined = ffi.cast(char_ptr, joined), joined_str = joined, err = err,
+    src = buf, base = ffi.cast(char_ptr, buf), how = h, sel = sel, vals = sel and new_tab(sel.n, 0) or nil, opts = o,
+  }, 0
 end
 
 local Feeder = {}
@@ -222,53 +276,77 @@ local FeederMT = { __index = Feeder }
 function M.feeder(format, how, opts)
   local f, h, sel, max, o = settings("feeder", format, how, opts)
   return setmetatable({
-    st = splitter(f, max), out = out_type(), how = h, sel = sel, vals = sel and {} or nil, opts = o,
-    done = false, texts = {}, busy = false,
+    ref = splitter(f, max), out = out_type(), how = h, sel = sel, opts = o,
+    done = false, busy = false, failed = false,
   }, FeederMT)
 end
 
 local function feed_step(it, i)
+  if it.failed then
+    error(it.failed, 0)
+  end
   i = i + 1
-  local s = it.texts[i]
-  if s == nil then
+  if i > it.n then
     return finish(it)
   end
+  local s = it.texts[i]
   return hand_out(it, i, s, s, #s, it.at[i])
+end
+
+-- Feeds the splitter and copies the values it completed out of it, into
+-- an iteration of this feed's own (a finalizer's feed gets its own: no
+-- table is shared across feeds); then tells the splitter they were taken
+-- (out.unread). A copy cut short by an error (a finalizer's, out of
+-- memory) leaves them unread: the next feed gets them again, first.
+local function take_values(self, chunk, last)
+  local out = self.out
+  local rc = C.qjson_stream_feed(self.ref, chunk, #chunk, last and 1 or 0, out)
+  local n = out.count
+  local texts, at = new_tab(n, 0), new_tab(n, 0)
+  for k = 0, n - 1 do
+    local sp = out.spans[k]
+    local area = sp.joined ~= 0 and out.joined or out.data
+    texts[k + 1] = ffi_string(area + tonumber(sp.start), sp.len)
+    at[k + 1] = tonumber(sp.at)
+  end
+  local sel = self.sel
+  local it = {
+    feeder = self, n = n, texts = texts, at = at, done = out.done ~= 0,
+    err = rc ~= 1 and "qjson: " .. ffi_string(out.err.message) or nil,
+    how = self.how, sel = sel, vals = sel and new_tab(sel.n, 0) or nil, opts = self.opts,
+  }
+  out.unread = 0
+  return it
 end
 
 -- Adds `chunk` (nil or "" for none; `last` true at the end of the
 -- stream) and iterates the values it completes, as each() does. Raises
--- (after those values) when the stream cannot be split or a value grows
--- past max_size; every later call raises the same error.
+-- (after those values) when the stream cannot be split, a value grows
+-- past max_size or does not parse; every later call raises the same
+-- error. A call after the end of the stream raises.
 function Feeder:feed(chunk, last)
   if chunk == nil then
     chunk = ""
   elseif type(chunk) ~= "string" then
     arg_error(1, "feed", "string expected, got " .. type(chunk), 2)
   end
+  if self.failed then
+    error(self.failed, 0)
+  end
   if self.busy then
     error("qjson: feeder is already feeding (a finalizer fed it?)", 2)
   end
+  -- (Whatever raises inside, busy is cleared: the pcall.)
   self.busy = true
-  local out = self.out
-  local rc = C.qjson_stream_feed(self.st, chunk, #chunk, last and 1 or 0, out)
-  -- Copy each value out before anything else can call the splitter.
-  local n = out.count
-  local texts, at = {}, {}
-  for k = 0, n - 1 do
-    local sp = out.spans[k]
-    local area = sp.joined ~= 0 and out.joined or out.data
-    texts[k + 1] = ffi_string(area + tonumber(sp.start), tonumber(sp.len))
-    at[k + 1] = tonumber(sp.at)
-  end
-  self.done = out.done ~= 0
-  local it = {
-    texts = texts, at = at, how = self.how, sel = self.sel, vals = self.vals, opts = self.opts,
-  }
-  if rc ~= 1 then
-    it.err = "qjson: " .. ffi_string(out.err.message)
-  end
+  local ok, it = pcall(take_values, self, chunk, last)
   self.busy = false
+  if not ok then
+    error(it, 0)
+  end
+  self.done = it.done
+  if it.n == 0 and it.err then
+    error(it.err, 0)
+  end
   return feed_step, it, 0
 end
 

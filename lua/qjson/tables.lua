@@ -106,10 +106,14 @@ end
 local keys, templates, key_generation = {}, {}, 0
 
 -- A template from `t`, an object just built: its keys, values false.
+-- (A `while` over next(), not a for loop: a finalizer's decode may run
+-- it, see qjson.base, ITERN.)
 local function template_of(t)
   local tmpl = clone(t)
-  for k in next, tmpl do
+  local k = next(tmpl)
+  while k ~= nil do
     tmpl[k] = false
+    k = next(tmpl, k)
   end
   return tmpl
 end

@@ -15,6 +15,19 @@ if mode == "nojit" then
   jit.off()
 end
 
+-- Scenario lua_close_unloaded: a userdata made before qjson was loaded,
+-- whose __gc encodes at lua_close (which LuaJIT may run after it has
+-- closed the libraries ffi.load opened).
+if name == "lua_close_unloaded" then
+  local p = newproxy(true)
+  getmetatable(p).__gc = function()
+    local ok, r = pcall(function() return require("qjson").encode({ 1.5 }) end)
+    io.stdout:write("at close: ", ok and r or tostring(r), "\n")
+    io.stdout:flush()
+  end
+  _G.early = p
+end
+
 local qjson = require("qjson")
 local cjson = require("qjson.cjson")
 -- Views on every build (without LUA52COMPAT decode returns plain tables by
@@ -287,6 +300,37 @@ function S.encode_nested()
   hooks.put = put
 end
 
+-- Issue 39, item 22: the walker stays busy until its output is taken
+-- (qjson.encode.walk's walk). Taking the output allocates, and a
+-- finalizer's encode there must take another walker: in this one it
+-- would reset what the walk met (a view of a lazy-mode document, whose
+-- copied bytes are then checked) before the walk reads it. An edited view
+-- of a lazy-mode document holding invalid JSON, encoded while a finalizer
+-- encodes a plain table at each allocation in turn: every encode raises,
+-- none returns the invalid text.
+function S.encode_output()
+  local text = '{"a": 1, "b": tru}'
+  local function edited()
+    local v = qjson.decode(text, { mode = "lazy" })
+    v.a = 2
+    return v
+  end
+  local lazy_error = "invalid JSON copied from a document parsed in lazy mode"
+  local ok, err = pcall(qjson.encode, edited())
+  check(not ok and tostring(err):find(lazy_error, 1, true), "unstressed encode: " .. tostring(err))
+  for from = 1, 40 do
+    local v = edited()
+    arm(function()
+      assert(qjson.encode({ from }) == "[" .. from .. "]")
+    end, from, 1)
+    stress()
+    local ok2, out = pcall(qjson.encode, v)
+    calm()
+    check(not ok2 and tostring(out):find(lazy_error, 1, true),
+      "encode, another encode at allocation " .. from .. ": " .. tostring(out))
+  end
+end
+
 -- Item 12 under finalizers: doc:get below the root adopts the view by
 -- reading the keys on the path from the root (view.read's attach); a
 -- finalizer that reads another document's long key meanwhile rewrites the
@@ -452,6 +496,86 @@ function S.trace_exits()
   calm()
 end
 
+-- Issue 39, item 18: a storm of finalizers that parse, read, decode,
+-- edit, encode (plain tables, views, with qjson.cjson too) and
+-- materialize, while the main loop does the same, each result checked.
+-- qjson.decode gives what it gives on this build (plain tables without
+-- LUA52COMPAT). A compiled `pairs` loop that a finalizer enters can spin
+-- for ever (see qjson.encode), so with the JIT on the main loop flushes
+-- the compiled code every 50 ms: traces are young again and again, their
+-- exits not yet extended, which is when such a loop spins. A hang is
+-- what this scenario's caller watches for (spec/finalizer_spec.lua's
+-- timeout; docs/security.md has how often it hung before the fix).
+local STORM_SECONDS = 2 -- of CPU time
+function S.storm()
+  qjson.decode_views(require("qjson.decode.config").LUA52COMPAT)
+  local text = '{"id":7,"name":"n","tags":["a","b",{"k":[1,2.5,null]}],"o":{"p":true,"q":"x\\u00e9"}}'
+  -- Plain tables of mixed shapes: keys and values of several types in one
+  -- table, holes, nesting, an array part beside a hash part.
+  local function value(i)
+    local o = { id = i, name = "n" .. i, ok = i % 2 == 0, list = { 1, "two", { 3 } } }
+    for j = 1, 12 do
+      o["k" .. j] = j % 3 == 0 and { j, "s" } or j % 3 == 1 and j or ("v" .. j)
+    end
+    o[1], o[2.5] = "one", "two and a half"
+    return { o, { n = i, list = { 1, 2, 3, nil, 5 } }, { [1] = 1, [2] = 2, x = "y" } }
+  end
+  local want_plain, want_cjson = {}, {}
+  for i = 1, 4 do
+    want_plain[i] = qjson.encode(value(i), { sort_keys = true })
+    want_cjson[i] = #cjson.encode(value(i))
+  end
+  local want_text = qjson.encode(cjson.decode(text), { sort_keys = true })
+  local function edited()
+    local t = qjson.decode(text)
+    t.id = 8
+    return t
+  end
+  local want_edit, want_sorted = qjson.encode(edited()), qjson.encode(qjson.materialize(edited()), { sort_keys = true })
+  local function work(i)
+    local k = i % 4 + 1
+    local d = qjson.parse(text)
+    assert(d:get_str("name") == "n" and d:get_num("tags[2].k[1]") == 2.5 and d:len("tags") == 3, "parse and reads")
+    d:close()
+    assert(qjson.encode(value(k), { sort_keys = true }) == want_plain[k], "qjson.encode of plain tables")
+    assert(#qjson.encode(value(k)) == #want_plain[k], "qjson.encode, compact")
+    assert(#cjson.encode(value(k)) == want_cjson[k], "qjson.cjson.encode")
+    local t = edited()
+    assert(qjson.encode(qjson.materialize(t), { sort_keys = true }) == want_sorted, "decode, edit, materialize")
+    assert(#qjson.encode(t) == #want_edit, "decode, edit, encode")
+    assert(qjson.encode(cjson.decode(text), { sort_keys = true }) == want_text, "qjson.cjson.decode")
+  end
+  local ran = 0
+  arm(function()
+    ran = ran + 1
+    local ok, err = pcall(work, ran)
+    if not ok then
+      check(false, "in a finalizer: " .. tostring(err))
+    end
+  end)
+  collectgarbage("setpause", 0)
+  collectgarbage("setstepmul", 200)
+  collectgarbage("step", 0)
+  armed.live = true
+  local flush = mode ~= "nojit"
+  local start = os.clock()
+  local flushed = start
+  local i = 0
+  while os.clock() - start < STORM_SECONDS and #failures == 0 do
+    i = i + 1
+    local ok, err = pcall(work, i)
+    if not ok then
+      check(false, "in the main loop: " .. tostring(err))
+    end
+    if flush and os.clock() - flushed > 0.05 then
+      jit.flush()
+      flushed = os.clock()
+    end
+  end
+  calm()
+  check(ran > 1000, "only " .. ran .. " finalizers ran")
+end
+
 -- Item 5: at lua_close LuaJIT runs cdata finalizers (qjson's) before
 -- userdata __gc: a __gc that reads a document then gets "document is
 -- closed", not freed memory. Prints what the reads gave, at exit.
@@ -478,6 +602,128 @@ function S.lua_close()
   _G.keep = { p, docs }
   -- (no os.exit: the interpreter closes the state at the end of the script)
 end
+
+-- Issue 39, item 11: a finalizer that feeds the same feeder while the
+-- caller iterates an earlier feed's values (or while it feeds: then its
+-- feed raises "already feeding", which the finalizer catches): each
+-- iteration hands out its own values, never fields of two events.
+function S.feeder_values()
+  local sel = qjson.select({ "a", "b" })
+  local chunk = '{"a":"a1","b":"b1"}\n{"a":"a2","b":"b2"}\n{"a":"a3","b":"b3"}\n'
+  local other = '{"a":"x1","b":"y1"}\n'
+  for from = 1, 80 do
+    local f = qjson.stream.feeder("ndjson", sel)
+    local inner = {}
+    arm(function()
+      pcall(function()
+        for _, a, b in f:feed(other) do
+          inner[#inner + 1] = a .. b
+        end
+      end)
+    end, from, 1)
+    stress()
+    local got = {}
+    for _, a, b in f:feed(chunk) do
+      got[#got + 1] = a .. b
+    end
+    calm()
+    got = table.concat(got, ",")
+    check(got == "a1b1,a2b2,a3b3", "feed at " .. from .. ": " .. got)
+    for _, v in ipairs(inner) do
+      check(v == "x1y1", "the finalizer's feed at " .. from .. ": " .. v)
+    end
+  end
+end
+
+-- Issue 39, item 12: a finalizer raises inside feed() (the same path as
+-- running out of memory while the values are copied): that feed raises
+-- the finalizer's error, the feeder is not left "already feeding", and
+-- the values it had taken come with the next feed, once each, in order.
+function S.feeder_error()
+  local chunk = '{"a":1}\n{"a":2}\n{"a":3}\n{"a":4}\n'
+  for from = 1, 60 do
+    for _, how in ipairs({ "raw", "sel" }) do
+      local f = qjson.stream.feeder("ndjson", how == "raw" and "raw" or qjson.select({ "a" }))
+      local got, n, errs = { false, false, false, false, false, false }, 0, {}
+      arm(function() error("finalizer error", 0) end, from, 1)
+      stress()
+      for _, c in ipairs({ chunk, "{\"a\":5}\n", "" }) do
+        local ok, step, st, i = pcall(f.feed, f, c)
+        if ok then
+          -- (Each step in a pcall too, and retried: a step the finalizer
+          -- cut short hands out its value again.)
+          while true do
+            local ok2, j, v = pcall(step, st, i)
+            if ok2 then
+              if j == nil then
+                break
+              end
+              n = n + 1
+              got[n] = v
+              i = j
+            elseif v ~= "finalizer error" and j ~= "finalizer error" then
+              errs[#errs + 1] = tostring(j)
+              break
+            end
+          end
+        elseif step ~= "finalizer error" then
+          errs[#errs + 1] = tostring(step)
+        end
+      end
+      calm()
+      local s = table.concat(got, ",", 1, n)
+      local want = how == "raw" and '{"a":1},{"a":2},{"a":3},{"a":4},{"a":5}' or "1,2,3,4,5"
+      check(s == want, how .. " at " .. from .. ": " .. s)
+      check(#errs == 0, how .. " at " .. from .. ": " .. table.concat(errs, "; "))
+    end
+  end
+end
+
+-- Issue 39, item 17: at lua_close, a userdata __gc (run after every cdata
+-- finalizer) uses a selector, a feeder, a validator and a compiled path,
+-- and calls qjson.stream.each (whose pooled splitter those finalizers
+-- freed): each use raises "<object> is freed", each() takes a new
+-- splitter. Prints what each use gave, at exit.
+function S.lua_close_objects()
+  local sel = qjson.select({ "a" })
+  local feeder = qjson.stream.feeder("ndjson", sel)
+  for _ in feeder:feed('{"a":1}\n') do end
+  local validator = qjson.schema('{"type":"object"}')
+  local path = qjson.path("a")
+  local d = qjson.parse('{"a":1}')
+  for _ in qjson.stream.each('{"a":1}\n', "ndjson", "raw") do end
+  local p = newproxy(true)
+  getmetatable(p).__gc = function()
+    local out = {}
+    local function try(what, fn)
+      local ok, r = pcall(fn)
+      out[#out + 1] = what .. ": " .. (ok and "gave " .. tostring(r) or tostring(r))
+    end
+    try("selector", function() return sel('{"a":2}') end)
+    try("feeder", function()
+      local r
+      for _, v in feeder:feed('{"a":3}\n') do
+        r = v
+      end
+      return r
+    end)
+    try("validator", function() return validator:is_valid("{}") end)
+    try("path", function() return d:get_num(path) end)
+    try("each", function()
+      local r
+      for _, v in qjson.stream.each('{"a":4}\n', "ndjson", "raw") do
+        r = v
+      end
+      return r
+    end)
+    io.stdout:write("at close:\n", table.concat(out, "\n"), "\n")
+    io.stdout:flush()
+  end
+  _G.keep = { p, sel, feeder, validator, path, d }
+end
+
+-- (Set up before qjson was loaded, at the top.)
+function S.lua_close_unloaded() end
 
 local f = S[name]
 if not f then

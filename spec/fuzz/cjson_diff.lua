@@ -15,6 +15,10 @@ local gen = require("fuzz.gen")
 local support = require("support")
 
 local format, char, byte, sub, concat = string.format, string.char, string.byte, string.sub, table.concat
+-- (`#` calls __len on a LUA52COMPAT build, and some tables here have one.)
+local rawlen = rawget(_G, "rawlen") or function(t)
+  return #t
+end
 
 local M = {}
 
@@ -350,6 +354,20 @@ function D:lua_value(depth, null)
     if self:chance(0.05) then
       t[self:pick({ true, print })] = 1 -- a key of a type encode refuses
     end
+    if self:chance(0.05) then
+      -- A length of its own: lua-cjson calls __len, and reads the
+      -- elements with t[i], so through __index.
+      local len = self:pick({ 0, 1, 3, 2.5, -1, "2", "x", 1e10, 0 / 0 })
+      local mt = { __len = function()
+        return len
+      end }
+      if self:chance(0.5) then
+        mt.__index = function(_, i)
+          return i * 2
+        end
+      end
+      setmetatable(t, mt)
+    end
     return t
   elseif r <= 6 then
     return self:pick({ 0, -0.0, 1, -1, 0.1, 1 / 3, 1e15, 123456789012345, 2 ^ 53, 2 ^ 63, -2 ^ 63, 1e300, 1e-300,
@@ -445,7 +463,7 @@ function D:encode_step(qc, real)
     v = self:lua_value(self:int(0, 5), real.cjson.null)
   end
   if type(v) == "table" and self:chance(0.05) then
-    v[#v + 1] = v -- a cycle
+    v[rawlen(v) + 1] = v -- a cycle
   end
   local ra = outcome(nil, pcall(a.encode, v))
   local rb = outcome(nil, pcall(b.encode, v))

@@ -232,7 +232,8 @@ fn huge_enums_and_wide_instances_stay_linear() {
 
 #[test]
 fn large_instances_report_their_first_error_only() {
-    // Every element fails: collecting them all took ~360 bytes each.
+    // Every element fails: collecting the errors is bounded at
+    // max_errors × 64 KB, about 12,500 of these.
     let s = compile(r#"{"items":{"type":"string"}}"#);
     let body = format!("[{}]", vec!["1"; 1_000_000].join(","));
     let t = Instant::now();
@@ -240,7 +241,7 @@ fn large_instances_report_their_first_error_only() {
     quick("a million failing elements", t);
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].instance_location, "/0");
-    let small = format!("[{}]", vec!["1"; qjson_core::schema::ALL_ERRORS_MAX_SLOTS - 10].join(","));
+    let small = format!("[{}]", vec!["1"; 10_000].join(","));
     assert_eq!(s.validate_bytes(small.as_bytes()).unwrap().len(), 100);
 }
 

@@ -71,8 +71,13 @@ fn run_dir(dir: &Path, label: &str, opts: SchemaOptions, remotes: &str) -> DirRe
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
+    run_files(&files, label, opts, remotes)
+}
+
+/// As [`run_dir`], for these files.
+fn run_files(files: &[PathBuf], label: &str, opts: SchemaOptions, remotes: &str) -> DirResult {
     let (mut passed, mut total, mut failures) = (0usize, 0usize, Vec::new());
-    for file in &files {
+    for file in files {
         let bytes = fs::read(file).unwrap();
         let mut doc = Document::parse(&bytes, &Options::default()).unwrap();
         let fname = file.file_name().unwrap().to_str().unwrap();
@@ -180,4 +185,29 @@ fn json_schema_test_suite_format_assertion() {
         unlisted.extend(failing(&failures, &known, false));
     }
     assert!(unlisted.is_empty(), "{} format failures not listed in docs/conformance.md", unlisted.len());
+}
+
+/// The suite's optional tests of numbers past binary64 (`bignum.json`,
+/// `float-overflow.json`): qjson compares the decimals written
+/// (src/schema/decimal.rs), so every one must pass.
+#[test]
+fn json_schema_test_suite_optional_numbers() {
+    let suite = Path::new(SUITE);
+    if !suite.exists() {
+        println!("SKIPPED: {SUITE} is absent; optional number tests not run");
+        return;
+    }
+    let remotes = remotes(&suite.join("remotes"));
+    let mut failed = Vec::new();
+    for (dir, code) in DRAFTS {
+        let opts = SchemaOptions { draft: code, ..SchemaOptions::default() };
+        let optional = suite.join("tests").join(dir).join("optional");
+        let files: Vec<PathBuf> =
+            ["bignum.json", "float-overflow.json"].iter().map(|f| optional.join(f)).filter(|p| p.exists()).collect();
+        let label = format!("{dir}/optional");
+        let (passed, total, failures) = run_files(&files, &label, opts, &remotes);
+        println!("JSON-Schema-Test-Suite {label}: bignum and float-overflow, {passed}/{total} pass");
+        failed.extend(failing(&failures, &[], false));
+    }
+    assert!(failed.is_empty(), "{} optional number tests fail", failed.len());
 }

@@ -155,3 +155,136 @@ fn nul_bytes_and_invalid_utf8_are_left_to_the_parser() {
     let e = qjson_core::Document::parse(&v[1].0, &Default::default()).err().unwrap();
     assert_eq!(v[1].1 + e.offset as u64, 15);
 }
+
+/// Streams that fail: split errors (a stray `]`, a value cut off at the
+/// end) after values, in every format.
+const FAILING: &[(StreamFormat, &str)] = &[
+    (StreamFormat::Concat, "{\"a\":1} [2] ] {\"b\":3} 4"),
+    (StreamFormat::Concat, "1 \"two\" [3, {\"four\": [5"),
+    (StreamFormat::Ndjson, "{\"a\":1}\n[2]\n\"never"),
+];
+
+#[test]
+fn every_cut_gives_the_same_values_and_error() {
+    for (format, text) in FAILING {
+        let data = text.as_bytes();
+        let (want, err) = whole(*format, data);
+        assert!(!want.is_empty(), "{format:?}: {want:?}");
+        if *format == StreamFormat::Ndjson {
+            // (A line format has no split error: its last value is handed
+            // out, and fails when it is parsed.)
+            assert!(err.is_none());
+        } else {
+            assert!(err.is_some(), "{format:?}");
+        }
+        for k in 0..=data.len() {
+            assert_eq!(
+                chunked(*format, &[&data[..k], &data[k..]]),
+                (want.clone(), err.clone()),
+                "{format:?} cut at {k}"
+            );
+        }
+        let bytes: Vec<&[u8]> = data.chunks(1).collect();
+        assert_eq!(chunked(*format, &bytes), (want.clone(), err.clone()), "{format:?} byte by byte");
+    }
+}
+
+/// Feeds `chunks`, leaving the values of the calls in `untaken` untaken
+/// (`feed_keeping` next): the values every taken call gave, in order.
+fn chunked_untaken(format: StreamFormat, chunks: &[&[u8]], untaken: &[usize]) -> (Vec<(Vec<u8>, u64)>, Option<String>) {
+    let mut sp = Splitter::new(format, 1 << 20);
+    let mut v = Vec::new();
+    let mut keep = false;
+    for (i, c) in chunks.iter().enumerate() {
+        let end = i + 1 == chunks.len();
+        let r = if keep { sp.feed_keeping(c, end) } else { sp.feed(c, end) };
+        keep = untaken.contains(&i) && !end && r.is_ok();
+        if !keep {
+            let buf = sp.buffer().to_vec();
+            collect(&sp, &buf, &mut v);
+        }
+        if let Err(e) = r {
+            return (v, Some(e.to_string()));
+        }
+    }
+    (v, None)
+}
+
+#[test]
+fn values_not_taken_come_again_with_the_next_feed() {
+    for (format, text) in STREAMS.iter().chain(FAILING) {
+        let data = text.as_bytes();
+        let want = whole(*format, data);
+        for k in 0..=data.len() {
+            for m in (k..=data.len()).step_by(7) {
+                let chunks = [&data[..k], &data[k..m], &data[m..]];
+                for untaken in [&[0][..], &[1], &[0, 1]] {
+                    assert_eq!(
+                        chunked_untaken(*format, &chunks, untaken),
+                        want,
+                        "{format:?} cut at {k} and {m}, calls {untaken:?} untaken"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sse_skips_one_leading_byte_order_mark_wherever_the_stream_is_cut() {
+    let text = b"\xEF\xBB\xBFdata: {\"a\":1}\n\ndata: {\"b\":2}\n\n";
+    let (want, err) = whole(StreamFormat::Sse, text);
+    assert!(err.is_none());
+    let values: Vec<&[u8]> = want.iter().map(|(v, _)| &v[..]).collect();
+    assert_eq!(values, [&b"{\"a\":1}"[..], b"{\"b\":2}"]);
+    assert_eq!(want[0].1, 9, "positions count the mark's bytes");
+    for k in 0..=text.len() {
+        assert_eq!(chunked(StreamFormat::Sse, &[&text[..k], &text[k..]]), (want.clone(), None), "cut at {k}");
+    }
+    let bytes: Vec<&[u8]> = text.chunks(1).collect();
+    assert_eq!(chunked(StreamFormat::Sse, &bytes), (want.clone(), None));
+    // One mark only, and only at the start: a second one makes the first
+    // line's field name "\u{FEFF}data", which is not `data`.
+    let (v, _) = whole(StreamFormat::Sse, b"\xEF\xBB\xBF\xEF\xBB\xBFdata: 1\n\ndata: 2\n\n");
+    assert_eq!(v, [(b"2".to_vec(), 21)]);
+    let (v, _) = whole(StreamFormat::Sse, b"data: 1\n\n\xEF\xBB\xBFdata: 2\n\n");
+    assert_eq!(v, [(b"1".to_vec(), 6)]);
+    // A stream that is a part of the mark, or the mark alone.
+    for s in [&b"\xEF"[..], b"\xEF\xBB", b"\xEF\xBB\xBF", b"\xEFdata: 1\n\n"] {
+        assert_eq!(whole(StreamFormat::Sse, s), (vec![], None));
+        assert_eq!(chunked(StreamFormat::Sse, &s.chunks(1).collect::<Vec<_>>()), (vec![], None));
+    }
+    // NDJSON keeps it (the parser rejects it with its position).
+    let (v, _) = whole(StreamFormat::Ndjson, b"\xEF\xBB\xBF{}\n");
+    assert_eq!(v, [(b"\xEF\xBB\xBF{}".to_vec(), 0)]);
+}
+
+#[test]
+fn splitters_give_back_what_a_large_value_made_them_hold() {
+    // A 30 MB SSE body of multi-line events (the joined area) split whole,
+    // then trimmed as a pooled splitter is.
+    let event = format!("data: {{\"x\":\ndata: \"{}\"}}\n\n", "y".repeat(300));
+    let body = event.repeat(30 << 20 >> 9);
+    let mut sp = Splitter::new(StreamFormat::Sse, 1 << 20);
+    sp.split_all(body.as_bytes()).unwrap();
+    assert!(sp.held_bytes() > 20 << 20, "{}", sp.held_bytes());
+    sp.trim();
+    assert!(sp.held_bytes() <= 4 * qjson_core::stream::KEEP_BYTES, "{}", sp.held_bytes());
+    // A feeder after a large value: its buffer is given back by the next
+    // feed.
+    let mut sp = Splitter::new(StreamFormat::Ndjson, 64 << 20);
+    let big = format!("\"{}\"\n", "z".repeat(30 << 20));
+    sp.feed(&big.as_bytes()[..1000], false).unwrap();
+    sp.feed(&big.as_bytes()[1000..], false).unwrap();
+    assert_eq!(sp.spans().len(), 1);
+    sp.feed(b"1\n", false).unwrap();
+    assert!(sp.held_bytes() <= 4 * qjson_core::stream::KEEP_BYTES, "{}", sp.held_bytes());
+}
+
+#[test]
+fn max_size_is_at_most_what_a_span_holds() {
+    assert_eq!(qjson_core::stream::MAX_SIZE, u32::MAX as usize);
+    assert_eq!(Splitter::new(StreamFormat::Concat, usize::MAX).max_size(), u32::MAX as usize);
+    assert_eq!(Splitter::new(StreamFormat::Concat, (1 << 32) + 16).max_size(), u32::MAX as usize);
+    assert_eq!(Splitter::new(StreamFormat::Concat, 0).max_size(), 1);
+}

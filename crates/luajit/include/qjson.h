@@ -246,6 +246,9 @@ typedef struct {
   uint32_t backtrack_limit;
   // Compiled size of a `pattern`, in bytes.
   uint32_t regex_size_limit;
+  // Backtracking steps all the `pattern` matches of one validation may
+  // take before it fails.
+  uint32_t backtrack_budget;
 } qjson_schema_options;
 
 // An item's payload.
@@ -289,13 +292,18 @@ typedef struct {
 // What a split found. `spans` (`count` of them) stay valid until the
 // splitter's next call; a span's bytes are at `data + start`, or at
 // `joined + start` when its `joined` is 1. `done` is 1 once an SSE
-// stream sent `[DONE]`.
+// stream sent `[DONE]`. `unread` is set to 1 by `qjson_stream_feed`;
+// the caller sets it to 0 once it has taken the values: while it is 1,
+// the next feed keeps them, in front of its own.
 typedef struct {
   const qjson_span *spans;
   uint32_t count;
   uint32_t done;
   const char *data;
   const char *joined;
+  // Bytes at `joined`.
+  size_t joined_len;
+  uint32_t unread;
   qjson_error err;
 } qjson_stream_out;
 
@@ -540,18 +548,20 @@ void qjson_finalize(qjson_doc *doc);
 // a leak check for tests and a gauge for monitoring.
 uint64_t qjson_live_documents(void);
 
-// Compiles a path for reuse; null on a syntax error, with `err` filled in.
-qjson_path *qjson_path_compile(const char *path, size_t len, qjson_error *err);
+// Compiles a path for reuse into the caller's slot `out` (see
+// `box_into`): 1, or 0 on a syntax error, with `err` filled in.
+int32_t qjson_path_compile_in(const char *path, size_t len, qjson_path **out, qjson_error *err);
 
-// Frees a compiled path (null is ignored).
-void qjson_path_free(qjson_path *path);
+// Frees the compiled path in slot `path` and empties the slot (null or
+// empty: nothing).
+void qjson_path_release(qjson_path **path);
 
 // The kind at `path`; with `out_node`, the node too (for cursors).
 int32_t qjson_find(qjson_doc *doc,
                    uint32_t base,
                    const char *path,
                    size_t path_len,
-                   const qjson_path *compiled,
+                   qjson_path *const *compiled,
                    uint32_t *out_node);
 
 // A string, unescaped. The bytes stay valid until the next read.
@@ -559,7 +569,7 @@ int32_t qjson_get_str(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       const char **out_ptr,
                       size_t *out_len);
 
@@ -578,7 +588,7 @@ int32_t qjson_get_num(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       double *out);
 
 // A number as an exact int64; an error when it is not an integer in range.
@@ -586,7 +596,7 @@ int32_t qjson_get_i64(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       int64_t *out);
 
 // A number as an exact uint64; an error when it is not an integer in range.
@@ -594,7 +604,7 @@ int32_t qjson_get_u64(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       uint64_t *out);
 
 // A boolean (1 for true, 0 for false).
@@ -602,7 +612,7 @@ int32_t qjson_get_bool(qjson_doc *doc,
                        uint32_t base,
                        const char *path,
                        size_t path_len,
-                       const qjson_path *compiled,
+                       qjson_path *const *compiled,
                        uint8_t *out);
 
 // The member or element count of an object or array.
@@ -610,7 +620,7 @@ int32_t qjson_get_len(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       size_t *out);
 
 // The exact JSON text of any value (borrowed from the input).
@@ -618,7 +628,7 @@ int32_t qjson_get_raw(qjson_doc *doc,
                       uint32_t base,
                       const char *path,
                       size_t path_len,
-                      const qjson_path *compiled,
+                      qjson_path *const *compiled,
                       const char **out_ptr,
                       size_t *out_len);
 
@@ -627,6 +637,18 @@ int32_t qjson_get_raw(qjson_doc *doc,
 // the key's node; its value is the next node) and returns the kind of
 // the element or member value, or `Missing` after the last one.
 int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out);
+
+// The child of container `parent` whose subtree holds node `target`:
+// writes its node (for an object, the key's node) to `out_node` and its
+// index among the children to `out_index`, and returns 1; `Missing` when
+// `target` is not inside `parent`. Checks no value on the way (unlike
+// `qjson_next`, whose kinds check each child in lazy mode): for finding
+// the path to a node without reading its siblings.
+int32_t qjson_child_holding(qjson_doc *doc,
+                            uint32_t parent,
+                            uint32_t target,
+                            uint32_t *out_node,
+                            uint32_t *out_index);
 
 // For an object whose keys repeat: writes up to `cap` pairs (key node,
 // node of the key's last value), each key once in order of first
@@ -645,24 +667,27 @@ size_t qjson_index_bytes(const qjson_doc *doc);
 
 // Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
 // (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
-// documents `$ref` may reach; nothing is ever fetched. Returns null on
+// documents `$ref` may reach; nothing is ever fetched. Boxes the schema
+// into the caller's slot `out` (see `box_into`) and returns 1; 0 on
 // error, with `err` filled in (the message says where in the schema).
-qjson_schema *qjson_schema_new(const char *schema,
-                               size_t len,
-                               const char *remotes,
-                               size_t remotes_len,
-                               const qjson_schema_options *opts,
-                               qjson_error *err);
+int32_t qjson_schema_new_in(const char *schema,
+                            size_t len,
+                            const char *remotes,
+                            size_t remotes_len,
+                            const qjson_schema_options *opts,
+                            qjson_schema **out,
+                            qjson_error *err);
 
-// Frees a compiled schema (null is ignored).
-void qjson_schema_free(qjson_schema *schema);
+// Frees the compiled schema in slot `schema` and empties the slot (null
+// or empty: nothing).
+void qjson_schema_release(qjson_schema **schema);
 
-// Parses `len` bytes at `input` (strict) and checks them against
-// `schema`: 0 when valid; else the size of the error report, written to
+// Parses `len` bytes at `input` (strict) and checks them against the
+// schema in slot `schema`: 0 when valid; else the size of the error report, written to
 // `out` when it fits in `cap` bytes (call again with more room when it
 // does not). `Status::Error` (-1) when the input is not JSON (or a bad
 // argument), `Status::Panic` (-2), with `err` filled in.
-int32_t qjson_schema_check(const qjson_schema *schema,
+int32_t qjson_schema_check(qjson_schema *const *schema,
                            const char *input,
                            size_t len,
                            uint8_t *out,
@@ -670,7 +695,7 @@ int32_t qjson_schema_check(const qjson_schema *schema,
                            qjson_error *err);
 
 // As `qjson_schema_check`, for `node` of a parsed document.
-int32_t qjson_schema_check_doc(const qjson_schema *schema,
+int32_t qjson_schema_check_doc(qjson_schema *const *schema,
                                qjson_doc *doc,
                                uint32_t node,
                                uint8_t *out,
@@ -680,35 +705,38 @@ int32_t qjson_schema_check_doc(const qjson_schema *schema,
 // 1 when the `len` bytes at `input` are JSON valid against `schema`, 0
 // when not; -1 when they are not JSON (or a bad argument), -2 on a
 // panic, with `err` filled in.
-int32_t qjson_schema_valid(const qjson_schema *schema,
+int32_t qjson_schema_valid(qjson_schema *const *schema,
                            const char *input,
                            size_t len,
                            qjson_error *err);
 
 // As `qjson_schema_valid`, for `node` of a parsed document (-1 for a bad
 // argument or a closed document).
-int32_t qjson_schema_valid_doc(const qjson_schema *schema,
+int32_t qjson_schema_valid_doc(qjson_schema *const *schema,
                                qjson_doc *doc,
                                uint32_t node,
                                qjson_error *err);
 
-// A new, empty selector (`qjson_selector_add` fills it); never null.
-qjson_selector *qjson_selector_new(void);
+// A new, empty selector (`qjson_selector_add` fills it), boxed into the
+// caller's slot `out` (see `box_into`): 1, or 0 (a null slot, a caught
+// panic) with `err` filled in.
+int32_t qjson_selector_new_in(qjson_selector **out, qjson_error *err);
 
-// Adds a path to `sel`: `spec` is `path` or `path:type`, or with a
+// Adds a path to the selector in slot `sel`: `spec` is `path` or `path:type`, or with a
 // non-null `ty` the path alone and `ty` the type's name. Returns 1, or 0
 // with `err` filled in.
-int32_t qjson_selector_add(qjson_selector *sel,
+int32_t qjson_selector_add(qjson_selector **sel,
                            const char *spec,
                            size_t spec_len,
                            const char *ty,
                            size_t ty_len,
                            qjson_error *err);
 
-// Frees a selector (null is ignored).
-void qjson_selector_free(qjson_selector *sel);
+// Frees the selector in slot `sel` and empties the slot (null or empty:
+// nothing).
+void qjson_selector_release(qjson_selector **sel);
 
-// Reads every path of `sel` from node `node` of `doc`, or when `doc` is
+// Reads every path of the selector in slot `sel` from node `node` of `doc`, or when `doc` is
 // null from the JSON text `input` (`len` bytes, parsed with `opts`; no
 // document is kept). Returns 1 with `out.count` items written, 0 when
 // `out` was too small (`count` and `used` say what is needed; nothing
@@ -720,7 +748,7 @@ void qjson_selector_free(qjson_selector *sel);
 // reads them) or into `out.bytes`; container items carry their node in
 // the document (for a text, in the document a parse of the same text
 // with the same options would build).
-int32_t qjson_select(const qjson_selector *sel,
+int32_t qjson_select(qjson_selector *const *sel,
                      qjson_doc *doc,
                      uint32_t node,
                      const char *input,
@@ -728,24 +756,40 @@ int32_t qjson_select(const qjson_selector *sel,
                      const qjson_options *opts,
                      qjson_select_out *out);
 
-// A splitter for `format` (a `qjson_stream_format`) that holds at most
-// `max_size` bytes of an unfinished value; null for an unknown format.
-qjson_stream *qjson_stream_new(uint32_t format, size_t max_size);
+// A splitter for `format` (a `qjson_stream_format`) whose values may
+// have up to `max_size` bytes (at most `qjson_stream_max_size()`;
+// more is taken as that), boxed into the caller's slot `out` (see
+// `box_into`): 1, or 0 (an unknown format, a null slot, a caught panic)
+// with `err` filled in.
+int32_t qjson_stream_new_in(uint32_t format, size_t max_size, qjson_stream **out, qjson_error *err);
 
-// Frees a splitter (null is ignored).
-void qjson_stream_free(qjson_stream *st);
+// The largest `max_size` a splitter takes: a value's length is a `u32`.
+uint64_t qjson_stream_max_size(void);
 
-// Splits a whole stream of `len` bytes at `input` (spans refer to
+// Frees the splitter in slot `st` and empties the slot (null or empty:
+// nothing).
+void qjson_stream_release(qjson_stream **st);
+
+// Forgets the last call's values and gives back what the splitter in
+// slot `st` holds beyond a small bound: for a splitter kept idle in a
+// pool (a null or empty slot is ignored).
+void qjson_stream_trim(qjson_stream **st);
+
+// Splits, with the splitter in slot `st`, a whole stream of `len` bytes
+// at `input` (spans refer to
 // `input`, which the caller keeps). Returns 1, or -1 with `out.err`
 // filled in: the spans found before the error are still in `out`.
 // -2 after a caught panic.
-int32_t qjson_stream_split(qjson_stream *st, const char *input, size_t len, qjson_stream_out *out);
+int32_t qjson_stream_split(qjson_stream **st, const char *input, size_t len, qjson_stream_out *out);
 
-// Feeds the next `len` bytes of a stream (copied: the caller may free
+// Feeds the splitter in slot `st` the next `len` bytes of a stream
+// (copied: the caller may free
 // them); `end` non-zero says the stream ends there. Spans refer to the
-// splitter's own buffer (`out.data`) until its next call. Returns as
+// splitter's own buffer (`out.data`) until its next call; when the
+// caller left `out.unread` at 1, the spans of the previous call come
+// first (`Splitter::feed_keeping`). Sets `out.unread` to 1. Returns as
 // `qjson_stream_split`; after an error every later call fails with it.
-int32_t qjson_stream_feed(qjson_stream *st,
+int32_t qjson_stream_feed(qjson_stream **st,
                           const char *chunk,
                           size_t len,
                           int32_t end,

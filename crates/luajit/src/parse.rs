@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 use std::os::unix::ffi::OsStrExt;
 
-use super::{boxed_or_null, bytes, fill_error, free_boxed, guard, panic_message, report, ErrorInfo, Handle, Status};
+use super::{box_into, bytes, fill_error, free_boxed, guard, panic_message, report, ErrorInfo, Handle, Status};
 use qjson_core::document::file::read_file;
 use qjson_core::{Document, Options, Path};
 
@@ -389,19 +389,26 @@ pub extern "C" fn qjson_live_documents() -> u64 {
     super::doc::LIVE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Compiles a path for reuse; null on a syntax error, with `err` filled in.
+/// Compiles a path for reuse into the caller's slot `out` (see
+/// `box_into`): 1, or 0 on a syntax error, with `err` filled in.
 #[no_mangle]
-pub extern "C" fn qjson_path_compile(path: *const c_char, len: usize, err: *mut ErrorInfo) -> *mut Path {
+pub extern "C" fn qjson_path_compile_in(
+    path: *const c_char,
+    len: usize,
+    out: *mut *mut Path,
+    err: *mut ErrorInfo,
+) -> i32 {
     let compiled = guard(None, || {
         // SAFETY: the caller passes `len` readable bytes.
         Some(Path::compile(unsafe { bytes(path as *const u8, len) }))
     });
-    boxed_or_null(compiled, err, |r, e| r.fill(&e.to_string(), e.offset as u64, 0, 0))
+    box_into(compiled, out, err, |r, e| r.fill(&e.to_string(), e.offset as u64, 0, 0))
 }
 
-/// Frees a compiled path (null is ignored).
+/// Frees the compiled path in slot `path` and empties the slot (null or
+/// empty: nothing).
 #[no_mangle]
-pub extern "C" fn qjson_path_free(path: *mut Path) {
-    // SAFETY: `path` came from `qjson_path_compile`, freed once.
-    unsafe { free_boxed(path) }
+pub extern "C" fn qjson_path_release(path: *mut *mut Path) {
+    // SAFETY: a slot filled by `qjson_path_compile_in`.
+    unsafe { super::release(path) }
 }

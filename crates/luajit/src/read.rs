@@ -4,12 +4,13 @@
 //! the out-parameter is written only when the kinds match.
 //!
 //! `path`/`path_len` is a path string (dotted or JSON Pointer; empty for
-//! `base` itself), or `compiled` when non-null.
+//! `base` itself), or, when `compiled` is non-null, the compiled path in
+//! that slot (`qjson_path_compile_in`).
 
 use std::ffi::c_char;
 
 use super::doc::{open_doc, set_error, with_error};
-use super::{bytes, guard, ErrorInfo, Handle, Status};
+use super::{bytes, guard, in_slot, ErrorInfo, Handle, Status};
 use qjson_core::error::ErrorKind;
 use qjson_core::{Document, Error, Kind, Node, Path};
 
@@ -26,7 +27,7 @@ fn read_at(
     base: Node,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     read: impl FnOnce(&mut Doc, Node, Kind) -> Result<(), Error>,
 ) -> i32 {
     guard(Status::Panic as i32, || {
@@ -34,11 +35,14 @@ fn read_at(
             Ok(d) => d,
             Err(status) => return status,
         };
-        // SAFETY: `compiled` is null or a live path from `qjson_path_compile`.
-        let found = match unsafe { compiled.as_ref() } {
-            Some(p) => Ok(d.find_compiled(base, p)),
+        let found = if compiled.is_null() {
             // SAFETY: the caller passes `path_len` readable bytes.
-            None => d.find(base, unsafe { bytes(path as *const u8, path_len) }),
+            d.find(base, unsafe { bytes(path as *const u8, path_len) })
+        } else {
+            match in_slot(compiled, "compiled path") {
+                Ok(p) => Ok(d.find_compiled(base, p)),
+                Err(m) => return fail(doc, m),
+            }
         };
         let node = match found {
             Ok(Some(n)) => n,
@@ -77,7 +81,7 @@ pub extern "C" fn qjson_find(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out_node: *mut u32,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |_, node, _| {
@@ -93,7 +97,7 @@ pub extern "C" fn qjson_get_str(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out_ptr: *mut *const c_char,
     out_len: *mut usize,
 ) -> i32 {
@@ -152,7 +156,7 @@ pub extern "C" fn qjson_get_num(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out: *mut f64,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, kind| {
@@ -198,7 +202,7 @@ pub extern "C" fn qjson_get_i64(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out: *mut i64,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, integer_into(out, "int64", Doc::i64))
@@ -211,7 +215,7 @@ pub extern "C" fn qjson_get_u64(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out: *mut u64,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, integer_into(out, "uint64", Doc::u64))
@@ -224,7 +228,7 @@ pub extern "C" fn qjson_get_bool(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out: *mut u8,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, kind| {
@@ -242,7 +246,7 @@ pub extern "C" fn qjson_get_len(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out: *mut usize,
 ) -> i32 {
     read_at(doc, base, path, path_len, compiled, |d, node, _| {
@@ -260,7 +264,7 @@ pub extern "C" fn qjson_get_raw(
     base: u32,
     path: *const c_char,
     path_len: usize,
-    compiled: *const Path,
+    compiled: *const *mut Path,
     out_ptr: *mut *const c_char,
     out_len: *mut usize,
 ) -> i32 {
@@ -289,6 +293,32 @@ pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut
             Ok(k) => k as i32,
             Err(e) => fail(doc, e),
         }
+    })
+}
+
+/// The child of container `parent` whose subtree holds node `target`:
+/// writes its node (for an object, the key's node) to `out_node` and its
+/// index among the children to `out_index`, and returns 1; `Missing` when
+/// `target` is not inside `parent`. Checks no value on the way (unlike
+/// `qjson_next`, whose kinds check each child in lazy mode): for finding
+/// the path to a node without reading its siblings.
+#[no_mangle]
+pub extern "C" fn qjson_child_holding(
+    doc: *mut Handle,
+    parent: u32,
+    target: u32,
+    out_node: *mut u32,
+    out_index: *mut u32,
+) -> i32 {
+    guard(Status::Panic as i32, || {
+        let d = match open_doc(doc) {
+            Ok(d) => d,
+            Err(status) => return status,
+        };
+        let Some((child, index)) = d.child_holding(parent, target) else { return Status::Missing as i32 };
+        put(out_node, child);
+        put(out_index, index as u32);
+        1
     })
 }
 

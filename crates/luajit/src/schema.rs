@@ -9,7 +9,7 @@
 use std::ffi::c_char;
 
 use super::doc::{open_doc, Handle};
-use super::{boxed_or_null, bytes, fill_error, free_boxed, guard, panic_message, report, ErrorInfo, Status};
+use super::{box_into, bytes, fill_error, guard, in_slot, panic_message, report, ErrorInfo, Status};
 use qjson_core::schema::{Failure, Schema, SchemaOptions};
 
 /// Why a check failed: a bad argument, or input that is not JSON (with
@@ -40,17 +40,19 @@ fn fill_fail(err: *mut ErrorInfo, f: &Fail) {
 
 /// Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
 /// (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
-/// documents `$ref` may reach; nothing is ever fetched. Returns null on
+/// documents `$ref` may reach; nothing is ever fetched. Boxes the schema
+/// into the caller's slot `out` (see `box_into`) and returns 1; 0 on
 /// error, with `err` filled in (the message says where in the schema).
 #[no_mangle]
-pub extern "C" fn qjson_schema_new(
+pub extern "C" fn qjson_schema_new_in(
     schema: *const c_char,
     len: usize,
     remotes: *const c_char,
     remotes_len: usize,
     opts: *const SchemaOptions,
+    out: *mut *mut Schema,
     err: *mut ErrorInfo,
-) -> *mut Schema {
+) -> i32 {
     let built = guard(None, || {
         // SAFETY: the caller passes readable bytes and a valid or null `opts`.
         let text = unsafe { bytes(schema as *const u8, len) };
@@ -60,24 +62,25 @@ pub extern "C" fn qjson_schema_new(
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
         Some(Schema::compile(text, remotes, &opts))
     });
-    boxed_or_null(built, err, |r, e| r.fill(&e.to_string(), 0, 0, 0))
+    box_into(built, out, err, |r, e| r.fill(&e.to_string(), 0, 0, 0))
 }
 
-/// Frees a compiled schema (null is ignored).
+/// Frees the compiled schema in slot `schema` and empties the slot (null
+/// or empty: nothing).
 #[no_mangle]
-pub extern "C" fn qjson_schema_free(schema: *mut Schema) {
-    // SAFETY: `schema` came from `qjson_schema_new` and is freed once.
-    unsafe { free_boxed(schema) }
+pub extern "C" fn qjson_schema_release(schema: *mut *mut Schema) {
+    // SAFETY: a slot filled by `qjson_schema_new_in`.
+    unsafe { super::release(schema) }
 }
 
-/// Parses `len` bytes at `input` (strict) and checks them against
-/// `schema`: 0 when valid; else the size of the error report, written to
+/// Parses `len` bytes at `input` (strict) and checks them against the
+/// schema in slot `schema`: 0 when valid; else the size of the error report, written to
 /// `out` when it fits in `cap` bytes (call again with more room when it
 /// does not). `Status::Error` (-1) when the input is not JSON (or a bad
 /// argument), `Status::Panic` (-2), with `err` filled in.
 #[no_mangle]
 pub extern "C" fn qjson_schema_check(
-    schema: *const Schema,
+    schema: *const *mut Schema,
     input: *const c_char,
     len: usize,
     out: *mut u8,
@@ -95,7 +98,7 @@ pub extern "C" fn qjson_schema_check(
 /// As `qjson_schema_check`, for `node` of a parsed document.
 #[no_mangle]
 pub extern "C" fn qjson_schema_check_doc(
-    schema: *const Schema,
+    schema: *const *mut Schema,
     doc: *mut Handle,
     node: u32,
     out: *mut u8,
@@ -114,7 +117,7 @@ pub extern "C" fn qjson_schema_check_doc(
 /// panic, with `err` filled in.
 #[no_mangle]
 pub extern "C" fn qjson_schema_valid(
-    schema: *const Schema,
+    schema: *const *mut Schema,
     input: *const c_char,
     len: usize,
     err: *mut ErrorInfo,
@@ -131,7 +134,7 @@ pub extern "C" fn qjson_schema_valid(
 /// argument or a closed document).
 #[no_mangle]
 pub extern "C" fn qjson_schema_valid_doc(
-    schema: *const Schema,
+    schema: *const *mut Schema,
     doc: *mut Handle,
     node: u32,
     err: *mut ErrorInfo,
@@ -143,10 +146,9 @@ pub extern "C" fn qjson_schema_valid_doc(
     })
 }
 
-/// The schema behind a handle (null is an error).
-fn schema_ref<'a>(schema: *const Schema) -> Result<&'a Schema, Fail> {
-    // SAFETY: a live schema or null.
-    unsafe { schema.as_ref() }.ok_or_else(|| Fail::from("no schema".to_string()))
+/// The compiled schema in slot `schema`.
+fn schema_ref<'a>(schema: *const *mut Schema) -> Result<&'a Schema, Fail> {
+    in_slot(schema, "validator").map(|s| &*s).map_err(Fail::from)
 }
 
 /// The open document behind `doc`, when `node` is one of its nodes.

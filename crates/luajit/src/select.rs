@@ -10,7 +10,7 @@
 use std::ffi::c_char;
 
 use super::doc::{open_doc, CLOSED};
-use super::{bytes, fill_error, free_boxed, guard, panic_message, ErrorInfo, Handle};
+use super::{box_into, bytes, fill_error, guard, in_slot, panic_message, ErrorInfo, Handle};
 use qjson_core::select::{Failure, Item, Output, Selector};
 use qjson_core::{Document, Options, ROOT};
 
@@ -50,18 +50,20 @@ impl SelectOut {
     }
 }
 
-/// A new, empty selector (`qjson_selector_add` fills it); never null.
+/// A new, empty selector (`qjson_selector_add` fills it), boxed into the
+/// caller's slot `out` (see `box_into`): 1, or 0 (a null slot, a caught
+/// panic) with `err` filled in.
 #[no_mangle]
-pub extern "C" fn qjson_selector_new() -> *mut Selector {
-    guard(std::ptr::null_mut(), || Box::into_raw(Box::new(Selector::new())))
+pub extern "C" fn qjson_selector_new_in(out: *mut *mut Selector, err: *mut ErrorInfo) -> i32 {
+    box_into(guard(None, || Some(Ok::<_, ()>(Selector::new()))), out, err, |_, ()| {})
 }
 
-/// Adds a path to `sel`: `spec` is `path` or `path:type`, or with a
+/// Adds a path to the selector in slot `sel`: `spec` is `path` or `path:type`, or with a
 /// non-null `ty` the path alone and `ty` the type's name. Returns 1, or 0
 /// with `err` filled in.
 #[no_mangle]
 pub extern "C" fn qjson_selector_add(
-    sel: *mut Selector,
+    sel: *mut *mut Selector,
     spec: *const c_char,
     spec_len: usize,
     ty: *const c_char,
@@ -69,8 +71,7 @@ pub extern "C" fn qjson_selector_add(
     err: *mut ErrorInfo,
 ) -> i32 {
     let outcome = guard(Err(panic_message()), || {
-        // SAFETY: null or a live selector from `qjson_selector_new`.
-        let Some(s) = (unsafe { sel.as_mut() }) else { return Err("no selector".to_string()) };
+        let s = in_slot(sel, "selector")?;
         // SAFETY: the caller passes readable bytes of the lengths given.
         let spec = unsafe { bytes(spec as *const u8, spec_len) };
         // SAFETY: as above.
@@ -86,14 +87,15 @@ pub extern "C" fn qjson_selector_add(
     }
 }
 
-/// Frees a selector (null is ignored).
+/// Frees the selector in slot `sel` and empties the slot (null or empty:
+/// nothing).
 #[no_mangle]
-pub extern "C" fn qjson_selector_free(sel: *mut Selector) {
-    // SAFETY: from `qjson_selector_new`, freed once.
-    unsafe { free_boxed(sel) }
+pub extern "C" fn qjson_selector_release(sel: *mut *mut Selector) {
+    // SAFETY: a slot filled by `qjson_selector_new_in`.
+    unsafe { super::release(sel) }
 }
 
-/// Reads every path of `sel` from node `node` of `doc`, or when `doc` is
+/// Reads every path of the selector in slot `sel` from node `node` of `doc`, or when `doc` is
 /// null from the JSON text `input` (`len` bytes, parsed with `opts`; no
 /// document is kept). Returns 1 with `out.count` items written, 0 when
 /// `out` was too small (`count` and `used` say what is needed; nothing
@@ -107,7 +109,7 @@ pub extern "C" fn qjson_selector_free(sel: *mut Selector) {
 /// with the same options would build).
 #[no_mangle]
 pub extern "C" fn qjson_select(
-    sel: *const Selector,
+    sel: *const *mut Selector,
     doc: *mut Handle,
     node: u32,
     input: *const c_char,
@@ -118,8 +120,10 @@ pub extern "C" fn qjson_select(
     // SAFETY: the caller passes a valid output or null.
     let Some(o) = (unsafe { out.as_mut() }) else { return -1 };
     let outcome = guard(None, || {
-        // SAFETY: null or a live selector.
-        let Some(s) = (unsafe { sel.as_ref() }) else { return Some(Err(Failure::Type("no selector".into()))) };
+        let s = match in_slot(sel, "selector") {
+            Ok(s) => s,
+            Err(m) => return Some(Err(Failure::Type(m))),
+        };
         let items: &mut [Item] = if o.items.is_null() {
             &mut []
         } else {

@@ -2,10 +2,10 @@
 //! out of range and other nonsense give an error status (negative) or a
 //! null handle with a message, never a crash or an unwind into the caller.
 
-use qjson::parse::{qjson_free, qjson_parse, qjson_parse_file, qjson_path_compile, qjson_path_free};
+use qjson::parse::{qjson_free, qjson_parse, qjson_parse_file, qjson_path_compile_in, qjson_path_release};
 use qjson::read::{
-    qjson_find, qjson_get_bool, qjson_get_i64, qjson_get_len, qjson_get_num, qjson_get_raw, qjson_get_str,
-    qjson_get_u64, qjson_index_bytes, qjson_last_error, qjson_next, qjson_unique_members,
+    qjson_child_holding, qjson_find, qjson_get_bool, qjson_get_i64, qjson_get_len, qjson_get_num, qjson_get_raw,
+    qjson_get_str, qjson_get_u64, qjson_index_bytes, qjson_last_error, qjson_next, qjson_unique_members,
 };
 use qjson::{ErrorInfo, Handle, Status};
 use qjson_core::{Kind, Options};
@@ -57,7 +57,9 @@ fn null_pointers() {
     assert!(message(&err).starts_with("cannot read file ''"), "{}", message(&err));
     assert!(qjson_parse_file(null(), 0, u64::MAX, null(), null_mut()).is_null());
     qjson_free(null_mut());
-    qjson_path_free(null_mut());
+    qjson_path_release(null_mut());
+    let mut empty = null_mut();
+    qjson_path_release(&mut empty);
     qjson_last_error(null(), null_mut());
     qjson_last_error(null(), &mut err);
     assert_eq!(qjson_index_bytes(null()), 0);
@@ -73,6 +75,7 @@ fn null_pointers() {
     assert_eq!(qjson_get_len(d, 0, p, n, c, null_mut()), ERROR);
     assert_eq!(qjson_get_raw(d, 0, p, n, c, null_mut(), null_mut()), ERROR);
     assert_eq!(qjson_next(d, 0, 0, null_mut()), ERROR);
+    assert_eq!(qjson_child_holding(d, 0, 1, null_mut(), null_mut()), ERROR);
     assert_eq!(qjson_unique_members(d, 0, null_mut(), 0), -1);
 
     // A live document with null out-parameters and a null path: the read
@@ -179,16 +182,26 @@ fn reads_and_errors_through_the_abi() {
     // Compiled paths.
     let mut err = error_info();
     let (pp, pn) = path("a[1]");
-    let compiled = qjson_path_compile(pp, pn, &mut err);
+    let mut compiled = null_mut();
+    assert_eq!(qjson_path_compile_in(pp, pn, &mut compiled, &mut err), 1);
     assert!(!compiled.is_null());
     f = 0.0;
-    assert_eq!(qjson_get_num(doc, 0, null(), 0, compiled, &mut f), Kind::Number as i32);
+    assert_eq!(qjson_get_num(doc, 0, null(), 0, &compiled, &mut f), Kind::Number as i32);
     assert_eq!(f, 2.5);
-    qjson_path_free(compiled);
+    // Released: the slot is emptied (a read with it fails, reading no
+    // freed memory), and a second release does nothing.
+    qjson_path_release(&mut compiled);
+    assert!(compiled.is_null());
+    assert_eq!(qjson_get_num(doc, 0, null(), 0, &compiled, &mut f), ERROR);
+    assert_eq!(last_error(doc), "compiled path is freed");
+    qjson_path_release(&mut compiled);
     let (pp, pn) = path("/a~2");
-    assert!(qjson_path_compile(pp, pn, &mut err).is_null());
+    assert_eq!(qjson_path_compile_in(pp, pn, &mut compiled, &mut err), 0);
+    assert!(compiled.is_null());
     assert_eq!(message(&err), "invalid path: '~' must be followed by '0' or '1' at byte 2");
     assert_eq!(err.offset, 2);
+    assert_eq!(qjson_path_compile_in(pp, pn, null_mut(), &mut err), 0);
+    assert_eq!(message(&err), "no slot for the result");
 
     // Iteration.
     let mut kinds = Vec::new();
@@ -249,16 +262,64 @@ fn a_schema_the_crate_panics_on_is_refused() {
         "a":{"$id":"s","$defs":{"x":{"$dynamicAnchor":"t","type":"string"}},"$ref":"g"},
         "b":{"$id":"s","$defs":{"y":{"cAnchor":"t"}},"$ref":"g"}}}"##;
     let mut err = error_info();
-    let s = qjson::schema::qjson_schema_new(
+    let mut s = std::ptr::null_mut();
+    let made = qjson::schema::qjson_schema_new_in(
         text.as_ptr().cast(),
         text.len(),
         std::ptr::null(),
         0,
         std::ptr::null(),
+        &mut s,
         &mut err,
     );
+    assert_eq!(made, 0);
     assert!(s.is_null());
     let msg = message(&err);
     assert!(msg.contains("cannot compile") && !msg.contains("internal error"), "{msg}");
     assert_eq!(qjson::take_panic(), None, "no panic reached the boundary");
+}
+
+/// Issue 39, item 16: finding the child that holds a node reads no value
+/// on the way, so a lazy document's invalid sibling is not reported; the
+/// value read is checked (and `qjson_next`, which gives kinds, checks each
+/// child it gives).
+#[test]
+fn the_child_holding_a_node_reads_no_sibling() {
+    common::print_test_panics();
+    let text = b"{\"a\":01,\"b\":[1],\"c\":tru}";
+    let lazy = Options::lazy();
+    // The members' key nodes, from the document API (which checks no
+    // value either), and the node of `1` inside b.
+    let d = qjson_core::Document::parse(text, &lazy).unwrap();
+    let keys: Vec<u32> = std::iter::successors(d.first_child(0), |&k| d.next_child(0, k)).collect();
+    assert_eq!(keys.len(), 3);
+    let one = d.first_child(keys[1] + 1).unwrap();
+    drop(d);
+    let doc = parse(text, Some(&lazy)).unwrap();
+    let (mut node, mut index) = (0u32, 0u32);
+    let mut find = |parent, target| {
+        let r = qjson_child_holding(doc, parent, target, &mut node, &mut index);
+        (r, node, index)
+    };
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(find(0, k), (1, k, i as u32), "the key of member {i}");
+        assert_eq!(find(0, k + 1), (1, k, i as u32), "the value of member {i}");
+    }
+    assert_eq!(find(0, one), (1, keys[1], 1));
+    assert_eq!(find(keys[1] + 1, one), (1, one, 0));
+    assert_eq!(find(0, 0).0, MISSING);
+    assert_eq!(find(0, keys[2] + 2).0, MISSING);
+    assert_eq!(find(one, one).0, MISSING);
+    assert_eq!(find(1000, 5).0, MISSING);
+    // qjson_next checks each child's value as it gives its kind.
+    assert_eq!(qjson_next(doc, 0, 0, &mut node), ERROR);
+    assert_eq!(last_error(doc), "invalid number at line 1, column 7 (byte 6)");
+    qjson_free(doc);
+    // The same on the document API, with an array.
+    let d = qjson_core::Document::parse(b"[01,[3],1.]", &lazy).unwrap();
+    let elems: Vec<u32> = std::iter::successors(d.first_child(0), |&k| d.next_child(0, k)).collect();
+    let three = d.first_child(elems[1]).unwrap();
+    assert_eq!(d.child_holding(0, three), Some((elems[1], 1)));
+    assert_eq!(d.child_holding(0, elems[2]), Some((elems[2], 2)));
+    assert_eq!(d.child_holding(0, 0), None);
 }

@@ -1,64 +1,95 @@
 -- qjson.encode.walk: the walk that encodes one Lua value, a walker at a
 -- time (a walker is the encoding state and the functions that use it;
--- qjson.encode keeps one and makes another for an encode a finalizer runs
--- in the middle of a walk). `E` is qjson.encode's module table: the
--- values other modules register there (null, views' hooks, refused
--- metatables, lua-cjson's array markers).
-local ffi = require("ffi")
-local buffer = require("string.buffer")
-local strings = require("qjson.encode.string")
-local numbers = require("qjson.encode.number")
-
-local type, next, rawget, getmetatable, setmetatable, error =
-  type, next, rawget, getmetatable, setmetatable, error
-local floor, min, huge, sort, rep = math.floor, math.min, math.huge, table.sort, string.rep
-local getinfo = debug.getinfo
--- A table's length ignoring __len, as lua-cjson's lua_objlen: LuaJIT built
--- with LUAJIT_ENABLE_LUA52COMPAT (OpenResty's) calls __len for `#` and has
--- rawlen; without that flag it has no rawlen and `#` is raw already.
-local rawlen = rawget(_G, "rawlen") or function(t)
-  return #t
-end
-local ffi_cast = ffi.cast
-local clear = require("table.clear")
-local put_string, put_number, put_cdata = strings.put, numbers.put, numbers.put_cdata
-local number_text, int_limit = numbers.text, numbers.int_limit
-local ESCAPE_SLASH = strings.ESCAPE_SLASH
-local band = require("bit").band
-local copied_text = require("qjson.encode.text")
--- String flags that copied text (a view's bytes) must be passed through
--- qjson.encode.text for.
-local TEXT_FLAGS = strings.ASCII + strings.HTML_SAFE
-local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
-local ffi_istype = ffi.istype
-
+-- qjson.encode keeps one and makes another for an encode called in the
+-- middle of a walk). `E` is qjson.encode's module table: the values
+-- other modules register there (null, views' hooks, refused metatables,
+-- lua-cjson's array markers).
+--
+-- M.new has no upvalues (it looks up everything it uses itself), so that
+-- M.uncompiled can load a second copy of it, whose functions LuaJIT never
+-- compiles: the walkers of the encodes that finalizers run (see
+-- qjson.encode, and docs/security.md, guarantee 11).
 local M = {}
 
-local function lost_view()
-  error("Cannot serialise a qjson view whose metatable was changed (setmetatable): encode the view itself", 0)
-end
-
--- How deep the walk goes between checks for a reference cycle: a cycle
--- is reported as such long before the Lua stack would run out, even
--- when encode_max_depth is set very high.
-local CYCLE_CHECK = 1000
-local KEY_CACHE_MAX = 1024 -- entries
-local KEY_CACHE_LEN = 64 -- longest key cached, in bytes
-local INT_MAX = 2147483647
-
-local function unsupported_type(v)
-  error("Cannot serialise " .. type(v) .. ": type not supported", 0)
-end
-
-local function bad_key(k)
-  error("Cannot serialise " .. type(k) .. ": table key must be a number or string", 0)
-end
+-- The error of an encode in whose middle a coroutine yielded (from
+-- qjson.cjson's __len or __index) to a coroutine the encoder runs its walk
+-- in: the walk cannot be suspended there.
+M.YIELDED = "Cannot serialise: a coroutine yielded in the middle of the encode (from __len or __index)"
 
 -- Returns a walker: the encoding state and the functions that use it.
--- The walk calls no user code, but a finalizer run by the garbage
--- collector in the middle of a walk could call encode; such a call gets
--- a walker of its own (see qjson.encode's install).
+-- The walk calls user code only in qjson.cjson (a table's __len and
+-- __index, as lua-cjson does), but a finalizer run by the garbage
+-- collector in the middle of a walk may call encode too; such calls get
+-- a walker of their own (see qjson.encode's install, and W.walking).
 function M.new(E)
+  local ffi = require("ffi")
+  local buffer = require("string.buffer")
+  local strings = require("qjson.encode.string")
+  local numbers = require("qjson.encode.number")
+  local copied_text = require("qjson.encode.text")
+  local clear = require("table.clear")
+  local band = require("bit").band
+
+  local type, next, rawget, getmetatable, setmetatable, error, pcall, tonumber =
+    type, next, rawget, getmetatable, setmetatable, error, pcall, tonumber
+  local floor, min, huge, sort, rep = math.floor, math.min, math.huge, table.sort, string.rep
+  local co_create, co_resume, co_running, co_status =
+    coroutine.create, coroutine.resume, coroutine.running, coroutine.status
+  local YIELDED = require("qjson.encode.walk").YIELDED
+  local getinfo = debug.getinfo
+  -- A table's length ignoring __len, as lua-cjson's lua_objlen: LuaJIT built
+  -- with LUAJIT_ENABLE_LUA52COMPAT (OpenResty's) calls __len for `#` and has
+  -- rawlen; without that flag it has no rawlen and `#` is raw already.
+  local rawlen = rawget(_G, "rawlen") or function(t)
+    return #t
+  end
+  local ffi_cast, ffi_istype = ffi.cast, ffi.istype
+  local put_string, put_number, put_cdata = strings.put, numbers.put, numbers.put_cdata
+  local number_text, int_limit = numbers.text, numbers.int_limit
+  local ESCAPE_SLASH = strings.ESCAPE_SLASH
+  -- String flags that copied text (a view's bytes) must be passed through
+  -- qjson.encode.text for.
+  local TEXT_FLAGS = strings.ASCII + strings.HTML_SAFE
+  local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
+
+  -- How deep the walk goes between searches of the path for a reference
+  -- cycle: a cycle is reported as such, not as excessive nesting, even
+  -- when encode_max_depth is set very high.
+  local CYCLE_CHECK = 1000
+  -- How many levels one Lua stack holds: a deeper walk goes on in a
+  -- coroutine (a stack of its own) every SEGMENT levels, so that any
+  -- nesting encode_max_depth allows is written, or refused with its
+  -- message, rather than running out of LuaJIT's stack (LUAI_MAXSTACK
+  -- slots): SEGMENT levels of the path that takes the most slots a level
+  -- (an edited view's, docs/security.md) fill less than half of it.
+  local SEGMENT = 500
+  -- lua-cjson's other depth limit, which qjson.cjson keeps: its walk is C
+  -- recursion whose Lua stack frame holds the value being written and,
+  -- per level above, the element (an array) or key and value (an object),
+  -- and it stops with "excessive nesting" where lua_checkstack(l, 3)
+  -- fails, past LuaJIT's LUAI_MAXCSTACK (8000) slots: at depth d when
+  -- d + (objects above) + 3 > 8000. Arrays stop at 7998, objects at 4000.
+  local CJSON_STACK_SLOTS, CJSON_STACK_FIRST = 8000 - 3, 4000
+  local KEY_CACHE_MAX = 1024 -- entries
+  local KEY_CACHE_LEN = 64 -- longest key cached, in bytes
+  local INT_MAX = 2147483647
+
+  local function lost_view()
+    error("Cannot serialise a qjson view whose metatable was changed (setmetatable): encode the view itself", 0)
+  end
+
+  local function unsupported_type(v)
+    error("Cannot serialise " .. type(v) .. ": type not supported", 0)
+  end
+
+  local function bad_key(k)
+    error("Cannot serialise " .. type(k) .. ": table key must be a number or string", 0)
+  end
+
+  local function nesting(depth)
+    error("Cannot serialise, excessive nesting (" .. depth .. ")", 0)
+  end
+
   local views, refused = E.views, E.refused
   local array_mt, empty_array_mt, empty_array, sentinel_mt = E.array_mt, E.empty_array_mt, E.empty_array, E.sentinel_mt
   local W = { busy = false }
@@ -75,16 +106,33 @@ function M.new(E)
   local scratch = buffer.new()
 
   -- Settings of the call in progress.
-  local null, max_depth, check_at, sparse_convert, sparse_ratio, sparse_safe
+  local null, max_depth, sparse_convert, sparse_ratio, sparse_safe
   local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
-  local general -- indent, sort_keys or skip: take the general paths
-  -- qjson.cjson: a cycle reported as lua-cjson does, and int64 cdata
-  -- refused as lua-cjson refuses every cdata.
+  local general -- indent, sort_keys, skip or cjson_stack: take the general paths
+  -- qjson.cjson: a cycle reported as lua-cjson does, int64 cdata refused
+  -- as lua-cjson refuses every cdata, and __len and __index called.
   local cycle_as_nesting
+  -- qjson.cjson with encode_max_depth at CJSON_STACK_FIRST or more:
+  -- lua-cjson's stack limit applies (it catches cycles too).
+  local cjson_stack
   local view_field -- M.view_field
   -- What the walk met: a view (whose bytes may be copied), one of a
   -- lazy document (whose bytes were not checked).
   local saw_view, saw_lazy
+  -- Where the walk stands. A table deeper than check_at goes through
+  -- `deeper`, for the checks not made at every level: cycle_at is the
+  -- depth past which the path is next searched for a cycle, seg_end the
+  -- deepest level the running Lua stack holds, objects the number of
+  -- tables on the path written as objects (counted by the general
+  -- writers, for cjson_stack).
+  local check_at, cycle_at, seg_end, objects
+  -- The coroutines running a segment of this walker's walk, and whether
+  -- the walk is calling user code (qjson.cjson's __len): see W.walking.
+  local segments = setmetatable({}, { __mode = "k" })
+  local calling = false
+  -- Set by load: the first depth checked, and past which every level is
+  -- checked (CJSON_STACK_FIRST - 1 under cjson_stack).
+  local check_at0, cycle_at0, stack_from
 
   local put_value
 
@@ -98,31 +146,68 @@ function M.new(E)
     return false
   end
 
-  local function check_depth(t, depth)
-    if on_path(t, depth) then
-      if cycle_as_nesting then
-        -- lua-cjson finds no cycle: it goes round until it is too deep.
-        error("Cannot serialise, excessive nesting (" .. (max_depth + 1) .. ")", 0)
-      end
-      error("Cannot serialise table: reference cycle", 0)
-    end
-    if depth > max_depth then
-      -- A table met twice on the path is a cycle (reached through another
-      -- member first, so not `t` itself): reported as such, except by
-      -- qjson.cjson, which reports what lua-cjson does.
-      local met = not cycle_as_nesting and {}
-      for d = 1, met and depth - 1 or 0 do
-        local x = stack[d]
-        if x ~= nil then
-          if met[x] then
-            error("Cannot serialise table: reference cycle", 0)
-          end
-          met[x] = true
+  -- Nesting past encode_max_depth: a table met twice on the path is a
+  -- cycle (reached through another member first, so not `t` itself),
+  -- reported as such, except by qjson.cjson, which reports what lua-cjson
+  -- does.
+  local function too_deep(depth)
+    local met = not cycle_as_nesting and {}
+    for d = 1, met and depth - 1 or 0 do
+      local x = stack[d]
+      if x ~= nil then
+        if met[x] then
+          error("Cannot serialise table: reference cycle", 0)
         end
+        met[x] = true
       end
-      error("Cannot serialise, excessive nesting (" .. depth .. ")", 0)
     end
-    check_at = min(max_depth, depth + CYCLE_CHECK)
+    nesting(depth)
+  end
+
+  -- Table `t` at `depth`, past check_at: the checks, then `again(t, depth
+  -- - 1)` (put_table or put_in_view, which passes them now), on a Lua
+  -- stack of its own when this one holds SEGMENT levels already.
+  -- Afterwards every table at `depth` comes here again (check_at), so
+  -- that each starts its own segment.
+  local function deeper(t, depth, again)
+    if depth > max_depth then
+      too_deep(depth)
+    end
+    if depth > cycle_at then
+      if on_path(t, depth) then
+        if cycle_as_nesting then
+          -- lua-cjson finds no cycle: it goes round until it is too deep.
+          nesting(max_depth + 1)
+        end
+        error("Cannot serialise table: reference cycle", 0)
+      end
+      cycle_at = depth + CYCLE_CHECK
+    end
+    if depth + objects > CJSON_STACK_SLOTS and cjson_stack then
+      nesting(depth)
+    end
+    local outer_end = seg_end
+    local segment = depth > outer_end
+    if segment then
+      seg_end = depth - 1 + SEGMENT
+    end
+    local at = min(max_depth, cycle_at, seg_end, stack_from)
+    check_at = at > depth and at or depth
+    if not segment then
+      again(t, depth - 1)
+    else
+      local co = co_create(again)
+      segments[co] = true
+      local ok, err = co_resume(co, t, depth - 1)
+      segments[co] = nil
+      seg_end = outer_end
+      if not ok then
+        error(err, 0)
+      elseif co_status(co) ~= "dead" then
+        error(YIELDED, 0)
+      end
+    end
+    check_at = depth - 1
   end
 
   -- True for a value encode_skip_unsupported_value_types drops.
@@ -223,6 +308,7 @@ function M.new(E)
 
   local function put_object_general(t, depth)
     buf:put("{")
+    objects = objects + 1
     local count, any = 0, false
     local function member(k, v)
       any = true
@@ -260,6 +346,7 @@ function M.new(E)
     if indent and any then
       buf:put("\n", indent_at(depth - 1))
     end
+    objects = objects - 1
     buf:put("}")
   end
 
@@ -357,8 +444,9 @@ function M.new(E)
     return max
   end
 
-  -- A view in output with indentation, sorted keys or skipped values:
-  -- its members in source order (or sorted), numbers as their text.
+  -- A view in output with indentation, sorted keys or skipped values, or
+  -- whose bytes are not copied (see put_table): its members in source
+  -- order (or sorted), numbers as their text (qjson.view.members).
   local function put_view_general(t, view, depth)
     if view.lazy(t) then
       saw_lazy = true
@@ -376,6 +464,9 @@ function M.new(E)
       end)
     end
     buf:put(object and "{" or "[")
+    if object then
+      objects = objects + 1
+    end
     local count = 0
     for j = 1, n do
       local i = order and order[j] or j
@@ -396,13 +487,47 @@ function M.new(E)
     if indent and count > 0 then
       buf:put("\n", indent_at(depth - 1))
     end
+    if object then
+      objects = objects - 1
+    end
     buf:put(object and "}" or "]")
+  end
+
+  -- For qjson.cjson, the items of table `t` whose metatable has __len
+  -- (`len`), as OpenResty's lua-cjson reads them: __len's result as
+  -- lua_tonumber and a C int take it (truncated; anything not a number or
+  -- a numeric string is 0, and past the int's range x86-64 gives INT_MIN:
+  -- no element), and the elements as t[i] does, so through __index. The
+  -- user code runs under a pcall with `calling` set (see W.walking); its
+  -- errors go on as they are, as from lua-cjson's lua_call.
+  local function get_items(t, n)
+    local items = {}
+    for i = 1, n do
+      items[i] = t[i]
+    end
+    return items
+  end
+
+  local function indexed(t, len)
+    calling = true
+    local ok, v = pcall(len, t)
+    local n = 0
+    if ok then
+      n = (type(v) == "number" or type(v) == "string") and tonumber(v) or 0
+      n = (n >= 1 and n < INT_MAX + 1) and floor(n) or 0
+      ok, v = pcall(get_items, t, n)
+    end
+    calling = false
+    if not ok then
+      error(v, 0)
+    end
+    return v, n
   end
 
   local function put_table(t, depth)
     depth = depth + 1
     if depth > check_at then
-      check_depth(t, depth)
+      return deeper(t, depth, put_table)
     end
     stack[depth] = t
     local mt = getmetatable(t)
@@ -416,10 +541,16 @@ function M.new(E)
           view.check(t)
         end
         if not general then
-          if view.lazy(t) then
+          -- (See qjson.view.write's `copying`: a document read with
+          -- invalid_numbers is written member by member, and so is a lazy
+          -- one when the output check would admit NaN and Infinity.)
+          local how = view.copying(t)
+          if how == nil then
+            return view.put(buf, t, depth, put_value, put_key)
+          elseif how == "check" and invalid ~= true then
             saw_lazy = true
+            return view.put(buf, t, depth, put_value, put_key)
           end
-          return view.put(buf, t, depth, put_value, put_key)
         end
         return put_view_general(t, view, depth)
       end
@@ -436,7 +567,13 @@ function M.new(E)
         return buf:put("[]")
       elseif mt == array_mt or (type(mt) == "table" and rawget(mt, "__len") ~= nil) then
         -- As OpenResty's lua-cjson: array_mt, or any __len, makes an
-        -- array of the raw length (holes are nulls).
+        -- array (holes are nulls). qjson.cjson reads it as lua-cjson does;
+        -- qjson.encode reads it raw: the raw length, no __index
+        -- (docs/encoding.md).
+        if cycle_as_nesting and mt ~= array_mt then
+          local items, n = indexed(t, rawget(mt, "__len"))
+          return put_array(items, n, depth)
+        end
         return put_array(t, rawlen(t), depth)
       end
     end
@@ -485,7 +622,7 @@ function M.new(E)
 
   -- Which settings the upvalues above hold: a settings table at a
   -- version, with no per-call options (`plain`) or with some.
-  local loaded, loaded_version, loaded_plain, check_at0
+  local loaded, loaded_version, loaded_plain
 
   local function load(s, prec, fl, ind, srt, plain)
     loaded, loaded_version, loaded_plain = s, s.version, plain
@@ -493,7 +630,10 @@ function M.new(E)
     null = E.null
     max_depth = s.max_depth
     cycle_as_nesting = s.dropin
-    check_at0 = min(max_depth, CYCLE_CHECK)
+    cjson_stack = s.dropin and max_depth >= CJSON_STACK_FIRST
+    stack_from = cjson_stack and CJSON_STACK_FIRST - 1 or huge
+    cycle_at0 = cjson_stack and huge or CYCLE_CHECK
+    check_at0 = min(max_depth, cycle_at0, SEGMENT, stack_from)
     sparse_convert, sparse_ratio, sparse_safe = s.sparse_convert, s.sparse_ratio, s.sparse_safe
     empty_as_object, skip, invalid = s.empty_table_as_object, s.skip_unsupported, s.invalid_numbers
     precision, limit, sort_keys = prec, int_limit(prec), srt
@@ -506,7 +646,7 @@ function M.new(E)
       clear(indents) -- (no allocation: see walk)
     end
     indent = ind
-    general = ind ~= nil or srt or skip
+    general = ind ~= nil or srt or skip or cjson_stack
   end
 
   -- Views go to their own writer without passing through put_value: a
@@ -525,14 +665,18 @@ function M.new(E)
     end
     depth = depth + 1
     if depth > check_at then
-      check_depth(v, depth)
+      return deeper(v, depth, put_in_view)
     end
     stack[depth] = v
     saw_view = true
-    if view.lazy(v) then
+    local how = view.copying(v)
+    if how == nil then
+      return view.put(buf, v, depth, put_in_view, put_key)
+    elseif how == "check" and invalid ~= true then
       saw_lazy = true
+      return view.put(buf, v, depth, put_in_view, put_key)
     end
-    return view.put(buf, v, depth, put_in_view, put_key)
+    return put_view_general(v, view, depth)
   end
 
   local function put_root(v)
@@ -553,7 +697,7 @@ function M.new(E)
   -- raises leaves `busy` set and part of an output in the buffer; see
   -- W.walking.
   local function walk(v, keep_buffer)
-    check_at = check_at0
+    check_at, cycle_at, seg_end, objects, calling = check_at0, cycle_at0, SEGMENT, 0, false
     saw_view, saw_lazy = false, false
     W.busy = true
     put_root(v)
@@ -580,6 +724,12 @@ function M.new(E)
   -- if not, the walk raised, and the walker is made ready again.
   local run_plain, run
   function W.walking()
+    -- (In user code the walk called, or a segment's coroutine: on this
+    -- stack or not, the walk is running.)
+    local co = co_running()
+    if calling or (co ~= nil and segments[co]) then
+      return true
+    end
     for level = 2, huge do
       local info = getinfo(level, "f")
       if info == nil then
@@ -616,6 +766,19 @@ function M.new(E)
   W.run = run
 
   return W
+end
+
+assert(debug.getinfo(M.new, "u").nups == 0, "qjson.encode.walk: M.new must have no upvalues (see the top)")
+
+-- A second M.new: the same code loaded again from its bytecode, so with
+-- prototypes of its own (LuaJIT compiles per prototype), and the JIT
+-- turned off for them: the walkers it makes never run compiled code of
+-- their own.
+function M.uncompiled()
+  local new = assert(loadstring(string.dump(M.new)))
+  setfenv(new, getfenv(M.new))
+  jit.off(new, true)
+  return new
 end
 
 return M

@@ -71,8 +71,8 @@
 -- qjson.view.materialize (plain tables); qjson.view is the API others use.
 local base = require("qjson.base")
 
-local type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, pairs =
-  type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, pairs
+local type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, next =
+  type, error, rawget, rawset, setmetatable, getmetatable, tostring, tonumber, next
 local tnew = require("table.new")
 
 local C = base.C
@@ -96,6 +96,10 @@ local DIRTY, DCHILD, EDITS, ENODE, ADDED, NENODE, REPLACED, ORIG, VALS, CACHE, U
 local PTR, SRC, BIG_INT, DIRTY_VIEWS, VIEWS = "\255ptr", "\255src", "\255big_int", "\255dirty_views", "\255views"
 -- Set (true) on the record of a document parsed in lazy mode.
 local LAZY = "\255lazy"
+-- Set on the record of a document parsed with invalid_numbers (lua-cjson's
+-- numbers beyond JSON): true until the encoder looked whether its text
+-- holds one, then whether it does (see qjson.view.write's `copying`).
+local LENIENT = "\255lenient"
 
 local DELETED = setmetatable({}, { __tostring = function() return "qjson.view.deleted" end })
 
@@ -146,8 +150,12 @@ local function check_tree(v)
   end
   local cache = rawget(v, CACHE)
   if cache ~= nil then
-    for _, x in pairs(cache) do
+    -- (A `while` over next(), not a for loop: a finalizer's materialize
+    -- may run it, see qjson.base, ITERN.)
+    local key, x = next(cache)
+    while key ~= nil do
       check_tree(x)
+      key, x = next(cache, key)
     end
   end
   local orig = rawget(v, ORIG)
@@ -169,8 +177,10 @@ local function check_tree_all(v)
   check_tree(v)
   local registry = rawget(v[DOC], VIEWS)
   if registry ~= nil then
-    for _, x in pairs(registry) do
+    local node, x = next(registry)
+    while node ~= nil do
       check_tree(x)
+      node, x = next(registry, node)
     end
   end
 end
@@ -340,6 +350,7 @@ M.DOC, M.NODE, M.PARENT, M.LEN, M.CKEY, M.CVIEW, M.CKEY2, M.CVIEW2 = DOC, NODE, 
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED, M.NENODE, M.REPLACED, M.ORIG, M.VALS, M.CACHE, M.UNIQ =
   DIRTY, DCHILD, EDITS, ENODE, ADDED, NENODE, REPLACED, ORIG, VALS, CACHE, UNIQ
 M.PTR, M.SRC, M.BIG_INT, M.DIRTY_VIEWS, M.VIEWS, M.LAZY = PTR, SRC, BIG_INT, DIRTY_VIEWS, VIEWS, LAZY
+M.LENIENT = LENIENT
 -- The keys new_view's array constructor spells out, which must be these
 -- (objects leave out LEN, roots PARENT, leaves the cache slots):
 -- spec/view_spec.lua checks them.

@@ -55,18 +55,24 @@ local function materialize_table(t, array_mt, seen)
   end
   seen[t] = false
   local copy
-  for k, x in next, t do
+  -- (`while` loops over next(), not for loops: a finalizer's materialize
+  -- may run them, see qjson.base, ITERN.)
+  local k, x = next(t)
+  while k ~= nil do
     local m = materialize(x, array_mt, seen)
     if copy == nil and (m ~= x or seen[t]) then
       copy = seen[t] or {}
-      for k2, x2 in next, t do
+      local k2, x2 = next(t)
+      while k2 ~= nil do
         copy[k2] = x2
+        k2, x2 = next(t, k2)
       end
       seen[t] = copy
     end
     if copy ~= nil then
       copy[k] = m
     end
+    k, x = next(t, k)
   end
   if copy == nil then
     seen[t] = t

@@ -1,17 +1,19 @@
 -- A view's members for the encoder's general output (indentation, sorted
--- keys, skipped values): see encoder.views in qjson.encode.
+-- keys, skipped values) and for views whose bytes it does not copy: see
+-- encoder.views in qjson.encode.
 local base = require("qjson.base")
 local F = require("qjson.view.fields")
 local read = require("qjson.view.read")
 local iter = require("qjson.view.iter")
 
-local getmetatable, rawget = getmetatable, rawget
+local getmetatable, rawget, match = getmetatable, rawget, string.match
 
 local DELETED, ObjectMT = F.DELETED, F.ObjectMT
 local fail, cached, check_raw = F.fail, F.cached, F.check_raw
 local array_len, array_get = read.array_len, read.array_get
 local step_member, member_value = iter.step_member, iter.member_value
 local DOC, NODE, PTR, EDITS, ADDED, ORIG = F.DOC, F.NODE, F.PTR, F.EDITS, F.ADDED, F.ORIG
+local LAZY, LENIENT = F.LAZY, F.LENIENT
 
 local C, copy_string, next_child = base.C, base.copy_string, base.next_child
 local val_box = base.val_box
@@ -23,13 +25,29 @@ local function raw_text(st, node)
   return copy_string(st[DOC][PTR], node, true) or fail(st)
 end
 
--- For output with indentation, sorted keys or skipped values: the view's
--- members in source order (edits where they are, added keys last), as
--- `keys` (nil for an array), `vals` and `raws` (a number of the document
--- as its text, so that no number passes through a Lua number), and their
--- count. The encoder writes them like a table's members.
+-- Whether `s` is a number as JSON writes one (RFC 8259):
+-- -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+local function json_number(s)
+  local e = match(s, "^%-?0()") or match(s, "^%-?[1-9]%d*()")
+  if e == nil then
+    return false
+  end
+  e = match(s, "^%.%d+()", e) or e
+  e = match(s, "^[eE][-+]?%d+()", e) or e
+  return e == #s + 1
+end
+
+-- For the encoder: the view's members in source order (edits where they
+-- are, added keys last), as `keys` (nil for an array), `vals` and `raws`
+-- (a number of the document as its text, so that no number passes
+-- through a Lua number), and their count. The encoder writes them like a
+-- table's members. A document read with invalid_numbers, or in lazy mode,
+-- may hold numbers outside JSON (0x10, NaN): such a number is given as
+-- its value (read as any read gives it, or raising its error in lazy
+-- mode), which the encoder writes as it writes a Lua number.
 return function(st)
   check_raw(st)
+  local checked = rawget(st[DOC], LENIENT) or rawget(st[DOC], LAZY) ~= nil
   local vals, raws, n = {}, {}, 0
   if getmetatable(st) == ObjectMT then
     local keys = {}
@@ -45,8 +63,11 @@ return function(st)
       if e == nil then
         n = n + 1
         keys[n] = k
-        if kind == NUMBER then
-          raws[n] = raw_text(st, vn)
+        local raw = kind == NUMBER and raw_text(st, vn)
+        if raw and not (checked and not json_number(raw)) then
+          raws[n] = raw
+        elseif raw then
+          vals[n] = member_value(st, kind, k, vn, t)
         else
           local c = cached(st, k)
           if c == nil then
@@ -87,8 +108,9 @@ return function(st)
       end
       prev = o
     end
-    if o and C.qjson_read(ptr, o, val_box) == NUMBER then
-      raws[i] = raw_text(st, o)
+    local raw = o and C.qjson_read(ptr, o, val_box) == NUMBER and raw_text(st, o)
+    if raw and not (checked and not json_number(raw)) then
+      raws[i] = raw
     else
       -- (nil for a hole: written as null.)
       vals[i] = array_get(st, i)

@@ -10,6 +10,7 @@ local type, rawget, rawset, setmetatable, getmetatable, floor =
   type, rawget, rawset, setmetatable, getmetatable, math.floor
 
 local DOC, NODE, LEN, PTR, SRC, BIG_INT, VIEWS, LAZY = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.BIG_INT, F.VIEWS, F.LAZY
+local LENIENT = F.LENIENT
 local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
 local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.ArrayMT
 local fail, is_view, new_view, cached, child_view = F.fail, F.is_view, F.new_view, F.cached, F.child_view
@@ -23,7 +24,7 @@ local key_box, val_box, ptr_box, size_box, i64_box, u64_box =
 -- val_box.num, read through C.qjson_load_f64 (see crates/luajit/src/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
 local val_num = base.val_num
-local box_string, next_child = base.box_string, base.next_child
+local box_string = base.box_string
 local val_len, size_value = base.val_len, base.size_value
 local i64_halves, u64_halves = base.i64_halves, base.u64_halves
 local int64_value, uint64_value = base.int64_value, base.uint64_value
@@ -204,15 +205,33 @@ end
 ObjectMT.__index = object_get
 ArrayMT.__index = array_get
 
+-- The child of container `parent` holding node `target` (its key node in
+-- an object) and its 1-based index, under a ticket; nil and the status
+-- when there is none.
+local node_box, index_box = base.node_box, base.index_box
+local function child_holding(ptr, parent, target)
+  local t = ticket()
+  local k = C.qjson_child_holding(ptr, parent, target, node_box, index_box)
+  local node, index = node_box[0], index_box[0]
+  if stale(t) then
+    return child_holding(ptr, parent, target)
+  end
+  if k ~= 1 then
+    return nil, k
+  end
+  return node, index + 1
+end
+
 -- Reads the path from the document's root view down to view `st`, a
 -- view doc:get opened below the root: the last read adopts it
 -- (child_view), so that an edit of it (which marks its ancestors) is
 -- seen by an encode of the root. (Done when it is opened, not when it
 -- is first edited: a branch in touch cost its compiled loop 5% more
--- instructions on a nested edit.) Nodes
--- are numbered in document order, so the child whose subtree holds
--- `st` is the last one whose node is not past st's. Stops where the
--- path was edited away (the root then does not hold `st`).
+-- instructions on a nested edit.) The child whose subtree holds `st`
+-- comes from qjson_child_holding, which reads no value on the way (in
+-- lazy mode, a sibling's invalid number is not this read's error).
+-- Stops where the path was edited away (the root then does not hold
+-- `st`).
 local function attach(st)
   local d, target = st[DOC], st[NODE]
   local ptr = d[PTR]
@@ -226,21 +245,11 @@ local function attach(st)
   end
   while x ~= st do
     local object = getmetatable(x) == ObjectMT
-    local prev, i, last = 0, 0, nil
-    while true do
-      local k, c = next_child(ptr, x[NODE], prev)
-      if k <= MISSING then
-        if k ~= MISSING then
-          fail(x)
-        end
-        break
-      end
-      if c > target then
-        break
-      end
-      prev, last, i = c, c, i + 1
-    end
+    local last, i = child_holding(ptr, x[NODE], target)
     if last == nil then
+      if i ~= MISSING then
+        fail(x)
+      end
       return
     end
     local child
@@ -278,7 +287,7 @@ function M.open(doc, node, kind)
   doc = doc.root or doc
   local d = doc.record
   if d == nil then
-    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {}, [LAZY] = doc.lazy }
+    d = { [PTR] = doc.ptr, [SRC] = doc.src, [VIEWS] = {}, [LAZY] = doc.lazy, [LENIENT] = doc.lenient }
     doc.record = d
   end
   local v = d[VIEWS][node]
@@ -296,8 +305,9 @@ end
 -- of an object or array root, else the scalar (and the document is
 -- closed). `first`, when given, is the text's first byte: a brace or
 -- bracket there names the root's kind without a native call. `big_int`:
--- the decode's option of that name; `lazy`: true for a lazy-mode parse.
-function M.decoded(ptr, src, first, big_int, lazy)
+-- the decode's option of that name; `lazy`: true for a lazy-mode parse;
+-- `lenient`: true for a parse with invalid_numbers.
+function M.decoded(ptr, src, first, big_int, lazy, lenient)
   local kind
   if first == 123 then
     kind = OBJECT
@@ -336,6 +346,9 @@ function M.decoded(ptr, src, first, big_int, lazy)
     end
     if lazy then
       rawset(v, LAZY, true)
+    end
+    if lenient then
+      rawset(v, LENIENT, true)
     end
     return v
   end

@@ -20,7 +20,7 @@ local fail, check_raw = F.fail, F.check_raw
 local DOC, NODE, LEN, PTR, SRC, DIRTY_VIEWS = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.DIRTY_VIEWS
 local DIRTY, DCHILD, EDITS, ENODE, ADDED = F.DIRTY, F.DCHILD, F.EDITS, F.ENODE, F.ADDED
 local NENODE, REPLACED, ORIG, VALS = F.NENODE, F.REPLACED, F.ORIG, F.VALS
-local LAZY = F.LAZY
+local LAZY, LENIENT = F.LAZY, F.LENIENT
 
 local C, ticket, stale = base.C, base.ticket, base.stale
 local MISSING = C.QJSON_STATUS_MISSING
@@ -353,11 +353,51 @@ local function lazy(st)
   return rawget(st[DOC], LAZY) ~= nil
 end
 
+-- Whether the text of document record `d`, parsed with invalid_numbers,
+-- holds a number outside JSON: whether it fails a strict parse (made
+-- once; the document's own parse left no trace of the numbers it let
+-- through). A lazy-mode or parse_file document is not parsed again: it is
+-- taken to hold one.
+local function holds_lenient_numbers(d)
+  local src = rawget(d, LAZY) == nil and d[SRC]
+  if not src then
+    return true
+  end
+  local o = base.new_options() -- (strict, and any depth: its parse checked that)
+  o.max_depth = 2147483647
+  return C.qjson_parse_size(src, #src, o, nil) == 0
+end
+
+-- How the encoder may copy the bytes of view `st`: nil, as they are;
+-- "check", then check its output as strict JSON (lazy mode: the bytes
+-- were never checked); "members", not at all: the view is written member
+-- by member (qjson.view.members), because its document holds numbers
+-- outside JSON (NaN, 0x10, 1.), read with invalid_numbers: encode writes
+-- JSON, and each such number as lua-cjson writes the value its decode
+-- gives (or raises, per encode_invalid_numbers).
+local function copying(st)
+  local d = st[DOC]
+  local lenient = rawget(d, LENIENT)
+  if lenient then
+    if lenient == true then
+      lenient = holds_lenient_numbers(d)
+      rawset(d, LENIENT, lenient)
+    end
+    if lenient then
+      return "members"
+    end
+  end
+  if rawget(d, LAZY) ~= nil then
+    return "check"
+  end
+  return nil
+end
+
 -- The text encode returns for `v` without writing anything: the parsed
--- string itself for an untouched document root.
--- (Not for a lazy-mode document, whose text the encoder checks.)
+-- string itself for an untouched document root whose bytes are copied as
+-- they are (see copying).
 local function source(v)
-  local src = not rawget(v, DIRTY) and v[NODE] == 0 and not rawget(v[DOC], LAZY) and v[DOC][SRC]
+  local src = not rawget(v, DIRTY) and v[NODE] == 0 and copying(v) == nil and v[DOC][SRC]
   if src then
     -- (Else the encoder's walk checks it.)
     F.check_near(v)
@@ -367,7 +407,8 @@ local function source(v)
 end
 
 encoder.views[ObjectMT] = {
-  put = put, members = require("qjson.view.members"), source = source, lazy = lazy, check = F.check_near,
+  put = put, members = require("qjson.view.members"), source = source, lazy = lazy, copying = copying,
+  check = F.check_near,
 }
 encoder.views[ArrayMT] = encoder.views[ObjectMT]
 encoder.view_field = DOC

@@ -85,6 +85,32 @@ impl Document<'_> {
         (next > child && next < end).then_some(next)
     }
 
+    /// The child of container `parent` whose subtree holds node `target`
+    /// (for an object, the member's key node) and its index among the
+    /// children, or `None` when `target` is not inside `parent`. Reads no
+    /// value: in lazy mode the children passed on the way are not checked
+    /// (a read reports the errors of what it reads, not of its siblings).
+    pub fn child_holding(&self, parent: Node, target: Node) -> Option<(Node, usize)> {
+        // (The C ABI takes any numbers.)
+        if parent as usize >= self.tape_len() {
+            return None;
+        }
+        let mut child = self.first_child(parent)?;
+        if target < child || target >= self.members_end(parent) {
+            return None;
+        }
+        let object = self.first_byte(parent) == b'{';
+        let mut index = 0;
+        loop {
+            let next = if object { self.skip(child + 1) } else { self.skip(child) };
+            if target < next {
+                return Some((child, index));
+            }
+            child = next;
+            index += 1;
+        }
+    }
+
     /// Whether stage 2 proved that no two keys of object `obj` are equal
     /// (see `tape::UNIQUE_KEYS`).
     #[inline(always)]

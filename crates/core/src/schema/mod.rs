@@ -7,20 +7,27 @@
 //! OpenAPI dialect) → [`Schema`]; document + node → [`Schema::validate`] →
 //! [`Failure`]s located in the instance (`report`).
 
+mod bounds;
 mod compile;
+mod decimal;
+mod equal;
 mod node;
+mod numeric;
+mod pattern;
 pub(crate) mod report;
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
+pub use bounds::SCHEMA_VALIDATION_STACK;
 pub use compile::{
-    SchemaDraft, SchemaOptions, SCHEMA_DEFAULT_BACKTRACK_LIMIT, SCHEMA_DEFAULT_MAX_DEPTH, SCHEMA_DEFAULT_MAX_ERRORS,
-    SCHEMA_DEFAULT_REGEX_SIZE_LIMIT,
+    SchemaDraft, SchemaOptions, SCHEMA_DEFAULT_BACKTRACK_BUDGET, SCHEMA_DEFAULT_BACKTRACK_LIMIT,
+    SCHEMA_DEFAULT_MAX_DEPTH, SCHEMA_DEFAULT_MAX_ERRORS, SCHEMA_DEFAULT_REGEX_SIZE_LIMIT, SCHEMA_MAX_DEPTH,
+    SCHEMA_MAX_SUBSCHEMAS,
 };
 pub use node::{TapeJson, TapeNode};
-pub use report::{Failure, ALL_ERRORS_MAX_SLOTS};
+pub use report::{Failure, ERRORS_BYTES_PER_REPORTED};
 
 use crate::{Document, Error, Node, Options};
 
@@ -49,6 +56,8 @@ impl std::fmt::Display for SchemaError {
 pub struct Schema {
     validator: jsonschema::Validator<TapeJson>,
     opts: SchemaOptions,
+    /// Subschemas the crate may apply in a row to one instance value.
+    subschemas: usize,
 }
 
 impl Schema {
@@ -66,8 +75,8 @@ impl Schema {
                 _ => return Err(SchemaError::new("remote documents must be a JSON object".into(), String::new())),
             },
         };
-        let validator = compile::compile(schema, remotes, opts)?;
-        Ok(Schema { validator, opts: *opts })
+        let compile::Compiled { validator, subschemas } = compile::compile(schema, remotes, opts)?;
+        Ok(Schema { validator, opts: *opts, subschemas })
     }
 
     pub fn options(&self) -> &SchemaOptions {
@@ -77,28 +86,26 @@ impl Schema {
     /// Whether `node` of `doc` is valid. Documents not parsed in strict
     /// mode are parsed again strictly first.
     pub fn is_valid(&self, doc: &Document<'_>, node: Node) -> Result<bool, Error> {
-        self.with_instance(doc, node, |n| Ok(n.depth() <= self.opts.max_depth() && self.validator.is_valid(n)))
+        self.with_instance(doc, node, |input, tape, node| Ok(report::is_valid(self, input, tape, node)))
     }
 
     /// The errors of `node` of `doc` (at most `max_errors`), empty when valid.
     pub fn validate(&self, doc: &Document<'_>, node: Node) -> Result<Vec<Failure>, Error> {
-        self.with_instance(doc, node, |n| Ok(report::failures(&self.validator, n, &self.opts)))
+        self.with_instance(doc, node, |input, tape, node| Ok(report::failures(self, input, tape, node)))
     }
 
     /// Parses `input` (strict) and validates its root, building no
     /// document beyond the thread's scratch tape.
     pub fn validate_bytes(&self, input: &[u8]) -> Result<Vec<Failure>, Error> {
         Document::parse_then(input, &Options::default(), |doc| {
-            let n = TapeNode::new(doc.input(), doc.tape(), crate::ROOT);
-            report::failures(&self.validator, n, &self.opts)
+            report::failures(self, doc.input(), doc.tape(), crate::ROOT)
         })
     }
 
     /// As [`Schema::validate_bytes`], the boolean alone.
     pub fn is_valid_bytes(&self, input: &[u8]) -> Result<bool, Error> {
         Document::parse_then(input, &Options::default(), |doc| {
-            let n = TapeNode::new(doc.input(), doc.tape(), crate::ROOT);
-            n.depth() <= self.opts.max_depth() && self.validator.is_valid(n)
+            report::is_valid(self, doc.input(), doc.tape(), crate::ROOT)
         })
     }
 
@@ -106,11 +113,11 @@ impl Schema {
         &self,
         doc: &Document<'_>,
         node: Node,
-        f: impl FnOnce(TapeNode<'_>) -> Result<R, Error>,
+        f: impl FnOnce(&[u8], &[u32], Node) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let o = doc.options();
         if o.strict() && !o.lenient_numbers() && (node as usize) < doc.tape_len() {
-            return f(TapeNode::new(doc.input(), doc.tape(), node));
+            return f(doc.input(), doc.tape(), node);
         }
         // A lazy document has not checked its strings and numbers: parse
         // its text again strictly (the tape layout is the same).
@@ -119,7 +126,7 @@ impl Schema {
             if node as usize >= d.tape_len() {
                 return Err(Error::at(crate::ErrorKind::Empty, &[], 0));
             }
-            f(TapeNode::new(d.input(), d.tape(), node))
+            f(d.input(), d.tape(), node)
         })?
     }
 }

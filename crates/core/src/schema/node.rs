@@ -2,9 +2,10 @@
 //! (its `Json`/`Node`/`Object`/`Array`/`JsonNumber` traits): the validator
 //! reads the document in place, without building a `serde_json::Value`.
 //!
-//! A node is the input, the tape and a slot, so it is `Copy` and borrows
-//! nothing else. The document must come from a strict parse (strings,
-//! numbers and literals already checked), which `schema::validate` ensures.
+//! A node is a slot and the [`Walk`] it belongs to (the input, the tape and
+//! the bounds of the validation that reads them), so it is `Copy`. The
+//! document must come from a strict parse (strings, numbers and literals
+//! already checked), which `schema::validate` ensures.
 
 use std::borrow::Cow;
 use std::ops::ControlFlow;
@@ -13,6 +14,9 @@ use jsonschema::json::{Array, Json, JsonNumber, Node, NodeIdentity, Object};
 use jsonschema::JsonType;
 use serde_json::Value;
 
+use super::bounds::Bounds;
+use super::decimal::Decimal;
+use super::equal;
 use crate::number;
 use crate::string;
 use crate::tape::{self, Next};
@@ -20,11 +24,18 @@ use crate::tape::{self, Next};
 /// The representation marker.
 pub struct TapeJson;
 
+/// A document as one validation reads it: its text, its tape, and the
+/// bounds every node's reads are checked against.
+pub(crate) struct Walk<'a> {
+    pub(crate) input: &'a [u8],
+    pub(crate) tape: &'a [u32],
+    pub(crate) bounds: Bounds,
+}
+
 /// One value of a parsed document.
 #[derive(Clone, Copy)]
 pub struct TapeNode<'a> {
-    input: &'a [u8],
-    tape: &'a [u32],
+    walk: &'a Walk<'a>,
     at: u32,
 }
 
@@ -32,62 +43,77 @@ pub struct TapeNode<'a> {
 static SCALAR_TAPE: [u32; 1] = [0];
 
 impl<'a> TapeNode<'a> {
-    pub(crate) fn new(input: &'a [u8], tape: &'a [u32], at: u32) -> TapeNode<'a> {
-        TapeNode { input, tape, at }
+    pub(crate) fn new(walk: &'a Walk<'a>, at: u32) -> TapeNode<'a> {
+        TapeNode { walk, at }
+    }
+
+    pub(crate) fn walk(&self) -> &'a Walk<'a> {
+        self.walk
     }
 
     pub(crate) fn input(&self) -> &'a [u8] {
-        self.input
+        self.walk.input
+    }
+
+    fn tape(&self) -> &'a [u32] {
+        self.walk.tape
+    }
+
+    pub(crate) fn slot(&self) -> u32 {
+        self.at
     }
 
     /// Byte offset where the value starts.
     pub(crate) fn offset(&self) -> usize {
-        tape::offset(self.tape, self.at)
+        tape::offset(self.tape(), self.at)
     }
 
+    /// The value's first byte, which tells its kind: every keyword reads
+    /// it, so it counts the validation's work (`Bounds::charge_work`).
     #[inline(always)]
-    fn first(&self) -> u8 {
-        self.input[self.offset()]
+    pub(crate) fn first(&self) -> u8 {
+        self.walk.bounds.charge_work(self.at);
+        self.input()[self.offset()]
     }
 
     /// A container's header.
     #[inline(always)]
     fn next(&self) -> Next {
-        tape::next(self.tape, self.at)
+        tape::next(self.tape(), self.at)
     }
 
     /// The slot after this value and everything inside it.
     #[inline(always)]
-    fn skip(&self) -> u32 {
-        tape::skip(self.tape, self.at, self.first())
+    pub(crate) fn skip(&self) -> u32 {
+        tape::skip(self.tape(), self.at, self.first())
     }
 
-    fn members_end(&self) -> u32 {
+    pub(crate) fn members_end(&self) -> u32 {
         self.next().members_end()
     }
 
-    fn first_member(&self) -> u32 {
+    pub(crate) fn first_member(&self) -> u32 {
         tape::first_member(self.at)
     }
 
     fn count(&self) -> usize {
-        tape::count(self.tape, self.at, self.first() == b'{')
+        tape::count(self.tape(), self.at, self.first() == b'{')
     }
 
     /// For an object whose keys repeat, each key once with its last value
     /// (see `document::repeated_keys`).
     fn repeated_keys(&self) -> Option<Vec<(u32, u32)>> {
-        crate::document::repeated_keys(self.input, self.tape, self.at)
+        crate::document::repeated_keys(self.input(), self.tape(), self.at)
     }
 
-    fn at(&self, slot: u32) -> TapeNode<'a> {
+    pub(crate) fn at(&self, slot: u32) -> TapeNode<'a> {
         TapeNode { at: slot, ..*self }
     }
 
     /// A string's bytes: borrowed from the input when it has no escape,
     /// else decoded in the same pass that finds its closing quote.
-    fn bytes(&self) -> Cow<'a, [u8]> {
-        let body = &self.input[self.offset() + 1..];
+    pub(crate) fn bytes(&self) -> Cow<'a, [u8]> {
+        let body = &self.input()[self.offset() + 1..];
         let mut out = Vec::new();
         match string::read_to_quote(body, &mut out).expect("strict parse: escapes are valid") {
             string::Read::Raw(raw) => Cow::Borrowed(raw),
@@ -96,7 +122,7 @@ impl<'a> TapeNode<'a> {
         }
     }
 
-    fn text(&self) -> Cow<'a, str> {
+    pub(crate) fn text(&self) -> Cow<'a, str> {
         match self.bytes() {
             // SAFETY: a strict parse checked the input's UTF-8.
             Cow::Borrowed(b) => Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) }),
@@ -104,10 +130,22 @@ impl<'a> TapeNode<'a> {
         }
     }
 
-    fn number_text(&self) -> &'a [u8] {
-        let s = &self.input[self.offset()..];
+    pub(crate) fn number_text(&self) -> &'a [u8] {
+        let s = &self.input()[self.offset()..];
         let len = s.iter().position(|&c| number::is_delimiter(c)).unwrap_or(s.len());
         &s[..len]
+    }
+
+    /// This array's elements, this object's members, without the stack
+    /// check of `as_array`/`as_object` (qjson's own iterative walks).
+    pub(crate) fn elements_of(&self) -> Elements<'a> {
+        TapeArray(*self).elements()
+    }
+    pub(crate) fn members_of(&self) -> TapeObject<'a> {
+        TapeObject(*self)
+    }
+    pub(crate) fn count_of(&self) -> usize {
+        self.count()
     }
 
     /// Tape slots this value spans (about one per key and value in it).
@@ -138,19 +176,100 @@ impl<'a> TapeNode<'a> {
         }
         deepest
     }
+}
 
-    /// A `serde_json::Value` of this value (cold paths: `uniqueItems` on
-    /// containers, error instances). Parsed from the value's text.
-    fn value(&self) -> Value {
-        first_value(&self.input[self.offset()..], 0)
+impl<'a> TapeNode<'a> {
+    /// This value as a `serde_json::Value`, exactly (numbers as written),
+    /// built on an explicit stack (the crate gives the errors of qjson's
+    /// own keywords one; `max_depth` bounds its nesting).
+    fn build_value(&self) -> Value {
+        let mut stack: Vec<Building<'a>> = Vec::new();
+        let mut value = Building::open(*self, &mut stack);
+        loop {
+            if let Some(v) = value.take() {
+                match stack.last_mut() {
+                    None => return v,
+                    Some(top) => top.add(v),
+                }
+            }
+            let top = stack.last_mut().expect("a container is open");
+            value = match top.members.next() {
+                Some((key, n)) => {
+                    top.key = key;
+                    Building::open(n, &mut stack)
+                }
+                None => stack.pop().map(Building::close),
+            };
+        }
     }
 }
 
-/// The first JSON value in `bytes` as a `serde_json::Value` (`Null` if
-/// serde_json refuses it, e.g. nesting beyond its recursion limit).
+/// A container of `TapeNode::build_value` being filled.
+struct Building<'a> {
+    array: Option<Vec<Value>>,
+    object: serde_json::Map<String, Value>,
+    members: std::vec::IntoIter<(Option<String>, TapeNode<'a>)>,
+    key: Option<String>,
+}
+
+impl<'a> Building<'a> {
+    /// A scalar's value; or, for a container, `None` and its frame pushed.
+    fn open(n: TapeNode<'a>, stack: &mut Vec<Building<'a>>) -> Option<Value> {
+        Some(match n.first() {
+            b'[' => {
+                let members: Vec<_> = n.elements_of().map(|e| (None, e)).collect();
+                let array = Some(Vec::with_capacity(members.len()));
+                stack.push(Building { array, object: serde_json::Map::new(), members: members.into_iter(), key: None });
+                return None;
+            }
+            b'{' => {
+                let members: Vec<_> = n.members_of().members().map(|(k, v)| (Some(k.into_owned()), v)).collect();
+                stack.push(Building {
+                    array: None,
+                    object: serde_json::Map::new(),
+                    members: members.into_iter(),
+                    key: None,
+                });
+                return None;
+            }
+            b'"' => Value::String(n.text().into_owned()),
+            b't' => Value::Bool(true),
+            b'f' => Value::Bool(false),
+            b'n' => Value::Null,
+            // (Number text is ASCII.)
+            _ => Value::Number(serde_json::Number::from_string_unchecked(
+                String::from_utf8_lossy(n.number_text()).into_owned(),
+            )),
+        })
+    }
+
+    fn add(&mut self, v: Value) {
+        match &mut self.array {
+            Some(items) => items.push(v),
+            None => {
+                self.object.insert(self.key.take().expect("a member's key"), v);
+            }
+        }
+    }
+
+    fn close(self) -> Value {
+        match self.array {
+            Some(items) => Value::Array(items),
+            None => Value::Object(self.object),
+        }
+    }
+}
+
+/// The first JSON value in `bytes` as a `serde_json::Value`, numbers kept
+/// as written (serde_json's `arbitrary_precision`). A value serde_json
+/// cannot hold (nested beyond its 128 levels) has no such form: building
+/// one is a bug of the caller, not a `null`.
 fn first_value(bytes: &[u8], _: u32) -> Value {
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    values.next().and_then(Result::ok).unwrap_or(Value::Null)
+    match values.next() {
+        Some(Ok(v)) => v,
+        _ => panic!("qjson: this instance has no serde_json::Value form (nested deeper than 128)"),
+    }
 }
 
 /// Code points in UTF-8 bytes: the bytes that do not continue one.
@@ -172,9 +291,12 @@ impl Json for TapeJson {
     }
 
     fn with_string_node<T>(buffer: &mut Vec<u8>, string: &str, f: impl FnOnce(TapeNode<'_>) -> T) -> T {
+        // (Unused: property names are the tape's own key nodes, see
+        // `try_for_each_name_node`.)
         buffer.clear();
         serde_json::to_writer(&mut *buffer, string).expect("writing to a Vec cannot fail");
-        f(TapeNode { input: buffer, tape: &SCALAR_TAPE, at: 0 })
+        let walk = Walk { input: buffer, tape: &SCALAR_TAPE, bounds: Bounds::unbounded() };
+        f(TapeNode { walk: &walk, at: 0 })
     }
 }
 
@@ -196,21 +318,11 @@ impl JsonNumber for TapeNumber<'_> {
         Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(self.0) })
     }
     fn to_number(&self) -> Cow<'_, serde_json::Number> {
-        let n = self
-            .as_u64()
-            .map(serde_json::Number::from)
-            .or_else(|| self.as_i64().map(serde_json::Number::from))
-            .or_else(|| serde_json::Number::from_f64(number::to_f64(self.0)))
-            .unwrap_or_else(|| serde_json::Number::from(0));
-        Cow::Owned(n)
+        // The literal itself: exact at any size (`arbitrary_precision`).
+        Cow::Owned(serde_json::Number::from_string_unchecked(self.as_str().into_owned()))
     }
     fn is_integer(&self) -> bool {
-        let integer_text = !self.0.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
-        if integer_text {
-            return true;
-        }
-        let v = number::to_f64(self.0);
-        v.is_finite() && v.fract() == 0.0
+        Decimal::parse(self.0).is_integer()
     }
 }
 
@@ -219,11 +331,21 @@ impl<'a> Node<'a, TapeJson> for TapeNode<'a> {
     type Array = TapeArray<'a>;
     type Number = TapeNumber<'a>;
 
+    // Every descent into the instance goes through these two: the check
+    // of the validation's stack (`Bounds::check_stack`) sits here.
     fn as_object(&self) -> Option<TapeObject<'a>> {
-        (self.first() == b'{').then_some(TapeObject(*self))
+        if self.first() != b'{' {
+            return None;
+        }
+        self.walk.bounds.check_stack(self.at);
+        Some(TapeObject(*self))
     }
     fn as_array(&self) -> Option<TapeArray<'a>> {
-        (self.first() == b'[').then_some(TapeArray(*self))
+        if self.first() != b'[' {
+            return None;
+        }
+        self.walk.bounds.check_stack(self.at);
+        Some(TapeArray(*self))
     }
     fn as_string(&self) -> Option<Cow<'a, str>> {
         (self.first() == b'"').then(|| self.text())
@@ -282,29 +404,25 @@ impl<'a> Node<'a, TapeJson> for TapeNode<'a> {
         Some((min..=max).contains(&code_points(&s)))
     }
     fn equals_value(&self, expected: &Value) -> bool {
-        match (self.first(), expected) {
-            (b'"', Value::String(s)) => *self.bytes() == *s.as_bytes(),
-            (b'"', _) | (_, Value::String(_)) => false,
-            (b't' | b'f', Value::Bool(b)) => self.as_boolean() == Some(*b),
-            (b'n', Value::Null) => true,
-            (b't' | b'f' | b'n', _) => false,
-            _ => jsonschema::json::cmp::equal(&self.to_value(), expected),
-        }
+        equal::to_value(*self, expected)
     }
     fn to_value(&self) -> Cow<'a, Value> {
-        Cow::Owned(self.value())
+        Cow::Owned(self.build_value())
     }
     fn lazy_value(&self) -> jsonschema_value::LazyInstance<'a> {
-        // Built only if someone reads the error's instance (qjson does not).
+        // Every error the crate builds asks for its instance here: the
+        // count of `validate`'s error memory (`Bounds::charge_error`).
+        // Built only if someone reads it (qjson does not).
+        self.walk.bounds.charge_error(self);
         jsonschema_value::LazyInstance::Deferred {
-            bytes: &self.input[self.offset()..],
+            bytes: &self.input()[self.offset()..],
             tag: 0,
             make: first_value,
             cell: std::sync::OnceLock::new(),
         }
     }
     fn identity(&self) -> Option<NodeIdentity> {
-        Some(NodeIdentity::tagged(self.tape.as_ptr() as usize, self.at))
+        Some(NodeIdentity::tagged(self.tape().as_ptr() as usize, self.at))
     }
 }
 
@@ -331,7 +449,7 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
         let mut k = o.first_member();
         let mut found = None;
         while k < end {
-            let body = &o.input[tape::offset(o.tape, k) + 1..];
+            let body = &o.input()[tape::offset(o.tape(), k) + 1..];
             if (body[0] == first || body[0] == b'\\') && string::key_eq(body, key) {
                 if unique {
                     return Some(o.at(k + 1));
@@ -409,6 +527,9 @@ impl<'a> Array<'a, TapeJson> for TapeArray<'a> {
     }
     fn elements(&self) -> Elements<'a> {
         Elements { arr: self.0, slot: self.0.first_member(), end: self.0.members_end() }
+    }
+    fn is_unique(&self) -> bool {
+        equal::all_distinct(self.0)
     }
 }
 

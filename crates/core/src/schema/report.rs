@@ -3,8 +3,9 @@
 
 use jsonschema::json::{Array, Json, Node, Object};
 
-use super::node::{TapeJson, TapeNode};
-use super::SchemaOptions;
+use super::bounds::{self, Abort, Limits};
+use super::node::{TapeJson, TapeNode, Walk};
+use super::Schema;
 use crate::error::{Error, ErrorKind};
 
 /// One validation error.
@@ -22,34 +23,181 @@ pub struct Failure {
     pub column: usize,
 }
 
-/// The errors of `root` (at most `opts.max_errors()`).
-pub(crate) fn failures(v: &jsonschema::Validator<TapeJson>, root: TapeNode<'_>, opts: &SchemaOptions) -> Vec<Failure> {
-    let depth = root.depth();
-    if depth > opts.max_depth() {
-        let message =
-            format!("instance nested {depth} deep, deeper than the schema's max_depth ({})", opts.max_depth());
-        return vec![failure(root, root, String::new(), String::new(), message)];
+/// Bytes of errors `validate` may build per error it reports (see
+/// `bounds::ERROR_BYTES` for what an error counts): past `max_errors`
+/// (at least the default, 100) times this, it reports the first error
+/// only.
+pub const ERRORS_BYTES_PER_REPORTED: usize = 64 << 10;
+
+/// How a run of the crate over the value at `at` goes: which budgets, and
+/// whether it collects errors.
+fn limits(schema: &Schema, input: &[u8], tape: &[u32], at: u32, error_bytes: Option<usize>) -> Limits {
+    let slots = (crate::tape::skip(tape, at, input[crate::tape::offset(tape, at)]) - at) as usize;
+    Limits {
+        subschemas: schema.subschemas,
+        backtracking: schema.opts.backtrack_budget(),
+        error_bytes,
+        work: bounds::work_budget(slots, schema.subschemas),
     }
-    if v.is_valid(root) {
-        return Vec::new();
+}
+
+/// Runs `f` on the node `at` of the document, within `limits`.
+fn walk<R>(
+    input: &[u8],
+    tape: &[u32],
+    at: u32,
+    limits: &Limits,
+    f: impl for<'w> FnOnce(TapeNode<'w>) -> R,
+) -> Result<R, Box<(Abort, Failure)>> {
+    let mut stopped = None;
+    let r = bounds::run(limits, |bounds| {
+        let walk = Walk { input, tape, bounds };
+        let root = TapeNode::new(&walk, at);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(root))) {
+            Ok(r) => Some(r),
+            Err(payload) => {
+                // Located while the walk is alive, then raised again.
+                if let Some(why) = payload.downcast_ref::<Abort>() {
+                    stopped = Some(aborted(root, why, limits));
+                }
+                std::panic::resume_unwind(payload)
+            }
+        }
+    });
+    match r {
+        Ok(Some(r)) => Ok(r),
+        Ok(None) => unreachable!("a run returns or unwinds"),
+        Err(why) => Err(Box::new((why, stopped.expect("located before unwinding")))),
     }
-    let report = |e: jsonschema::ValidationError<'_>| {
+}
+
+/// Whether `at` is valid (a run stopped by a bound is not).
+pub(crate) fn is_valid(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> bool {
+    walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
+        root.depth() <= schema.opts.max_depth() && schema.validator.is_valid(root)
+    })
+    .unwrap_or(false)
+}
+
+/// The errors of `at` (at most `max_errors`).
+pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> Vec<Failure> {
+    let opts = &schema.opts;
+    let v = &schema.validator;
+    let first = walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
+        let depth = root.depth();
+        if depth > opts.max_depth() {
+            let message =
+                format!("instance nested {depth} deep, deeper than the schema's max_depth ({})", opts.max_depth());
+            return Some(vec![failure(root, root, String::new(), String::new(), message)]);
+        }
+        (!v.is_valid(root)).then(Vec::new)
+    });
+    match first {
+        Ok(None) => return Vec::new(),
+        Ok(Some(f)) if !f.is_empty() => return f,
+        Ok(Some(_)) => {}
+        Err(stopped) => return vec![stopped.1],
+    }
+    let report = |root: TapeNode<'_>, e: jsonschema::ValidationError<'_>| {
         let at = e.instance_path().as_str().to_owned();
         let node = locate(root, &at);
         failure(root, node, at, e.evaluation_path().as_str().to_owned(), e.masked().to_string())
     };
-    // The crate collects every error before the first is returned (a few
-    // hundred bytes each): a large instance reports its first error only,
-    // which the crate finds without collecting the others.
-    if root.slots() > ALL_ERRORS_MAX_SLOTS {
-        return v.validate(root).err().into_iter().map(report).collect();
+    // The crate builds every error (those of `anyOf`'s failing branches
+    // too) before returning any: the bytes they may take are bounded, and
+    // past the bound the report is the first error, which the crate finds
+    // without collecting the others.
+    let bytes =
+        opts.max_errors().max(super::SCHEMA_DEFAULT_MAX_ERRORS as usize).saturating_mul(ERRORS_BYTES_PER_REPORTED);
+    let all = walk(input, tape, at, &limits(schema, input, tape, at, Some(bytes)), |root| {
+        v.iter_errors(root).take(opts.max_errors()).map(|e| report(root, e)).collect::<Vec<_>>()
+    });
+    match all {
+        Ok(all) => all,
+        Err(stopped) if matches!(stopped.0, Abort::Errors) => {
+            match walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
+                v.validate(root).err().map(|e| report(root, e))
+            }) {
+                Ok(first) => first.into_iter().collect(),
+                Err(stopped) => vec![stopped.1],
+            }
+        }
+        Err(stopped) => vec![stopped.1],
     }
-    v.iter_errors(root).take(opts.max_errors()).map(report).collect()
 }
 
-/// Largest instance (in tape slots, about one per key and value) for
-/// which `validate` reports every error, up to `max_errors`.
-pub const ALL_ERRORS_MAX_SLOTS: usize = 16384;
+/// The error of a run a bound stopped, located at the value it stopped on.
+fn aborted(root: TapeNode<'_>, why: &Abort, limits: &Limits) -> Failure {
+    let (slot, keyword, message) = match why {
+        Abort::Stack(slot) => (
+            *slot,
+            String::new(),
+            format!(
+                "instance nested too deep for this schema: validating it takes more than the {} MB of stack a validation may use (its nesting times the subschemas each level goes through)",
+                bounds::SCHEMA_VALIDATION_STACK >> 20
+            ),
+        ),
+        Abort::Backtrack { at, keyword, budget: true } => (
+            *at,
+            keyword.clone(),
+            format!(
+                "pattern matching needs more backtracking than the validation's backtrack_budget ({} steps) allows",
+                limits.backtracking
+            ),
+        ),
+        Abort::Backtrack { at, keyword, budget: false } => {
+            (*at, keyword.clone(), "pattern cannot be matched within backtrack_limit steps of backtracking".to_owned())
+        }
+        Abort::Errors => (root.slot(), String::new(), "too many errors".to_owned()),
+        Abort::Work(slot) => (
+            *slot,
+            String::new(),
+            format!(
+                "validation needs more work than this schema and instance allow ({} reads of the instance's values)",
+                limits.work
+            ),
+        ),
+    };
+    let (pointer, node) = pointer_to(root, slot);
+    failure(root, node, pointer, keyword, message)
+}
+
+/// The JSON Pointer from `root` to the value at `slot` (for a key's slot,
+/// its member), and that value's node.
+fn pointer_to<'a>(root: TapeNode<'a>, slot: u32) -> (String, TapeNode<'a>) {
+    let mut pointer = String::new();
+    let mut node = root;
+    let escape = |s: &str| s.replace('~', "~0").replace('/', "~1");
+    'descend: while node.slot() != slot {
+        match node.first() {
+            b'[' => {
+                for (i, e) in node.elements_of().enumerate() {
+                    if (e.slot()..e.skip()).contains(&slot) {
+                        pointer.push_str(&format!("/{i}"));
+                        node = e;
+                        continue 'descend;
+                    }
+                }
+            }
+            b'{' => {
+                let mut k = node.first_member();
+                while k < node.members_end() {
+                    let value = node.at(k + 1);
+                    if (k..value.skip()).contains(&slot) {
+                        pointer.push('/');
+                        pointer.push_str(&escape(&node.at(k).text()));
+                        node = value;
+                        continue 'descend;
+                    }
+                    k = value.skip();
+                }
+            }
+            _ => {}
+        }
+        break;
+    }
+    (pointer, node)
+}
 
 fn failure(root: TapeNode<'_>, node: TapeNode<'_>, at: String, keyword: String, message: String) -> Failure {
     let byte = node.offset();

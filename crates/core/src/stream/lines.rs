@@ -1,7 +1,8 @@
 //! The line formats: NDJSON (a value per line) and server-sent events
 //! (the WHATWG rules: lines end with `\n`, `\r\n` or `\r`; a blank line
 //! ends an event; `data` fields are joined with `\n`; lines starting with
-//! `:` are comments; other fields are ignored).
+//! `:` are comments; other fields are ignored; one byte-order mark at the
+//! start of the stream is skipped).
 
 use super::{is_space, Span, Splitter, StreamError};
 
@@ -48,9 +49,25 @@ pub(crate) fn ndjson(sp: &mut Splitter, data: &[u8], base: u64, end: bool) -> Re
     Ok(())
 }
 
+/// U+FEFF in UTF-8.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 pub(crate) fn sse(sp: &mut Splitter, data: &[u8], base: u64, end: bool) -> Result<(), StreamError> {
     let mut start = (sp.state.start - base) as usize;
     let mut pos = (sp.state.scan - base) as usize;
+    if !sp.state.bom_checked {
+        // The WHATWG rules ignore one leading U+FEFF, whose three bytes may
+        // come in different chunks: until three bytes (or the end) are
+        // there, a prefix of it waits.
+        let head = &data[start..data.len().min(start + BOM.len())];
+        if head == BOM {
+            start += BOM.len();
+            pos = pos.max(start);
+        } else if head == &BOM[..head.len()] && !end {
+            return Ok(());
+        }
+        sp.state.bom_checked = true;
+    }
     while !sp.done {
         match memchr::memchr2(b'\n', b'\r', &data[pos..]) {
             Some(k) => {

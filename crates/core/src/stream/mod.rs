@@ -4,6 +4,12 @@
 //! buffer at once, or incrementally on chunks (`feed`), keeping only the
 //! incomplete tail, never more than `max` bytes of it.
 //!
+//! What a call found stays in the splitter until its next call, and no
+//! longer than that: the buffers give back what exceeds [`KEEP_BYTES`]
+//! when the next call starts (or at [`Splitter::trim`]), so a splitter
+//! kept idle (in a pool, or between a gateway's chunks) does not hold the
+//! peak of a large value.
+//!
 //! `lines.rs` has NDJSON and SSE (line formats), `concat.rs` concatenated
 //! JSON.
 
@@ -77,6 +83,24 @@ pub(crate) struct State {
     pub(crate) data: Vec<(u64, u32)>,
     pub(crate) data_len: usize,
     pub(crate) event_at: u64,
+    // SSE: the stream's first bytes were checked for a byte-order mark.
+    pub(crate) bom_checked: bool,
+}
+
+/// The most bytes a value may have: its length is a `u32` in a [`Span`]
+/// (and the parser takes at most 4 GiB).
+pub const MAX_SIZE: usize = u32::MAX as usize;
+
+/// Bytes each of a splitter's buffers keeps between calls; beyond that,
+/// what a large value or a long buffer made it grow to is given back.
+pub const KEEP_BYTES: usize = 64 << 10;
+
+/// Gives back `v`'s capacity beyond `KEEP_BYTES` (or twice what it holds).
+fn shrink<T>(v: &mut Vec<T>) {
+    let keep = (KEEP_BYTES / std::mem::size_of::<T>().max(1)).max(2 * v.len());
+    if v.capacity() > keep {
+        v.shrink_to(keep);
+    }
 }
 
 /// Finds the values of a stream.
@@ -94,13 +118,17 @@ pub struct Splitter {
     failed: Option<StreamError>,
     /// The last call was `split_all`: a `feed` starts a new stream.
     whole: bool,
+    /// A feed said the stream ends: only that end may be repeated.
+    ended: bool,
 }
 
 impl Splitter {
+    /// A splitter whose values may have up to `max` bytes (at least 1, at
+    /// most [`MAX_SIZE`]: a larger `max` is taken as `MAX_SIZE`).
     pub fn new(format: StreamFormat, max: usize) -> Splitter {
         Splitter {
             format,
-            max: max.max(1),
+            max: max.clamp(1, MAX_SIZE),
             buf: Vec::new(),
             base: 0,
             state: State::default(),
@@ -109,6 +137,7 @@ impl Splitter {
             done: false,
             failed: None,
             whole: false,
+            ended: false,
         }
     }
 
@@ -124,6 +153,20 @@ impl Splitter {
         self.done
     }
 
+    /// The most bytes a value may have.
+    pub fn max_size(&self) -> usize {
+        self.max
+    }
+
+    /// Bytes the splitter's buffers hold allocated (their capacity): what
+    /// it keeps while idle.
+    pub fn held_bytes(&self) -> usize {
+        fn bytes<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        bytes(&self.buf) + bytes(&self.spans) + bytes(&self.joined) + bytes(&self.state.data)
+    }
+
     /// The bytes spans of the last `feed` refer to.
     pub fn buffer(&self) -> &[u8] {
         &self.buf
@@ -136,33 +179,78 @@ impl Splitter {
         self.done = false;
         self.failed = None;
         self.whole = true;
+        self.ended = false;
         self.spans.clear();
         self.joined.clear();
         self.run(data, 0, true)
+    }
+
+    /// Forgets the last call's values and gives back the memory beyond
+    /// [`KEEP_BYTES`] each buffer holds (for a splitter kept idle).
+    pub fn trim(&mut self) {
+        self.spans.clear();
+        self.joined.clear();
+        self.give_back();
+    }
+
+    fn give_back(&mut self) {
+        shrink(&mut self.buf);
+        shrink(&mut self.spans);
+        shrink(&mut self.joined);
+        shrink(&mut self.state.data);
     }
 
     /// Adds `chunk` (the next bytes of the stream) and finds the values it
     /// completes; `end` says the stream ends after it. Spans refer to
     /// [`Splitter::buffer`] until the next call. Bytes of an unfinished
     /// value are kept, up to `max` (an error beyond). After an error every
-    /// later call fails with it.
+    /// later call fails with it. After `end`, a call with bytes, or
+    /// without `end`, fails (not for good: the stream's values stand); an
+    /// empty call with `end` again finds nothing.
     pub fn feed(&mut self, chunk: &[u8], end: bool) -> Result<(), StreamError> {
-        self.spans.clear();
-        self.joined.clear();
+        self.feed_from(chunk, end, false)
+    }
+
+    /// As [`Splitter::feed`], but the values of the previous call stay
+    /// in front of this call's (in `spans`, their bytes in the buffer and
+    /// the joined area): for a caller that could not take them all (an
+    /// error while it copied them out), so that none is lost.
+    pub fn feed_keeping(&mut self, chunk: &[u8], end: bool) -> Result<(), StreamError> {
+        self.feed_from(chunk, end, true)
+    }
+
+    fn feed_from(&mut self, chunk: &[u8], end: bool, keep: bool) -> Result<(), StreamError> {
         if self.whole {
             // After a whole buffer, a new stream.
             *self = Splitter::new(self.format, self.max);
         }
+        if !keep {
+            self.spans.clear();
+            self.joined.clear();
+            // Drop what the previous call finished with.
+            let keep_from = self.state.start.min(self.state.data.first().map_or(u64::MAX, |d| d.0));
+            let keep_from = keep_from.max(self.base);
+            let drop = ((keep_from - self.base) as usize).min(self.buf.len());
+            self.buf.drain(..drop);
+            self.base += drop as u64;
+            self.give_back();
+        }
         if let Some(e) = &self.failed {
-            self.buf = Vec::new();
+            if !keep {
+                self.buf = Vec::new();
+            }
             return Err(e.clone());
         }
-        // Drop what the previous call finished with.
-        let keep_from = self.state.start.min(self.state.data.first().map_or(u64::MAX, |d| d.0));
-        let keep_from = keep_from.max(self.base);
-        let drop = ((keep_from - self.base) as usize).min(self.buf.len());
-        self.buf.drain(..drop);
-        self.base += drop as u64;
+        if self.ended {
+            if chunk.is_empty() && end {
+                return Ok(());
+            }
+            return Err(StreamError {
+                message: "feed after the end of the stream".into(),
+                at: self.base + self.buf.len() as u64,
+            });
+        }
+        self.ended = end;
         if self.done {
             return Ok(());
         }
