@@ -101,7 +101,7 @@ unsafe fn cjson_encode(l: State) -> Ret {
     // settings, 2 a spare encoder).
     unsafe {
         if sys::lua_gettop(l) != 1 {
-            sys::luaL_argerror(l, 1, c"expected one argument".as_ptr());
+            sys::luaL_argerror(l, 1, c"expected 1 argument".as_ptr());
         }
         let c = config::of(l);
         match encode::encode(l, 1, 0, 2, c) {

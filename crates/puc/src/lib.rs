@@ -106,19 +106,28 @@ unsafe fn new_instance(l: State) -> Ret {
 }
 
 /// `safe` functions: upvalue 1 the raising function, called protected;
-/// an error comes back as `nil, message`.
+/// an error comes back as `nil, message`, except running out of memory,
+/// which raises (as lua-cjson's `json_protect_conversion` does). Upvalue
+/// 2: whether arguments other than one raise first (lua-cjson's safe
+/// `decode` and `encode`).
 unsafe fn protected(l: State) -> Ret {
     // SAFETY: called by Lua as a closure made by `push_instance`.
     unsafe {
         let n = sys::lua_gettop(l);
+        if sys::lua_toboolean(l, sys::lua_upvalueindex(2)) != 0 && n != 1 {
+            sys::luaL_argerror(l, 1, c"expected 1 argument".as_ptr());
+        }
         sys::lua_pushvalue(l, sys::lua_upvalueindex(1));
         sys::lua_insert(l, 1);
-        if sys::lua_pcall(l, n, sys::LUA_MULTRET, 0) != 0 {
-            sys::lua_pushnil(l);
-            sys::lua_insert(l, -2);
-            return Ok(2);
+        match sys::lua_pcall(l, n, sys::LUA_MULTRET, 0) {
+            0 => Ok(sys::lua_gettop(l)),
+            sys::LUA_ERRMEM => sys::lua_error(l),
+            _ => {
+                sys::lua_pushnil(l);
+                sys::lua_insert(l, -2);
+                Ok(2)
+            }
         }
-        Ok(sys::lua_gettop(l))
     }
 }
 
@@ -140,10 +149,10 @@ unsafe fn new_config(l: State, flavour: Flavour) {
     }
 }
 
-/// Sets field `name` of the table below the top to the closure `f` over
-/// the settings at `cfg` and `extra` nils (spare buffers); in a safe
-/// instance, wrapped by `protected`.
-unsafe fn set_fn(l: State, name: &CStr, f: sys::lua_CFunction, cfg: c_int, extra: c_int, safe: bool) {
+/// Sets field `name` of the table at the top to the closure `f` over the
+/// settings at `cfg` and `extra` nils (spare buffers); in a safe
+/// instance, wrapped by `protected` (`one_argument`: its check first).
+unsafe fn set_fn(l: State, name: &CStr, f: sys::lua_CFunction, cfg: c_int, extra: c_int, safe: bool, one_argument: bool) {
     // SAFETY: a valid state; the instance table at the top.
     unsafe {
         sys::lua_pushvalue(l, cfg);
@@ -152,7 +161,8 @@ unsafe fn set_fn(l: State, name: &CStr, f: sys::lua_CFunction, cfg: c_int, extra
         }
         sys::lua_pushcclosure(l, f, 1 + extra);
         if safe {
-            sys::lua_pushcclosure(l, c_protected, 1);
+            sys::lua_pushboolean(l, one_argument as c_int);
+            sys::lua_pushcclosure(l, c_protected, 2);
         }
         sys::lua_setfield(l, -2, name.as_ptr());
     }
@@ -169,10 +179,13 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
             Flavour::Qjson => (c_qjson_decode, c_qjson_encode),
             Flavour::Cjson => (cjson::C_DECODE, cjson::C_ENCODE),
         };
-        set_fn(l, c"decode", decode_fn, cfg, 1, safe);
-        set_fn(l, c"encode", encode_fn, cfg, 1, safe);
+        // lua-cjson's safe module protects decode and encode only; qjson's
+        // every function.
+        let cjson = flavour == Flavour::Cjson;
+        set_fn(l, c"decode", decode_fn, cfg, 1, safe, cjson);
+        set_fn(l, c"encode", encode_fn, cfg, 1, safe, cjson);
         for (name, f) in config::FUNCTIONS {
-            set_fn(l, name, *f, cfg, 0, safe);
+            set_fn(l, name, *f, cfg, 0, safe && !cjson, false);
         }
         sys::lua_pushboolean(l, (flavour == Flavour::Cjson) as c_int);
         sys::lua_pushboolean(l, safe as c_int);
@@ -191,7 +204,8 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
                 ] {
                     sys::lua_pushcfunction(l, f);
                     if safe {
-                        sys::lua_pushcclosure(l, c_protected, 1);
+                        sys::lua_pushboolean(l, 0);
+                        sys::lua_pushcclosure(l, c_protected, 2);
                     }
                     sys::lua_setfield(l, -2, name.as_ptr());
                 }
