@@ -32,10 +32,9 @@ pub struct Doc {
     doc: Option<Document<'static>>,
 }
 
-/// A value inside a document: its user value is the `Doc` userdata.
-pub struct Cursor {
-    node: Node,
-}
+// A cursor (a value inside a document) is a table `{doc, node}` with the
+// registry's metatable CURSOR, as the LuaJIT binding's cursors are
+// tables: it holds its document's userdata, so it keeps it alive.
 
 /// A compiled path and its text (for messages).
 pub struct CompiledPath {
@@ -65,18 +64,6 @@ unsafe fn set_anchor(l: State, ud: c_int) {
             sys::lua_rawseti(l, -2, 1);
         }
         sys::lua_setuservalue(l, ud);
-    }
-}
-
-/// Pushes the value `set_anchor` stored for the userdata at `ud`.
-unsafe fn push_anchor(l: State, ud: c_int) {
-    // SAFETY: a valid state.
-    unsafe {
-        sys::lua_getuservalue(l, ud);
-        if cfg!(any(feature = "lua51", feature = "lua52")) {
-            sys::lua_rawgeti(l, -1, 1);
-            sys::lua_remove(l, -2);
-        }
     }
 }
 
@@ -117,10 +104,16 @@ pub unsafe fn parse_file(l: State, max_depth: u32) -> Ret {
             sys::lua_getfield(l, 2, c"max_size".as_ptr());
             if sys::lua_type(l, -1) != sys::LUA_TNIL {
                 let v = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { -1.0 };
-                if !(0.0..=u32::MAX as f64).contains(&v) || v.floor() != v {
-                    lua::arg_error(l, 2, &msg!("bad option 'max_size' (integer from 0 to 2^32-1 expected)"));
+                if !(v >= 0.0) || v.floor() != v {
+                    let got = lua::to_text(l, -1);
+                    let m = msg!(
+                        "bad option 'max_size' (non-negative integer expected, got {})",
+                        String::from_utf8_lossy(got.bytes())
+                    );
+                    lua::arg_error(l, 2, &m);
                 }
-                max_size = v as u64;
+                // (A document holds at most 4 GiB - 1 bytes.)
+                max_size = v.min(u32::MAX as f64) as u64;
             }
             sys::lua_pop(l, 1);
             // The other options, with max_size taken out of a copy.
@@ -199,9 +192,11 @@ unsafe fn this<'a>(l: State) -> Result<(&'a mut Document<'static>, Node, c_int),
         sys::lua_settop(l, 2);
         let (ud, node) = if lua::userdata_at::<Option<Doc>>(l, 1, DOC).is_some() {
             (1, qjson_core::ROOT)
-        } else if let Some(c) = lua::userdata_at::<Option<Cursor>>(l, 1, CURSOR) {
-            let node = (*c).as_ref().map_or(0, |c| c.node);
-            push_anchor(l, 1);
+        } else if is_cursor(l, 1) {
+            sys::lua_rawgeti(l, 1, 2);
+            let node = sys::lua_tonumber(l, -1) as Node;
+            sys::lua_pop(l, 1);
+            sys::lua_rawgeti(l, 1, 1);
             (sys::lua_gettop(l), node)
         } else {
             let m = msg!("qjson document or cursor expected, got {}", lua::type_name(l, 1));
@@ -393,7 +388,10 @@ unsafe fn get_int(l: State, unsigned: bool) -> Ret {
             Some((i, _, _)) if lua::HAS_INTEGERS => lua::push_int(l, i),
             Some((_, f, true)) => sys::lua_pushnumber(l, f),
             Some(_) => return Err(msg!("qjson: number is beyond 2^53, which this Lua's numbers cannot hold exactly")),
-            None => return Err(msg!("qjson: number is not an integer within {range} range")),
+            None => {
+                let kind = qjson_core::ErrorKind::NotInteger(range);
+                return Err(read_error(qjson_core::Error::at(kind, doc.input(), doc.offset(node))));
+            }
         }
         Ok(1)
     }
@@ -461,11 +459,7 @@ unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, as_cursor: boo
                 }
             }
             Kind::String => push_str(l, ud, node)?,
-            Kind::Array | Kind::Object if as_cursor => {
-                lua::new_userdata(l, Cursor { node }, CURSOR);
-                sys::lua_pushvalue(l, ud);
-                set_anchor(l, -2);
-            }
+            Kind::Array | Kind::Object if as_cursor => push_cursor(l, ud, node),
             Kind::Array | Kind::Object => {
                 let build = decode::Build { opts: qjson_core::Options::default(), array_mt: 0, empty_array_mt: 0 };
                 crate::markers::push_empty_array_mt(l);
@@ -475,6 +469,35 @@ unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, as_cursor: boo
             }
         }
         Ok(())
+    }
+}
+
+/// Pushes a cursor at `node` of the document whose userdata is at `ud`.
+unsafe fn push_cursor(l: State, ud: c_int, node: Node) {
+    // SAFETY: a valid state.
+    unsafe {
+        let ud = sys::lua_absindex(l, ud);
+        sys::lua_createtable(l, 2, 0);
+        sys::lua_pushvalue(l, ud);
+        sys::lua_rawseti(l, -2, 1);
+        lua::push_int(l, node as i64);
+        sys::lua_rawseti(l, -2, 2);
+        sys::luaL_getmetatable(l, CURSOR.as_ptr());
+        sys::lua_setmetatable(l, -2);
+    }
+}
+
+/// Whether the value at `idx` is a cursor.
+unsafe fn is_cursor(l: State, idx: c_int) -> bool {
+    // SAFETY: a valid state.
+    unsafe {
+        if sys::lua_type(l, idx) != sys::LUA_TTABLE || sys::lua_getmetatable(l, idx) == 0 {
+            return false;
+        }
+        sys::luaL_getmetatable(l, CURSOR.as_ptr());
+        let same = sys::lua_rawequal(l, -1, -2) != 0;
+        sys::lua_pop(l, 2);
+        same
     }
 }
 
@@ -493,9 +516,7 @@ unsafe fn open(l: State) -> Ret {
     // SAFETY: called by Lua.
     unsafe {
         let (_, node, _, ud) = target!(l);
-        lua::new_userdata(l, Cursor { node }, CURSOR);
-        sys::lua_pushvalue(l, ud);
-        set_anchor(l, -2);
+        push_cursor(l, ud, node);
         Ok(1)
     }
 }
@@ -592,14 +613,20 @@ unsafe fn close(l: State) -> Ret {
     }
 }
 
+/// "qjson.document", or "qjson.cursor (<kind>)".
 unsafe fn tostring(l: State) -> Ret {
     // SAFETY: called by Lua.
     unsafe {
         if lua::userdata_at::<Option<Doc>>(l, 1, DOC).is_some() {
             sys::lua_pushstring(l, c"qjson.document".as_ptr());
-        } else {
-            sys::lua_pushstring(l, c"qjson.cursor".as_ptr());
+            return Ok(1);
         }
+        let kind = match this(l) {
+            Ok((doc, node, _)) => doc.kind(node).map(|k| k.name()).unwrap_or("?"),
+            Err(_) => "closed",
+        };
+        let m = msg!("qjson.cursor ({kind})");
+        lua::push_bytes(l, m.bytes());
         Ok(1)
     }
 }
@@ -643,8 +670,22 @@ pub unsafe fn register(l: State) {
     unsafe {
         let extra: &[(&CStr, sys::lua_CFunction)] = &[(c"__tostring", c_tostring)];
         lua::register_type::<Doc>(l, DOC, METHODS, extra);
-        // A cursor's close closes nothing: its document may have others.
-        lua::register_type::<Cursor>(l, CURSOR, &METHODS[..METHODS.len() - 1], extra);
+        // A cursor's metatable: the same methods but close (its
+        // document may have others), no __gc (a table).
+        if sys::luaL_newmetatable(l, CURSOR.as_ptr()) != 0 {
+            let methods = &METHODS[..METHODS.len() - 1];
+            sys::lua_createtable(l, 0, methods.len() as c_int);
+            for (n, f) in methods {
+                sys::lua_pushcfunction(l, *f);
+                sys::lua_setfield(l, -2, n.as_ptr());
+            }
+            sys::lua_setfield(l, -2, c"__index".as_ptr());
+            sys::lua_pushcfunction(l, c_tostring);
+            sys::lua_setfield(l, -2, c"__tostring".as_ptr());
+            sys::lua_pushboolean(l, 0);
+            sys::lua_setfield(l, -2, c"__metatable".as_ptr());
+        }
+        sys::lua_pop(l, 1);
         lua::register_type::<CompiledPath>(l, PATH, &[], &[]);
         lua::register_type::<Pairs>(l, PAIRS, &[], &[]);
     }

@@ -271,16 +271,89 @@ pub unsafe fn is_null(l: State, idx: c_int) -> bool {
     unsafe { sys::lua_type(l, idx) == sys::LUA_TLIGHTUSERDATA && sys::lua_touserdata(l, idx).is_null() }
 }
 
-/// `bad argument #n to 'f' (what)`, with the function named as Lua's
-/// own argument errors name it.
+/// `bad argument #n to 'f' (what)`, with the caller's position in front
+/// and the function named as the calling code names it (`'?'` when
+/// unknown; `calling 'f' on bad self` for a method's self): Lua 5.1's
+/// `luaL_argerror` on every version, so that messages are the LuaJIT
+/// binding's (5.4's own names the function by its `package.loaded` key,
+/// `'qjson.parse'`). lua-cjson's configuration functions use the host's
+/// `luaL_argerror`, as lua-cjson does.
 pub unsafe fn arg_error(l: State, arg: c_int, what: &Msg) -> ! {
-    // SAFETY: a valid state. The message is copied into a Lua string
-    // first; luaL_argerror raises.
+    // SAFETY: a valid state; `ar` is written by lua_getstack/lua_getinfo.
     unsafe {
-        push_bytes(l, what.bytes());
-        let p = sys::lua_tolstring(l, -1, std::ptr::null_mut());
-        sys::luaL_argerror(l, arg, p);
-        // (luaL_argerror raises; this is not reached.)
+        let mut ar = std::mem::MaybeUninit::<sys::lua_Debug>::zeroed().assume_init();
+        let mut arg = arg;
+        let (mut name, mut method) = (&b"?"[..], false);
+        if sys::lua_getstack(l, 0, &mut ar) != 0 {
+            sys::lua_getinfo(l, c"n".as_ptr(), &mut ar);
+            if !ar.name.is_null() {
+                name = std::ffi::CStr::from_ptr(ar.name).to_bytes();
+            }
+            method = !ar.namewhat.is_null() && std::ffi::CStr::from_ptr(ar.namewhat).to_bytes() == b"method";
+        }
+        let field = if name == b"?" { module_field_name(l, &mut ar) } else { Msg::new() };
+        if field.len > 0 {
+            name = field.bytes();
+        }
+        let what = String::from_utf8_lossy(what.bytes());
+        let name = String::from_utf8_lossy(name);
+        if method {
+            arg -= 1;
+        }
+        let m = if method && arg == 0 {
+            msg!("calling '{name}' on bad self ({what})")
+        } else {
+            msg!("bad argument #{arg} to '{name}' ({what})")
+        };
+        drop((what, name));
+        sys::luaL_where(l, 1);
+        push_bytes(l, m.bytes());
+        sys::lua_concat(l, 2);
         sys::lua_error(l)
+    }
+}
+
+/// The running function's field name in a loaded module (`parse` for
+/// `qjson.parse`), for a call Lua cannot name (through `pcall`); empty
+/// when it is in none.
+unsafe fn module_field_name(l: State, ar: &mut sys::lua_Debug) -> Msg {
+    // SAFETY: a valid state; `ar` is level 0's.
+    unsafe {
+        let mut found = Msg::new();
+        sys::lua_getinfo(l, c"f".as_ptr(), ar);
+        let f = sys::lua_gettop(l);
+        sys::luaL_checkstack(l, 6, std::ptr::null());
+        sys::lua_getfield(l, sys::LUA_REGISTRYINDEX, c"_LOADED".as_ptr());
+        if sys::lua_type(l, -1) == sys::LUA_TTABLE {
+            sys::lua_pushnil(l);
+            'modules: while sys::lua_next(l, -2) != 0 {
+                if sys::lua_type(l, -1) == sys::LUA_TTABLE {
+                    sys::lua_pushnil(l);
+                    while sys::lua_next(l, -2) != 0 {
+                        if sys::lua_rawequal(l, -1, f) != 0 && sys::lua_type(l, -2) == sys::LUA_TSTRING {
+                            let _ = fmt::Write::write_str(&mut found, &String::from_utf8_lossy(string_at(l, -2).unwrap_or_default()));
+                            break 'modules;
+                        }
+                        sys::lua_pop(l, 1);
+                    }
+                }
+                sys::lua_pop(l, 1);
+            }
+        }
+        sys::lua_settop(l, f - 1);
+        found
+    }
+}
+
+/// `tostring` of the value at `idx`, as Lua prints it.
+pub unsafe fn to_text(l: State, idx: c_int) -> Msg {
+    // SAFETY: a valid state; luaL_tolstring pushes a string (it may
+    // allocate: nothing is owned here).
+    unsafe {
+        let mut n = 0;
+        let p = sys::luaL_tolstring(l, idx, &mut n);
+        let m = msg!("{}", String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), n)));
+        sys::lua_pop(l, 1);
+        m
     }
 }

@@ -13,7 +13,7 @@ use crate::lua::{self, msg, sys, Msg, State};
 
 /// A value as the messages show it: a string quoted, a number as itself,
 /// anything else by its type.
-unsafe fn describe(l: State, idx: c_int) -> Msg {
+pub unsafe fn describe(l: State, idx: c_int) -> Msg {
     // SAFETY: a valid state and index.
     unsafe {
         match sys::lua_type(l, idx) {
