@@ -80,7 +80,7 @@ unsafe fn cjson_decode(l: State) -> Ret {
             return Ok(1);
         }
         // lua-cjson's answer.
-        let port = lua::new_userdata(l, Port::default(), PORT);
+        let port = lua::new_userdata(l, PORT, Port::default);
         let port = (*port).as_mut().expect("just made");
         let text = lua::string_at(l, 1).unwrap_or_default();
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

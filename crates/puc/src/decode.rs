@@ -103,7 +103,7 @@ unsafe fn take_decoder(l: State, spare: Spare) -> *mut Decoder {
             spare.set(l);
         } else {
             sys::lua_pop(l, 1);
-            lua::new_userdata(l, Decoder::default(), DECODER);
+            lua::new_userdata(l, DECODER, Decoder::default);
             sys::lua_createtable(l, 0, 0);
             sys::lua_setuservalue(l, -2);
         }

@@ -76,7 +76,7 @@ pub unsafe fn parse(l: State, max_depth: u32) -> Ret {
         sys::lua_settop(l, 1);
         // The userdata first (an allocation), then the parse, which calls
         // no Lua function.
-        let ud = lua::new_userdata(l, Doc { doc: None }, DOC);
+        let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
         sys::lua_pushvalue(l, 1);
         set_anchor(l, 2);
         let input = lua::string_at(l, 1).unwrap_or_default();
@@ -132,7 +132,7 @@ pub unsafe fn parse_file(l: State, max_depth: u32) -> Ret {
         }
         let opts = crate::options::parse(l, 2, max_depth);
         sys::lua_settop(l, 1);
-        let ud = lua::new_userdata(l, Doc { doc: None }, DOC);
+        let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
         let name = lua::string_at(l, 1).unwrap_or_default();
         let parsed = guarded(|| {
             let path = std::path::Path::new(std::ffi::OsStr::from_encoded_bytes_unchecked(name));
@@ -579,7 +579,7 @@ unsafe fn iterate(l: State, arrays_only: bool) -> Ret {
             k => return Err(mismatch(l, 2, if arrays_only { "array" } else { "object or array" }, k)),
         };
         sys::lua_pushvalue(l, ud);
-        let st = lua::new_userdata(l, Pairs { parent: node, prev: None, unique: None, at: 0, index: 0, array }, PAIRS);
+        let st = lua::new_userdata(l, PAIRS, || Pairs { parent: node, prev: None, unique: None, at: 0, index: 0, array });
         if !array {
             let doc = doc_at(l, ud)?;
             let unique = guarded(|| Ok(doc.unique_members(node)))?;

@@ -95,7 +95,7 @@ unsafe fn take_encoder(l: State, up: c_int) -> *mut Encoder {
             sys::lua_pushnil(l);
             sys::lua_replace(l, up);
         } else {
-            lua::new_userdata(l, Encoder::default(), ENCODER);
+            lua::new_userdata(l, ENCODER, Encoder::default);
         }
         let p = sys::lua_touserdata(l, -1).cast::<Option<Encoder>>();
         (*p).as_mut().expect("an encoder's value is dropped only by __gc") as *mut Encoder

@@ -142,10 +142,9 @@ lua_fn!(c_protected => protected);
 
 /// Pushes a new settings userdata.
 unsafe fn new_config(l: State, flavour: Flavour) {
-    // SAFETY: a valid state. (A Config owns an empty Vec: nothing to leak
-    // if the allocation raises.)
+    // SAFETY: a valid state.
     unsafe {
-        lua::new_userdata(l, Config::new(flavour == Flavour::Cjson), CONFIG);
+        lua::new_userdata(l, CONFIG, || Config::new(flavour == Flavour::Cjson));
     }
 }
 

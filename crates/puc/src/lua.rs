@@ -179,16 +179,16 @@ pub unsafe fn userdata_at<T>(l: State, idx: c_int, name: &std::ffi::CStr) -> Opt
     }
 }
 
-/// A new userdata holding `Some(value)`, with the registry's metatable
+/// A new userdata holding `Some(make())`, with the registry's metatable
 /// `name` (whose `__gc` takes the value out and drops it, [`gc`]), left
-/// on the stack. Callers pass values whose owned parts are still empty
-/// (a fresh `Walker`, a `Vec::new()`): the allocation may raise.
-pub unsafe fn new_userdata<T>(l: State, value: T, name: &std::ffi::CStr) -> *mut Option<T> {
+/// on the stack. `make` runs once the memory is there: a value that owns
+/// memory made before an allocation that raises would be lost.
+pub unsafe fn new_userdata<T>(l: State, name: &std::ffi::CStr, make: impl FnOnce() -> T) -> *mut Option<T> {
     // SAFETY: a valid state; the memory is written before anything else
-    // can see it.
+    // can see it, and no Lua call runs between the allocation and then.
     unsafe {
         let p = sys::lua_newuserdata(l, std::mem::size_of::<Option<T>>()).cast::<Option<T>>();
-        p.write(Some(value));
+        p.write(Some(make()));
         sys::luaL_getmetatable(l, name.as_ptr());
         sys::lua_setmetatable(l, -2);
         p
