@@ -218,7 +218,11 @@ describe("corpus", function()
     assert.are.equal(#t.statuses, twitter:len("statuses"))
     assert.are.equal(t.statuses[1].user.screen_name, twitter:get_str("statuses[0].user.screen_name"))
     assert.are.equal(t.statuses[1].id_str, twitter:get_str("/statuses/0/id_str"))
-    assert.are.equal(t.statuses[1].id_str, (tostring(twitter:get_u64("/statuses/0/id")):gsub("ULL$", "")))
+    if not support.puc or support.integers then
+      -- (Lua 5.1 and 5.2 have no 64-bit integers: get_u64 refuses an id
+      -- past 2^53 there.)
+      assert.are.equal(t.statuses[1].id_str, (tostring(twitter:get_u64("/statuses/0/id")):gsub("ULL$", "")))
+    end
     assert.are.equal(t.search_metadata.count, twitter:get_num("search_metadata.count"))
     local canada = qjson.parse(assert(support.read(CORPUS .. "/canada.json")))
     local c = cjson.decode(canada:raw())

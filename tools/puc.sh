@@ -12,6 +12,13 @@ for v in $versions; do
     echo "puc: lua$v not found, skipped" >&2
     continue
   fi
+  so=target/lua/$v/qjson.so
+  # Up to date when no source, manifest or toolchain file is newer.
+  if [ -f "$so" ] && [ -z "$(find crates/puc crates/core/src crates/core/Cargo.toml Cargo.toml Cargo.lock \
+    rust-toolchain.toml -newer "$so" -type f -print -quit)" ]; then
+    built+=("$v")
+    continue
+  fi
   cargo build --release -p qjson-puc --no-default-features --features "lua${v/./}"
   mkdir -p "target/lua/$v"
   cp target/release/libqjson_puc.so "target/lua/$v/qjson.so.tmp"

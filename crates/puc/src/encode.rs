@@ -120,15 +120,16 @@ pub unsafe fn encode(l: State, arg: c_int, opts: c_int, spare: c_int, c: &Config
         sys::lua_settop(l, at);
         if r.is_ok() {
             lua::push_bytes(l, &enc.out);
-            sys::lua_replace(l, at);
         }
         if !call.keep_buffer {
             *enc = Encoder::default();
         }
-        // Give the encoder back (or, after an error, the same).
+        // Give the encoder back (also after an error).
         sys::lua_pushvalue(l, at);
         sys::lua_replace(l, sys::lua_upvalueindex(spare));
-        if r.is_err() {
+        if r.is_ok() {
+            sys::lua_replace(l, at);
+        } else {
             sys::lua_pop(l, 1);
         }
         r
