@@ -71,7 +71,7 @@ local function same(d, v, path)
         if not ok then
           return false, where
         end
-      elseif x ~= want and not (support.integers and math.type(x) == "integer" and x + 0.0 == want) then
+      elseif x ~= want and not (support.integers and rawget(math, "type")(x) == "integer" and x + 0.0 == want) then
         -- (On Lua 5.3 and 5.4 qjson reads an integer as an integer, and
         -- Debian's lua-cjson 2.1.0 every number as a float.)
         return false, sub .. " (" .. tostring(x) .. " vs " .. tostring(want) .. ")"

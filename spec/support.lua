@@ -33,7 +33,7 @@ M.VIEWS_NOTE = "qjson.decode_views(true): views on every build"
 -- PUC Lua (5.1-5.4): the native module (crates/puc, make puc), which has
 -- no views; `make test-puc` runs the specs that apply there.
 M.puc = rawget(_G, "jit") == nil
-M.integers = math.type ~= nil -- Lua 5.3 and 5.4
+M.integers = rawget(math, "type") ~= nil -- Lua 5.3 and 5.4
 if not M.puc then
   require("qjson").decode_views(true)
 end
