@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build check check-rust check-lua header test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
+.PHONY: all deps build check check-rust check-lua header puc test-puc test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
 
 all: build
 
@@ -45,7 +45,17 @@ header:
 	QJSON_BLESS=1 cargo test --profile release-tests -p qjson-luajit --test header
 	$(LUAJIT) tools/gen-cdef.lua crates/luajit/include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-gc test-cjson-suite test-install test-backends test-aarch64 fuzz-smoke bench-smoke
+test: build test-rust test-lua test-gc test-cjson-suite test-install test-backends test-aarch64 fuzz-smoke bench-smoke test-puc
+
+# qjson for PUC Lua (crates/puc): target/lua/5.X/qjson.so for every lua5.X
+# found (tools/puc.sh), and its tests on each (tools/test-puc.sh: the specs
+# that apply, forced GC, lua-cjson's suite, the failing-allocator host under
+# valgrind, the HAProxy smoke test), each leg timed.
+puc: deps
+	tools/puc.sh
+
+test-puc: deps
+	tools/test-puc.sh
 
 test-rust:
 	cargo test --profile release-tests --workspace

@@ -71,7 +71,9 @@ local function same(d, v, path)
         if not ok then
           return false, where
         end
-      elseif x ~= want then
+      elseif x ~= want and not (support.integers and rawget(math, "type")(x) == "integer" and x + 0.0 == want) then
+        -- (On Lua 5.3 and 5.4 qjson reads an integer as an integer, and
+        -- Debian's lua-cjson 2.1.0 every number as a float.)
         return false, sub .. " (" .. tostring(x) .. " vs " .. tostring(want) .. ")"
       end
     end
@@ -216,7 +218,11 @@ describe("corpus", function()
     assert.are.equal(#t.statuses, twitter:len("statuses"))
     assert.are.equal(t.statuses[1].user.screen_name, twitter:get_str("statuses[0].user.screen_name"))
     assert.are.equal(t.statuses[1].id_str, twitter:get_str("/statuses/0/id_str"))
-    assert.are.equal(t.statuses[1].id_str, (tostring(twitter:get_u64("/statuses/0/id")):gsub("ULL$", "")))
+    if not support.puc or support.integers then
+      -- (Lua 5.1 and 5.2 have no 64-bit integers: get_u64 refuses an id
+      -- past 2^53 there.)
+      assert.are.equal(t.statuses[1].id_str, (tostring(twitter:get_u64("/statuses/0/id")):gsub("ULL$", "")))
+    end
     assert.are.equal(t.search_metadata.count, twitter:get_num("search_metadata.count"))
     local canada = qjson.parse(assert(support.read(CORPUS .. "/canada.json")))
     local c = cjson.decode(canada:raw())

@@ -134,7 +134,7 @@ describe("document", function()
       assert.are.equal(qjson.null, qjson.parse("null"):get())
     end)
 
-    it("returns a lazy view for a container, the same view each time", function()
+    it("returns a lazy view for a container, the same view each time #luajit", function()
       local tags = doc:get("tags")
       assert.are.equal("table", type(tags))
       assert.are.equal(tags, doc:get("tags"))
@@ -265,7 +265,7 @@ describe("document", function()
     local paths = { "name", "version", "count", "ok", "nothing", "tags", "tags[2]",
       "nested.list[1].deep", "nested.list[2]", "/a~1b", "/~0", "/", "/0", "/nested/list/0", "" }
 
-    it("read the same as path strings, in every reader", function()
+    it("read the same as path strings, in every reader #luajit", function()
       for _, s in ipairs(paths) do
         local p = qjson.path(s)
         for _, m in ipairs(READERS) do
@@ -407,7 +407,7 @@ describe("document", function()
       "imin": -9223372036854775808, "imax": 9223372036854775807, "over": 9223372036854775808,
       "neg": -1, "frac": 1.5, "exp": 1e2, "small": 42, "zero": 0}]])
 
-    it("read integers exactly", function()
+    it("read integers exactly #luajit", function()
       assert.are.equal("9007199254740993LL", tostring(d:get_i64("big")))
       assert.are.equal("9007199254740993ULL", tostring(d:get_u64("big")))
       assert.are.equal("18446744073709551615ULL", tostring(d:get_u64("max")))
@@ -427,7 +427,7 @@ describe("document", function()
       end
     end)
 
-    it("return fresh cdata, not a shared box", function()
+    it("return fresh cdata, not a shared box #luajit", function()
       local a, b = d:get_i64("small"), d:get_i64("neg")
       assert.are.equal("42LL", tostring(a))
       assert.are.equal("-1LL", tostring(b))
@@ -450,14 +450,14 @@ describe("document", function()
       assert.truthy(error_of(d.get_u64, d, "exp"):find("not an integer", 1, true))
     end)
 
-    it("read -0 as integer zero with get_i64", function()
+    it("read -0 as integer zero with get_i64 #luajit", function()
       assert.are.equal("0LL", tostring(qjson.parse("-0"):get_i64()))
     end)
 
     -- Rust bug: number::to_u64 uses u64::from_str, which rejects a leading
     -- '-', so the integer -0 (zero, within uint64 range) raises "number is
     -- not an integer within uint64 range" while get_i64 reads it as 0.
-    it("read -0 as integer zero with get_u64", function()
+    it("read -0 as integer zero with get_u64 #luajit", function()
       assert.are.equal("0ULL", tostring(qjson.parse("-0"):get_u64()))
     end)
 
@@ -665,7 +665,7 @@ describe("document", function()
   end)
 end)
 
-describe("where documents live", function()
+describe("where documents live #luajit", function()
   local doc_module = require("qjson.parse")
   local MAX = doc_module.PLACED_MAX
 

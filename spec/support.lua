@@ -30,7 +30,13 @@ M.lua52compat = #setmetatable({}, {
 -- opt-in (spec/view_builds_spec.lua tests the defaults, on fresh
 -- instances). Specs that use views and not this module say so too.
 M.VIEWS_NOTE = "qjson.decode_views(true): views on every build"
-require("qjson").decode_views(true)
+-- PUC Lua (5.1-5.4): the native module (crates/puc, make puc), which has
+-- no views; `make test-puc` runs the specs that apply there.
+M.puc = rawget(_G, "jit") == nil
+M.integers = rawget(math, "type") ~= nil -- Lua 5.3 and 5.4
+if not M.puc then
+  require("qjson").decode_views(true)
+end
 
 function M.read(path)
   local f, err = io.open(path, "rb")

@@ -3,6 +3,8 @@
 # (the cjson OpenResty, Kong and APISIX ship) with its own Makefile and
 # flags, against the LuaJIT headers in use, into .deps/lua-cjson/ (the
 # vendor tree is read-only: make runs there with VPATH pointing at it).
+# With an argument 5.1 .. 5.4: for that PUC Lua instead (Debian's
+# /usr/include/lua5.X headers), into .deps/lua-cjson-5.X/.
 # Prints the directory holding cjson.so. Idempotent: rebuilt only when a
 # source is newer than the library.
 #
@@ -12,6 +14,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$(cd .. && pwd)/shared/vendor/lua-cjson
 out=$PWD/.deps/lua-cjson
+puc=${1:-}
+if [ -n "$puc" ]; then
+  out=$PWD/.deps/lua-cjson-$puc
+  LUA_INCLUDE_DIR=/usr/include/lua$puc
+fi
 if [ ! -f "$src/lua_cjson.c" ]; then
   echo "lua-cjson: $src not found: OpenResty's lua-cjson not built" >&2
   exit 2

@@ -28,6 +28,7 @@ pub fn take() -> Option<String> {
 
 /// Runs `f`; a panic becomes `Err` with its message (the recorded one
 /// when the payload carries none), and is no longer this thread's last.
+#[cfg_attr(not(feature = "schema"), allow(dead_code))]
 pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
         let recorded = take();

@@ -18,6 +18,8 @@ mod navigate;
 mod repeated_keys;
 mod values;
 use lookup::Lookup;
+// (For the schema validator's nodes.)
+#[cfg(feature = "schema")]
 pub(crate) use repeated_keys::repeated_keys;
 
 enum Source<'a> {

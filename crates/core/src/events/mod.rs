@@ -41,7 +41,9 @@ pub enum EventTag {
     Null = 0,
     False = 1,
     True = 2,
-    /// `v.num` is the number's nearest double.
+    /// `v.num` is the number's nearest double; or, when `n` is
+    /// [`INTEGER`] (a walker with `Walker::set_integers`), an integer
+    /// literal within the int64 range, `Event::integer` its value.
     Number = 3,
     /// `v.ptr` and `n` are the unescaped bytes and their count.
     String = 4,
@@ -61,6 +63,12 @@ pub enum EventTag {
     /// `v.ptr` its bytes, NUL-terminated, valid until the cache renews.
     Key = 9,
 }
+
+/// A number event's `n` when it holds an exact integer: its payload is
+/// the `i64`'s bits, not a double (`Event::integer`). Only walkers with
+/// `Walker::set_integers` on write it (Lua 5.3 and 5.4 have integers;
+/// LuaJIT's FFI binding never asks).
+pub const INTEGER: u32 = 1;
 
 /// What a stream holds besides its events (`qjson_events_info`).
 #[repr(C)]
@@ -100,6 +108,18 @@ impl Event {
     #[inline(always)]
     pub(crate) fn string(n: usize, ptr: *const u8) -> Event {
         Event { tag: EventTag::String, n: n as u32, v: EventValue { ptr: ptr.cast() } }
+    }
+
+    #[inline(always)]
+    pub(crate) fn int(i: i64) -> Event {
+        Event { tag: EventTag::Number, n: INTEGER, v: EventValue { num: f64::from_bits(i as u64) } }
+    }
+
+    /// The exact integer a number event holds (see [`INTEGER`]), if any.
+    #[inline(always)]
+    pub fn integer(&self) -> Option<i64> {
+        // SAFETY: a number event's payload is `num`, a plain 64-bit value.
+        (self.tag == EventTag::Number && self.n == INTEGER).then(|| unsafe { self.v.num }.to_bits() as i64)
     }
 
     /// Key `id` of the key cache, whose stored bytes are at `bytes`.

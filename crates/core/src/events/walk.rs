@@ -23,6 +23,8 @@ pub struct Walker {
     pub(crate) key_ids: Vec<u32>,
     /// The document's `cjson_integers` option, for the strict walks.
     pub(crate) cjson_integers: bool,
+    /// Integer literals as exact integers (`set_integers`).
+    integers: bool,
     /// Open containers of the direct walk.
     pub(crate) frames: Vec<crate::onepass::events::Frame>,
 }
@@ -68,6 +70,15 @@ impl Walker {
             self.walk_checked(doc, node)?;
         }
         Ok(self.finish())
+    }
+
+    /// Whether integer literals within the int64 range become exact
+    /// integer events ([`super::INTEGER`]) instead of doubles: for a Lua
+    /// with integers (5.3, 5.4). With the document's `cjson_integers`,
+    /// an integer literal past the range saturates at ±2^63 as C's
+    /// `strtoll` does (lua-cjson's reading on those Luas).
+    pub fn set_integers(&mut self, on: bool) {
+        self.integers = on;
     }
 
     /// The events of a finished walk, their strings' final pointers set.
@@ -166,8 +177,20 @@ impl Walker {
             b't' => Event::new(EventTag::True, 0, 0.0),
             b'f' => Event::new(EventTag::False, 0, 0.0),
             b'n' if !lenient || input.get(pos + 1) == Some(&b'u') => Event::new(EventTag::Null, 0, 0.0),
-            _ => Event::new(EventTag::Number, 0, self.number(&input[pos..], lenient)),
+            _ => self.number_event(&input[pos..], self.number(&input[pos..], lenient)),
         }
+    }
+
+    /// The event of the (valid) number at the start of `s`, whose value
+    /// as a double is `v`: an exact integer when asked (`set_integers`).
+    #[inline(always)]
+    pub(crate) fn number_event(&self, s: &[u8], v: f64) -> Event {
+        if self.integers {
+            if let Some(i) = number::integer_prefix(s, self.cjson_integers) {
+                return Event::int(i);
+            }
+        }
+        Event::new(EventTag::Number, 0, v)
     }
 
     /// The value of the (valid) number at the start of `s`.
@@ -344,7 +367,10 @@ impl Walker {
                 let tag = if doc.bool(node)? { EventTag::True } else { EventTag::False };
                 Event::new(tag, 0, 0.0)
             }
-            Kind::Number => Event::new(EventTag::Number, 0, doc.f64(node)?),
+            Kind::Number => match doc.i64(node)? {
+                Some(i) if self.integers => Event::int(i),
+                _ => Event::new(EventTag::Number, 0, doc.f64(node)?),
+            },
             Kind::String => {
                 let input = doc.input().as_ptr_range();
                 let s = doc.str(node)?;

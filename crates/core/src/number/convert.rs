@@ -130,6 +130,35 @@ pub(crate) fn strtoll_f64(s: &[u8]) -> Option<f64> {
     Some(v as i64 as f64)
 }
 
+/// The integer literal at the start of `s` (digits, an optional `-`,
+/// then a delimiter or the end), exactly, when it is within the int64
+/// range; past the range, `None`, or with `saturate` the bound C's
+/// `strtoll` stops at. `None` for a fraction, an exponent or any other
+/// form.
+#[inline(always)]
+pub(crate) fn integer_prefix(s: &[u8], saturate: bool) -> Option<i64> {
+    let negative = s.first() == Some(&b'-');
+    let mut i = negative as usize;
+    let start = i;
+    let mut v: u64 = 0;
+    let mut over = false;
+    while let Some(&d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+        match v.checked_mul(10).and_then(|v| v.checked_add((d - b'0') as u64)) {
+            Some(n) => v = n,
+            None => over = true,
+        }
+        i += 1;
+    }
+    if i == start || s.get(i).is_some_and(|&c| !is_delimiter(c)) {
+        return None;
+    }
+    let bound = if negative { 1u64 << 63 } else { i64::MAX as u64 };
+    if over || v > bound {
+        return saturate.then_some(if negative { i64::MIN } else { i64::MAX });
+    }
+    Some(if negative { (v as i64).wrapping_neg() } else { v as i64 })
+}
+
 /// Exact integer conversions: `None` when the text has a fraction or an
 /// exponent, or is outside the type's range.
 pub(crate) fn to_i64(text: &[u8]) -> Option<i64> {

@@ -304,3 +304,21 @@ fn conversions() {
     assert!(!fits_ijson(b"9007199254740993", true));
     assert!(!fits_ijson(b"1e400", false));
 }
+
+#[test]
+fn integer_prefix_is_exact_within_int64() {
+    use super::integer_prefix;
+    assert_eq!(integer_prefix(b"0", false), Some(0));
+    assert_eq!(integer_prefix(b"-0,", false), Some(0));
+    assert_eq!(integer_prefix(b"9223372036854775807]", false), Some(i64::MAX));
+    assert_eq!(integer_prefix(b"-9223372036854775808", false), Some(i64::MIN));
+    assert_eq!(integer_prefix(b"9007199254740993", false), Some(9007199254740993));
+    // Past the range: none, or strtoll's bound.
+    assert_eq!(integer_prefix(b"9223372036854775808", false), None);
+    assert_eq!(integer_prefix(b"9223372036854775808", true), Some(i64::MAX));
+    assert_eq!(integer_prefix(b"-99999999999999999999999", true), Some(i64::MIN));
+    // Not integers.
+    for s in [&b"1.0"[..], b"1e5", b"-", b"", b"1E0", b"12x"] {
+        assert_eq!(integer_prefix(s, true), None, "{:?}", std::str::from_utf8(s));
+    }
+}

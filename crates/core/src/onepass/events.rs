@@ -98,7 +98,8 @@ impl Walker {
                 _ => {
                     let s = &input[p..];
                     let (v, len) = crate::number::to_f64_checked(s)?;
-                    self.events.push(Event::new(EventTag::Number, 0, self.as_cjson_reads(s, v)));
+                    let e = self.number_event(s, self.as_cjson_reads(s, v));
+                    self.events.push(e);
                     p += len;
                 }
             }

@@ -1,0 +1,242 @@
+-- The PUC Lua benchmark (a harness of its own until `make bench` learns
+-- PUC Lua): qjson's native module against lua-cjson built for the same
+-- Lua (Debian's 2.1.0 and OpenResty's 2.1.0.17; the faster of the two is
+-- the baseline) and dkjson, in one process, rounds alternated.
+--
+--   lua5.X bench/puc/run.lua [--quick] [--rounds N] [--only name,...]
+--
+-- Workloads: decode and encode of the ~200-byte object
+-- (bench/workloads.lua's TINY), twitter.json, citm_catalog.json and
+-- canada.json; `parse` + three reads of twitter.json against a decode +
+-- the same reads; the chat job (bench/jobs.lua's: model, temperature,
+-- every content part's type and text) on a 100 KB chat request whose bulk
+-- is a base64 image. Prints ops/s (best round) and each library's ratio
+-- to the baseline.
+--
+-- On LuaJIT (issue 41's item 6: does the C-API module beat the FFI
+-- binding there?): `luajit bench/puc/run.lua` compares the 5.1 module
+-- (target/lua/5.1/qjson.so, which LuaJIT loads: it has Lua 5.1's C API)
+-- with the FFI binding's qjson.cjson (lua/qjson/, target/release/libqjson.so)
+-- and OpenResty's lua-cjson built for LuaJIT (tools/lua-cjson.sh).
+local root = debug.getinfo(1, "S").source:sub(2):match("^(.*)/bench/puc/[^/]*$") or "."
+local luajit = rawget(_G, "jit") ~= nil
+local version = _VERSION:match("%d+%.%d+")
+package.cpath = root .. "/target/lua/" .. version .. "/?.so;" .. package.cpath
+if luajit then
+  package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
+end
+
+local quick, rounds, only = false, 5, nil
+do
+  local i = 1
+  while arg[i] do
+    if arg[i] == "--quick" then
+      quick, rounds = true, 3
+    elseif arg[i] == "--rounds" then
+      i = i + 1
+      rounds = tonumber(arg[i])
+    elseif arg[i] == "--only" then
+      i = i + 1
+      only = {}
+      for name in arg[i]:gmatch("[^,]+") do
+        only[name] = true
+      end
+    end
+    i = i + 1
+  end
+end
+local ROUND_SECONDS = quick and 0.1 or 0.25
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+local function load_cjson(path)
+  local open = package.loadlib(path, "luaopen_cjson")
+  return open and open() or nil
+end
+
+local qjson = require("qjson")
+local libs = {
+  { name = "qjson.cjson", m = require("qjson.cjson") },
+  { name = "qjson", m = qjson, qjson = true },
+  { name = "cjson 2.1.0.17", m = load_cjson(root .. "/.deps/lua-cjson-" .. version .. "/cjson.so"), baseline = true },
+  { name = "cjson 2.1.0 (Debian)", m = load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so"),
+    baseline = true },
+}
+if luajit then
+  -- The FFI binding (above, from lua/qjson/) against the C-API module.
+  qjson.decode_views(false)
+  local open = assert(package.loadlib(root .. "/target/lua/5.1/qjson.so", "luaopen_qjson_cjson"))
+  libs[1].name, libs[2].name = "qjson.cjson (FFI)", "qjson (FFI)"
+  table.insert(libs, 2, { name = "qjson.cjson (C API)", m = open() })
+  libs[4].m = load_cjson(root .. "/.deps/lua-cjson/cjson.so")
+  table.remove(libs, 5)
+end
+do
+  local ok, dkjson = pcall(require, "dkjson")
+  if ok then
+    libs[#libs + 1] = { name = "dkjson", m = { decode = dkjson.decode, encode = dkjson.encode } }
+  end
+end
+for i = #libs, 1, -1 do
+  if not libs[i].m then
+    io.stderr:write("bench/puc: " .. libs[i].name .. " not found, left out (tools/lua-cjson.sh " .. version .. ")\n")
+    table.remove(libs, i)
+  end
+end
+
+local CORPUS = root .. "/../shared/data/corpus/"
+local TINY = '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"active":true,'
+  .. '"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\\u00e9 \\"ok\\"",'
+  .. '"expires":1767225600}'
+
+-- A ~100 KB chat request: three messages, the last with an image.
+local function chat_request(size)
+  local b64 = {}
+  local alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+  local x = 7
+  for i = 1, size do
+    x = (x * 1103515245 + 12345) % 2147483648
+    local k = x % 64 + 1
+    b64[i] = alphabet:sub(k, k)
+  end
+  return '{"model":"gpt-4o","temperature":0.7,"messages":['
+    .. '{"role":"system","content":[{"type":"text","text":"You are a helpful assistant."}]},'
+    .. '{"role":"user","content":[{"type":"text","text":"What is in this image? caf\\u00e9"},'
+    .. '{"type":"image_url","image_url":{"url":"data:image/png;base64,' .. table.concat(b64) .. '"}}]}]}'
+end
+
+-- The chat job on decoded tables, and on a document.
+local function chat_tables(t)
+  local sum = #t.model + t.temperature
+  for _, m in ipairs(t.messages) do
+    for _, part in ipairs(m.content) do
+      sum = sum + #part.type
+      if part.type == "text" then
+        sum = sum + #part.text
+      end
+    end
+  end
+  return sum
+end
+local function chat_doc(d)
+  local sum = #d:get_str("model") + d:get_num("temperature")
+  for _, m in d:ipairs("messages") do
+    for _, part in m:ipairs("content") do
+      local ty = part:get_str("type")
+      sum = sum + #ty
+      if ty == "text" then
+        sum = sum + #part:get_str("text")
+      end
+    end
+  end
+  return sum
+end
+
+-- parse + three reads of twitter.json: a count, a nested name, a late id.
+local function twitter_tables(t)
+  return t.search_metadata.count + #t.statuses[1].user.screen_name + #t.statuses[100].id_str
+end
+local function twitter_doc(d)
+  return d:get_num("search_metadata.count") + #d:get_str("statuses[0].user.screen_name")
+    + #d:get_str("statuses[99].id_str")
+end
+
+local workloads = {}
+local function add(w)
+  if not only or only[w.name] then
+    workloads[#workloads + 1] = w
+  end
+end
+local docs = {
+  { "tiny", TINY },
+  { "twitter", read(CORPUS .. "twitter.json") },
+  { "citm", read(CORPUS .. "citm_catalog.json") },
+  { "canada", read(CORPUS .. "canada.json") },
+}
+for _, d in ipairs(docs) do
+  local name, text = d[1], d[2]
+  add({ name = "decode-" .. name, text = text, run = function(lib)
+    return lib.m.decode(text)
+  end })
+end
+for _, d in ipairs(docs) do
+  local name, text = d[1], d[2]
+  -- (The same table for every library: lua-cjson's decode of the text.)
+  local value = (load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so") or qjson).decode(text)
+  add({ name = "encode-" .. name, value = value, run = function(lib)
+    return lib.m.encode(value)
+  end })
+end
+do
+  local text = read(CORPUS .. "twitter.json")
+  add({ name = "read3-twitter", run = function(lib)
+    if lib.qjson then
+      return twitter_doc(qjson.parse(text))
+    end
+    return twitter_tables(lib.m.decode(text))
+  end })
+  local chat = chat_request(100 * 1024)
+  add({ name = "chat-100k", run = function(lib)
+    if lib.qjson then
+      return chat_doc(qjson.parse(chat))
+    end
+    return chat_tables(lib.m.decode(chat))
+  end })
+end
+
+-- Ops per second of `f` over about ROUND_SECONDS.
+local clock = os.clock
+local function measure(f)
+  local n, t0 = 0, clock()
+  local batch = 1
+  while true do
+    for _ = 1, batch do
+      f()
+    end
+    n = n + batch
+    local dt = clock() - t0
+    if dt >= ROUND_SECONDS then
+      return n / dt
+    end
+    if dt < ROUND_SECONDS / 10 then
+      batch = batch * 2
+    end
+  end
+end
+
+print(("PUC Lua benchmark on %s, %d rounds alternated, best round (ops/s); ratio to the faster lua-cjson")
+  :format(_VERSION, rounds))
+print(("%-16s %-22s %12s %8s"):format("workload", "library", "ops/s", "ratio"))
+for _, w in ipairs(workloads) do
+  local best = {}
+  for r = 1, rounds do
+    -- Alternate the order from round to round.
+    for k = 1, #libs do
+      local i = (r % 2 == 1) and k or (#libs - k + 1)
+      local lib = libs[i]
+      local ok, v = pcall(measure, function()
+        return w.run(lib)
+      end)
+      if ok then
+        best[i] = math.max(best[i] or 0, v)
+      end
+      collectgarbage()
+    end
+  end
+  local base = 0
+  for i, lib in ipairs(libs) do
+    if lib.baseline and best[i] then
+      base = math.max(base, best[i])
+    end
+  end
+  for i, lib in ipairs(libs) do
+    local ops = best[i]
+    print(("%-16s %-22s %12s %8s"):format(w.name, lib.name, ops and ("%.0f"):format(ops) or "failed",
+      (ops and base > 0) and ("%.2f"):format(ops / base) or ""))
+  end
+end

@@ -1,0 +1,708 @@
+//! The document API on PUC Lua: `qjson.parse` returns a userdata that
+//! borrows the Lua string (kept alive as its user value) and holds the
+//! core's `Document`; cursors are userdata holding a node, their user
+//! value the document. Reads take an optional path (a string, dotted or
+//! a JSON Pointer, or a `qjson.path`).
+//!
+//! No reference into a document is held across a Lua call that can
+//! allocate: a finalizer run by that allocation may read the document
+//! (overwriting the buffer escaped strings are decoded into) or close
+//! it. A string that lives in the input is pushed from the input (which
+//! the user value keeps); one decoded into the document's buffer is read
+//! again after its Lua memory is allocated, and copied at once.
+
+use std::ffi::{c_int, CStr};
+
+use qjson_core::events::Walker;
+use qjson_core::{Document, Kind, Node, Path};
+
+use crate::decode;
+use crate::lua::{self, lua_fn, msg, sys, Msg, Ret, State};
+
+pub const DOC: &CStr = c"qjson.document";
+pub const CURSOR: &CStr = c"qjson.cursor";
+pub const PATH: &CStr = c"qjson.path";
+const PAIRS: &CStr = c"qjson.pairs";
+
+const CLOSED: &str = "qjson: document is closed";
+
+/// A parsed document. Its user value anchors the input string (or, for
+/// `parse_file`, nothing: the document owns its bytes).
+pub struct Doc {
+    doc: Option<Document<'static>>,
+}
+
+// A cursor (a value inside a document) is a table `{doc, node}` with the
+// registry's metatable CURSOR, as the LuaJIT binding's cursors are
+// tables: it holds its document's userdata, so it keeps it alive.
+
+/// A compiled path and its text (for messages).
+pub struct CompiledPath {
+    path: Path,
+    text: Vec<u8>,
+}
+
+/// An iteration's state: the container, the last child given, and for an
+/// object with repeated keys the (key, last value) list.
+struct Pairs {
+    parent: Node,
+    prev: Option<Node>,
+    unique: Option<Vec<(Node, Node)>>,
+    at: usize,
+    index: i64,
+    array: bool,
+}
+
+/// Sets the value at the top as the user value of the userdata at `ud`
+/// (in a table on 5.1 and 5.2, whose user values must be tables).
+unsafe fn set_anchor(l: State, ud: c_int) {
+    // SAFETY: a valid state.
+    unsafe {
+        if cfg!(any(feature = "lua51", feature = "lua52")) {
+            sys::lua_createtable(l, 1, 0);
+            sys::lua_insert(l, -2);
+            sys::lua_rawseti(l, -2, 1);
+        }
+        sys::lua_setuservalue(l, ud);
+    }
+}
+
+/// `qjson.parse(str [, opts])`.
+pub unsafe fn parse(l: State, max_depth: u32) -> Ret {
+    // SAFETY: called by Lua with the arguments at 1 and 2.
+    unsafe {
+        sys::luaL_checktype(l, 1, sys::LUA_TSTRING);
+        let opts = crate::options::parse(l, 2, max_depth);
+        sys::lua_settop(l, 1);
+        // The userdata first (an allocation), then the parse, which calls
+        // no Lua function.
+        let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
+        sys::lua_pushvalue(l, 1);
+        set_anchor(l, 2);
+        let input = lua::string_at(l, 1).unwrap_or_default();
+        // SAFETY: the input string is the document's user value, so it
+        // outlives the document, which `close` or `__gc` drops.
+        let input: &'static [u8] = std::slice::from_raw_parts(input.as_ptr(), input.len());
+        let parsed = guarded(|| Document::parse(input, &opts).map_err(|e| msg!("qjson: {e}")))?;
+        (*ud).as_mut().expect("just made").doc = Some(parsed);
+        Ok(1)
+    }
+}
+
+/// `qjson.parse_file(path [, opts])`.
+pub unsafe fn parse_file(l: State, max_depth: u32) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let mut len = 0;
+        let p = sys::luaL_checklstring(l, 1, &mut len);
+        let name = std::slice::from_raw_parts(p.cast::<u8>(), len);
+        if name.contains(&0) {
+            lua::arg_error(l, 1, &msg!("path contains a NUL byte"));
+        }
+        let mut max_size = u32::MAX as u64;
+        if sys::lua_type(l, 2) == sys::LUA_TTABLE {
+            sys::lua_getfield(l, 2, c"max_size".as_ptr());
+            if sys::lua_type(l, -1) != sys::LUA_TNIL {
+                let v = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { -1.0 };
+                if !(v >= 0.0) || v.floor() != v {
+                    let got = lua::to_text(l, -1);
+                    let m = msg!(
+                        "bad option 'max_size' (non-negative integer expected, got {})",
+                        String::from_utf8_lossy(got.bytes())
+                    );
+                    lua::arg_error(l, 2, &m);
+                }
+                // (A document holds at most 4 GiB - 1 bytes.)
+                max_size = v.min(u32::MAX as f64) as u64;
+            }
+            sys::lua_pop(l, 1);
+            // The other options, with max_size taken out of a copy.
+            sys::lua_createtable(l, 0, 4);
+            sys::lua_pushnil(l);
+            while sys::lua_next(l, 2) != 0 {
+                if lua::string_at(l, -2) == Some(b"max_size") {
+                    sys::lua_pop(l, 1);
+                    continue;
+                }
+                sys::lua_pushvalue(l, -2);
+                sys::lua_insert(l, -2);
+                sys::lua_rawset(l, -4);
+            }
+            sys::lua_replace(l, 2);
+        }
+        let opts = crate::options::parse(l, 2, max_depth);
+        sys::lua_settop(l, 1);
+        let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
+        let name = lua::string_at(l, 1).unwrap_or_default();
+        let parsed = guarded(|| {
+            let path = std::path::Path::new(std::ffi::OsStr::from_encoded_bytes_unchecked(name));
+            let bytes = qjson_core::document::file::read_file(path, max_size)
+                .map_err(|e| msg!("qjson: cannot read file '{}': {}", String::from_utf8_lossy(name), e))?;
+            Document::parse_owned(bytes, &opts).map_err(|e| msg!("qjson: {e}"))
+        })?;
+        (*ud).as_mut().expect("just made").doc = Some(parsed);
+        Ok(1)
+    }
+}
+
+/// Runs pure Rust code (no Lua call), a panic becoming an error.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Msg>) -> Result<T, Msg> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(msg!("qjson: internal error (a panic in the native module)")))
+}
+
+/// `qjson.path(str)`.
+pub unsafe fn compile_path(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        sys::luaL_checktype(l, 1, sys::LUA_TSTRING);
+        let text = lua::string_at(l, 1).unwrap_or_default();
+        if let Err(e) = Path::compile(text) {
+            return Err(where_msg(l, msg!("qjson: {e}")));
+        }
+        // The userdata first: a path owns memory, and the allocation may
+        // raise.
+        let ud = lua::new_empty::<CompiledPath>(l, PATH);
+        let path = Path::compile(text).expect("checked above");
+        *ud = Some(CompiledPath { path, text: text.to_vec() });
+        Ok(1)
+    }
+}
+
+/// `msg` with the calling Lua code's position in front (`luaL_where`).
+pub unsafe fn where_msg(l: State, m: Msg) -> Msg {
+    // SAFETY: a valid state; luaL_where pushes a string (it may
+    // allocate: nothing is owned here).
+    unsafe {
+        sys::luaL_where(l, 1);
+        let w = lua::string_at(l, -1).unwrap_or_default();
+        let out = msg!("{}{}", String::from_utf8_lossy(w), String::from_utf8_lossy(m.bytes()));
+        sys::lua_pop(l, 1);
+        out
+    }
+}
+
+/// The document and base node of `self` (argument 1: a document or a
+/// cursor), and the stack index of the `Doc` userdata (a cursor's is
+/// pushed).
+unsafe fn this<'a>(l: State) -> Result<(&'a mut Document<'static>, Node, c_int), Msg> {
+    // SAFETY: a valid state.
+    unsafe {
+        // (self and the path; what this pushes goes above them.)
+        sys::lua_settop(l, 2);
+        let (ud, node) = if lua::userdata_at::<Option<Doc>>(l, 1, DOC).is_some() {
+            (1, qjson_core::ROOT)
+        } else if is_cursor(l, 1) {
+            sys::lua_rawgeti(l, 1, 2);
+            let node = sys::lua_tonumber(l, -1) as Node;
+            sys::lua_pop(l, 1);
+            sys::lua_rawgeti(l, 1, 1);
+            (sys::lua_gettop(l), node)
+        } else {
+            let m = msg!("qjson document or cursor expected, got {}", lua::type_name(l, 1));
+            lua::arg_error(l, 1, &m)
+        };
+        Ok((doc_at(l, ud)?, node, ud))
+    }
+}
+
+/// The open document of the `Doc` userdata at `ud`.
+unsafe fn doc_at<'a>(l: State, ud: c_int) -> Result<&'a mut Document<'static>, Msg> {
+    // SAFETY: a valid state; `ud` holds a Doc userdata.
+    unsafe {
+        let d = sys::lua_touserdata(l, ud).cast::<Option<Doc>>();
+        match (*d).as_mut().and_then(|d| d.doc.as_mut()) {
+            Some(doc) => Ok(doc),
+            None => Err(msg!("{CLOSED}")),
+        }
+    }
+}
+
+/// The node at the path argument `arg` from `base`, or `None` when the
+/// path leads nowhere. A malformed path raises at the caller.
+unsafe fn find(l: State, doc: &Document<'_>, base: Node, arg: c_int) -> Result<Option<Node>, Msg> {
+    // SAFETY: a valid state.
+    unsafe {
+        match sys::lua_type(l, arg) {
+            sys::LUA_TNIL | sys::LUA_TNONE => Ok(Some(base)),
+            sys::LUA_TSTRING => {
+                let p = lua::string_at(l, arg).unwrap_or_default();
+                match doc.find(base, p) {
+                    Ok(n) => Ok(n),
+                    Err(e) => Err(where_msg(l, msg!("qjson: {e}"))),
+                }
+            }
+            _ => match lua::userdata_at::<Option<CompiledPath>>(l, arg, PATH) {
+                Some(p) => Ok((*p).as_ref().and_then(|p| doc.find_compiled(base, &p.path))),
+                None => {
+                    let m = msg!("path string or qjson.path expected, got {}", lua::type_name(l, arg));
+                    lua::arg_error(l, arg, &m)
+                }
+            },
+        }
+    }
+}
+
+/// The path argument as the messages name it.
+unsafe fn describe_path(l: State, arg: c_int) -> Msg {
+    // SAFETY: a valid state.
+    unsafe {
+        let text = match lua::string_at(l, arg) {
+            Some(t) => t,
+            None => match lua::userdata_at::<Option<CompiledPath>>(l, arg, PATH) {
+                Some(p) => (*p).as_ref().map_or(&[][..], |p| &p.text[..]),
+                None => &[],
+            },
+        };
+        if text.is_empty() {
+            msg!("the root")
+        } else {
+            msg!("'{}'", String::from_utf8_lossy(text))
+        }
+    }
+}
+
+unsafe fn mismatch(l: State, arg: c_int, want: &str, got: Kind) -> Msg {
+    // SAFETY: a valid state.
+    unsafe {
+        let p = describe_path(l, arg);
+        msg!("qjson: type mismatch at {}: expected {want}, got {}", String::from_utf8_lossy(p.bytes()), got.name())
+    }
+}
+
+fn read_error(e: qjson_core::Error) -> Msg {
+    msg!("qjson: {e}")
+}
+
+/// Finds the path argument's node and its kind, or returns 1 result (nil)
+/// from the calling function when it is missing.
+macro_rules! target {
+    ($l:expr) => {{
+        let (doc, base, ud) = this($l)?;
+        match find($l, doc, base, 2)? {
+            Some(node) => {
+                let kind = doc.kind(node).map_err(read_error)?;
+                (doc, node, kind, ud)
+            }
+            None => {
+                sys::lua_pushnil($l);
+                return Ok(1);
+            }
+        }
+    }};
+}
+
+unsafe fn typeof_(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (_, _, kind, _) = target!(l);
+        lua::push_bytes(l, kind.name().as_bytes());
+        Ok(1)
+    }
+}
+
+unsafe fn len(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (doc, node, kind, _) = target!(l);
+        match kind {
+            Kind::Array | Kind::Object => {
+                sys::lua_pushnumber(l, doc.len(node).unwrap_or(0) as f64);
+                if lua::HAS_INTEGERS {
+                    sys::lua_pop(l, 1);
+                    lua::push_int(l, doc.len(node).unwrap_or(0) as i64);
+                }
+                Ok(1)
+            }
+            k => Err(mismatch(l, 2, "array or object", k)),
+        }
+    }
+}
+
+/// Pushes the string at `node` of the document at `ud` (see the module
+/// comment for why a decoded one is read twice).
+unsafe fn push_str(l: State, ud: c_int, node: Node) -> Result<(), Msg> {
+    // SAFETY: a valid state; `ud` holds the Doc userdata.
+    unsafe {
+        let doc = doc_at(l, ud)?;
+        let input = doc.input().as_ptr_range();
+        let s = doc.str(node).map_err(read_error)?;
+        if input.contains(&s.as_ptr()) || s.is_empty() {
+            // In the input, which the document's user value keeps alive.
+            lua::push_bytes(l, s);
+            return Ok(());
+        }
+        let n = s.len();
+        let buf = sys::lua_newuserdata(l, n).cast::<u8>();
+        let doc = doc_at(l, ud)?;
+        let s = doc.str(node).map_err(read_error)?;
+        std::ptr::copy_nonoverlapping(s.as_ptr(), buf, n.min(s.len()));
+        sys::lua_pushlstring(l, buf.cast(), n);
+        sys::lua_remove(l, -2);
+        Ok(())
+    }
+}
+
+unsafe fn get_str(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (_, node, kind, ud) = target!(l);
+        if kind != Kind::String {
+            return Err(mismatch(l, 2, "string", kind));
+        }
+        push_str(l, ud, node)?;
+        Ok(1)
+    }
+}
+
+unsafe fn get_num(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (doc, node, kind, _) = target!(l);
+        if kind != Kind::Number {
+            return Err(mismatch(l, 2, "number", kind));
+        }
+        let v = doc.f64(node).map_err(read_error)?;
+        sys::lua_pushnumber(l, v);
+        Ok(1)
+    }
+}
+
+/// `get_i64` and `get_u64`: a Lua integer on 5.3 and 5.4 (a uint64 past
+/// 2^63 wraps, as Lua's own unsigned arithmetic); on 5.1 and 5.2 a
+/// number, which must hold the integer exactly.
+unsafe fn get_int(l: State, unsigned: bool) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (doc, node, kind, _) = target!(l);
+        if kind != Kind::Number {
+            return Err(mismatch(l, 2, "number", kind));
+        }
+        let v = if unsigned {
+            doc.u64(node).map_err(read_error)?.map(|u| (u as i64, u as f64, u < (1 << 53)))
+        } else {
+            doc.i64(node).map_err(read_error)?.map(|i| (i, i as f64, i.unsigned_abs() < (1 << 53)))
+        };
+        let range = if unsigned { "uint64" } else { "int64" };
+        match v {
+            Some((i, _, _)) if lua::HAS_INTEGERS => lua::push_int(l, i),
+            Some((_, f, true)) => sys::lua_pushnumber(l, f),
+            Some(_) => return Err(msg!("qjson: number is beyond 2^53, which this Lua's numbers cannot hold exactly")),
+            None => {
+                let kind = qjson_core::ErrorKind::NotInteger(range);
+                return Err(read_error(qjson_core::Error::at(kind, doc.input(), doc.offset(node))));
+            }
+        }
+        Ok(1)
+    }
+}
+
+unsafe fn get_i64(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe { get_int(l, false) }
+}
+
+unsafe fn get_u64(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe { get_int(l, true) }
+}
+
+unsafe fn get_bool(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (doc, node, kind, _) = target!(l);
+        if kind != Kind::Boolean {
+            return Err(mismatch(l, 2, "boolean", kind));
+        }
+        let v = doc.bool(node).map_err(read_error)?;
+        sys::lua_pushboolean(l, v as c_int);
+        Ok(1)
+    }
+}
+
+unsafe fn is_null(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (_, _, kind, _) = target!(l);
+        sys::lua_pushboolean(l, (kind == Kind::Null) as c_int);
+        Ok(1)
+    }
+}
+
+unsafe fn raw(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (doc, node, _, _) = target!(l);
+        // The raw text is always in the input, which the user value keeps.
+        let s = doc.raw(node).map_err(read_error)?;
+        lua::push_bytes(l, s);
+        Ok(1)
+    }
+}
+
+/// Pushes the Lua value of `node` (of kind `kind`): scalars as `decode`
+/// reads them, containers as cursors (`as_cursor`) or plain tables.
+unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, as_cursor: bool) -> Result<(), Msg> {
+    // SAFETY: a valid state; `ud` holds the Doc userdata.
+    unsafe {
+        match kind {
+            Kind::Null => lua::push_null(l),
+            Kind::Boolean => {
+                let v = doc_at(l, ud)?.bool(node).map_err(read_error)?;
+                sys::lua_pushboolean(l, v as c_int);
+            }
+            Kind::Number => {
+                let doc = doc_at(l, ud)?;
+                match doc.i64(node).map_err(read_error)? {
+                    Some(i) if lua::HAS_INTEGERS => lua::push_int(l, i),
+                    _ => sys::lua_pushnumber(l, doc.f64(node).map_err(read_error)?),
+                }
+            }
+            Kind::String => push_str(l, ud, node)?,
+            Kind::Array | Kind::Object if as_cursor => push_cursor(l, ud, node),
+            Kind::Array | Kind::Object => {
+                let build = decode::Build { opts: qjson_core::Options::default(), array_mt: 0, empty_array_mt: 0 };
+                crate::markers::push_empty_array_mt(l);
+                let mt = sys::lua_gettop(l);
+                decode::from_document(l, ud, node, decode::Build { empty_array_mt: mt, ..build })?;
+                sys::lua_remove(l, mt);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Pushes a cursor at `node` of the document whose userdata is at `ud`.
+unsafe fn push_cursor(l: State, ud: c_int, node: Node) {
+    // SAFETY: a valid state.
+    unsafe {
+        let ud = sys::lua_absindex(l, ud);
+        sys::lua_createtable(l, 2, 0);
+        sys::lua_pushvalue(l, ud);
+        sys::lua_rawseti(l, -2, 1);
+        lua::push_int(l, node as i64);
+        sys::lua_rawseti(l, -2, 2);
+        sys::luaL_getmetatable(l, CURSOR.as_ptr());
+        sys::lua_setmetatable(l, -2);
+    }
+}
+
+/// Whether the value at `idx` is a cursor.
+unsafe fn is_cursor(l: State, idx: c_int) -> bool {
+    // SAFETY: a valid state.
+    unsafe {
+        if sys::lua_type(l, idx) != sys::LUA_TTABLE || sys::lua_getmetatable(l, idx) == 0 {
+            return false;
+        }
+        sys::luaL_getmetatable(l, CURSOR.as_ptr());
+        let same = sys::lua_rawequal(l, -1, -2) != 0;
+        sys::lua_pop(l, 2);
+        same
+    }
+}
+
+/// `doc:get(path)`: a scalar as a Lua value; an object or array as plain
+/// tables (PUC Lua has no lazy views), built as `qjson.decode` builds them.
+unsafe fn get(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (_, node, kind, ud) = target!(l);
+        push_value(l, ud, node, kind, false)?;
+        Ok(1)
+    }
+}
+
+unsafe fn open(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (_, node, _, ud) = target!(l);
+        push_cursor(l, ud, node);
+        Ok(1)
+    }
+}
+
+/// The iterator of `pairs` and `ipairs`: upvalue 1 the document's
+/// userdata, 2 the `Pairs` state.
+unsafe fn next_pair(l: State) -> Ret {
+    // SAFETY: called by Lua as a closure made by `iterate`.
+    unsafe {
+        let ud = sys::lua_upvalueindex(1);
+        let st = sys::lua_touserdata(l, sys::lua_upvalueindex(2)).cast::<Option<Pairs>>();
+        let Some(st) = (*st).as_mut() else { return Ok(0) };
+        let doc = doc_at(l, ud)?;
+        let (key, value) = if let Some(unique) = &st.unique {
+            let Some(&(k, v)) = unique.get(st.at) else { return Ok(0) };
+            st.at += 1;
+            (Some(k), v)
+        } else {
+            let child = match st.prev {
+                None => doc.first_child(st.parent),
+                Some(prev) => doc.next_child(st.parent, prev),
+            };
+            let Some(child) = child else { return Ok(0) };
+            st.prev = Some(child);
+            if st.array {
+                (None, child)
+            } else {
+                (Some(child), child + 1)
+            }
+        };
+        let kind = doc.kind(value).map_err(read_error)?;
+        sys::luaL_checkstack(l, 4, std::ptr::null());
+        match key {
+            Some(k) => push_str(l, ud, k)?,
+            None => {
+                st.index += 1;
+                lua::push_int(l, st.index);
+            }
+        }
+        push_value(l, ud, value, kind, true)?;
+        Ok(2)
+    }
+}
+
+lua_fn!(c_next_pair => next_pair);
+
+/// `doc:pairs(path)` / `doc:ipairs(path)`.
+unsafe fn iterate(l: State, arrays_only: bool) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        let (doc, base, ud) = this(l)?;
+        let Some(node) = find(l, doc, base, 2)? else {
+            let p = describe_path(l, 2);
+            return Err(msg!("qjson: nothing at {} to iterate", String::from_utf8_lossy(p.bytes())));
+        };
+        let kind = doc.kind(node).map_err(read_error)?;
+        let array = match kind {
+            Kind::Array => true,
+            Kind::Object if !arrays_only => false,
+            k => return Err(mismatch(l, 2, if arrays_only { "array" } else { "object or array" }, k)),
+        };
+        sys::lua_pushvalue(l, ud);
+        let st = lua::new_userdata(l, PAIRS, || Pairs { parent: node, prev: None, unique: None, at: 0, index: 0, array });
+        if !array {
+            let doc = doc_at(l, ud)?;
+            let unique = guarded(|| Ok(doc.unique_members(node)))?;
+            (*st).as_mut().expect("just made").unique = unique;
+        }
+        sys::lua_pushcclosure(l, c_next_pair, 2);
+        Ok(1)
+    }
+}
+
+unsafe fn pairs(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe { iterate(l, false) }
+}
+
+unsafe fn ipairs(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe { iterate(l, true) }
+}
+
+/// `doc:close()`: the document's memory now; later reads raise.
+unsafe fn close(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        if let Some(d) = lua::userdata_at::<Option<Doc>>(l, 1, DOC) {
+            if let Some(d) = (*d).as_mut() {
+                drop(d.doc.take());
+            }
+        }
+        Ok(0)
+    }
+}
+
+/// "qjson.document", or "qjson.cursor (<kind>)".
+unsafe fn tostring(l: State) -> Ret {
+    // SAFETY: called by Lua.
+    unsafe {
+        if lua::userdata_at::<Option<Doc>>(l, 1, DOC).is_some() {
+            sys::lua_pushstring(l, c"qjson.document".as_ptr());
+            return Ok(1);
+        }
+        let kind = match this(l) {
+            Ok((doc, node, _)) => doc.kind(node).map(|k| k.name()).unwrap_or("?"),
+            Err(_) => "closed",
+        };
+        let m = msg!("qjson.cursor ({kind})");
+        lua::push_bytes(l, m.bytes());
+        Ok(1)
+    }
+}
+
+lua_fn!(c_typeof => typeof_);
+lua_fn!(c_len => len);
+lua_fn!(c_get_str => get_str);
+lua_fn!(c_get_num => get_num);
+lua_fn!(c_get_i64 => get_i64);
+lua_fn!(c_get_u64 => get_u64);
+lua_fn!(c_get_bool => get_bool);
+lua_fn!(c_is_null => is_null);
+lua_fn!(c_raw => raw);
+lua_fn!(c_get => get);
+lua_fn!(c_open => open);
+lua_fn!(c_pairs => pairs);
+lua_fn!(c_ipairs => ipairs);
+lua_fn!(c_close => close);
+lua_fn!(c_tostring => tostring);
+
+const METHODS: &[(&CStr, sys::lua_CFunction)] = &[
+    (c"typeof", c_typeof),
+    (c"len", c_len),
+    (c"get_str", c_get_str),
+    (c"get_num", c_get_num),
+    (c"get_i64", c_get_i64),
+    (c"get_u64", c_get_u64),
+    (c"get_bool", c_get_bool),
+    (c"is_null", c_is_null),
+    (c"raw", c_raw),
+    (c"get", c_get),
+    (c"open", c_open),
+    (c"pairs", c_pairs),
+    (c"ipairs", c_ipairs),
+    (c"close", c_close),
+];
+
+/// Registers the document, cursor, path and iteration metatables.
+pub unsafe fn register(l: State) {
+    // SAFETY: a valid state.
+    unsafe {
+        let extra: &[(&CStr, sys::lua_CFunction)] = &[(c"__tostring", c_tostring)];
+        lua::register_type::<Doc>(l, DOC, METHODS, extra);
+        // A cursor's metatable: the same methods but close (its
+        // document may have others), no __gc (a table).
+        if sys::luaL_newmetatable(l, CURSOR.as_ptr()) != 0 {
+            let methods = &METHODS[..METHODS.len() - 1];
+            sys::lua_createtable(l, 0, methods.len() as c_int);
+            for (n, f) in methods {
+                sys::lua_pushcfunction(l, *f);
+                sys::lua_setfield(l, -2, n.as_ptr());
+            }
+            sys::lua_setfield(l, -2, c"__index".as_ptr());
+            sys::lua_pushcfunction(l, c_tostring);
+            sys::lua_setfield(l, -2, c"__tostring".as_ptr());
+            sys::lua_pushboolean(l, 0);
+            sys::lua_setfield(l, -2, c"__metatable".as_ptr());
+        }
+        sys::lua_pop(l, 1);
+        lua::register_type::<CompiledPath>(l, PATH, &[], &[]);
+        lua::register_type::<Pairs>(l, PAIRS, &[], &[]);
+    }
+}
+
+/// The events of the value at `node` of the document at `ud`, into
+/// `walker` (for `decode::from_document`).
+pub unsafe fn events_of(
+    l: State,
+    ud: c_int,
+    node: Node,
+    walker: &mut Walker,
+    keys: &mut qjson_core::events::KeyCache,
+) -> Result<(*const qjson_core::events::Event, usize), Msg> {
+    // SAFETY: a valid state; `ud` holds the Doc userdata.
+    unsafe {
+        let doc = doc_at(l, ud)?;
+        guarded(|| walker.events(doc, node, Some(keys)).map(|e| (e.as_ptr(), e.len())).map_err(read_error))
+    }
+}

@@ -1,0 +1,359 @@
+//! The C API as this binding uses it, the same on every Lua version
+//! (mlua-sys declares each version's own; its compat layer fills the
+//! gaps), and the one way this binding raises a Lua error.
+//!
+//! The rule every function of this crate follows (docs/design.md, "The
+//! PUC Lua binding"): `lua_error` is a `longjmp` (or a C++ exception with
+//! a C++-built Lua), and so is every Lua API call that can raise: any
+//! that allocates (pushing a string, creating a table or userdata,
+//! `rawset`), which can also run a finalizer. A Rust frame alive at such
+//! a call owns nothing with a destructor: owned state lives in Lua
+//! userdata (freed by their `__gc`), and an error is raised with a
+//! message built on the stack ([`Msg`]) once every owned value is
+//! dropped ([`entry`]).
+
+use std::ffi::{c_char, c_int, c_void};
+use std::fmt;
+
+pub use mlua_sys as sys;
+pub use sys::lua_State;
+
+/// The Lua state a C function was called with.
+pub type State = *mut lua_State;
+
+/// Whether this Lua has integers (5.3, 5.4).
+pub const HAS_INTEGERS: bool = cfg!(any(feature = "lua53", feature = "lua54"));
+
+/// An error message built on the stack, so that raising it leaves
+/// nothing to free. Longer messages are cut.
+pub struct Msg {
+    buf: [u8; 480],
+    len: usize,
+}
+
+impl Msg {
+    pub fn new() -> Msg {
+        Msg { buf: [0; 480], len: 0 }
+    }
+
+    pub fn of(args: fmt::Arguments<'_>) -> Msg {
+        let mut m = Msg::new();
+        let _ = fmt::Write::write_fmt(&mut m, args);
+        m
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl Default for Msg {
+    fn default() -> Msg {
+        Msg::new()
+    }
+}
+
+impl fmt::Write for Msg {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// `format!` into a [`Msg`].
+macro_rules! msg {
+    ($($arg:tt)*) => { $crate::lua::Msg::of(format_args!($($arg)*)) };
+}
+pub(crate) use msg;
+
+/// What a C function's body gives back: its number of results, or the
+/// message to raise (with no position prefix, as lua-cjson's).
+pub type Ret = Result<c_int, Msg>;
+
+/// Runs a C function's body and raises its error after the body's frame,
+/// and everything it owned, is gone. A panic (a bug) becomes an error
+/// instead of unwinding into Lua's C frames.
+#[inline(always)]
+pub unsafe fn entry(l: State, body: unsafe fn(State) -> Ret) -> c_int {
+    // SAFETY: `body` is one of this crate's C function bodies, called with
+    // the state Lua called us with.
+    let r = std::panic::catch_unwind(|| unsafe { body(l) });
+    let m = match r {
+        Ok(Ok(n)) => return n,
+        Ok(Err(m)) => m,
+        Err(_) => msg!("qjson: internal error (a panic in the native module)"),
+    };
+    // SAFETY: as above; `m` lives on this frame and has no destructor.
+    unsafe { raise(l, m.bytes()) }
+}
+
+/// Declares `extern "C-unwind" fn $name` running `$body` through [`entry`].
+macro_rules! lua_fn {
+    ($name:ident => $body:path) => {
+        unsafe extern "C-unwind" fn $name(l: $crate::lua::State) -> std::ffi::c_int {
+            // SAFETY: called by Lua as a C function.
+            unsafe { $crate::lua::entry(l, $body) }
+        }
+    };
+}
+pub(crate) use lua_fn;
+
+/// Raises `msg` as a Lua string error.
+pub unsafe fn raise(l: State, msg: &[u8]) -> ! {
+    // SAFETY: a valid state; lua_error never returns.
+    unsafe {
+        sys::lua_pushlstring(l, msg.as_ptr().cast(), msg.len());
+        sys::lua_error(l)
+    }
+}
+
+/// The bytes of the string at `idx`, or `None` for any other type (a
+/// number is not converted: that would change the value in place).
+/// Valid while the string is on the stack.
+pub unsafe fn string_at<'a>(l: State, idx: c_int) -> Option<&'a [u8]> {
+    // SAFETY: a valid state and index.
+    unsafe {
+        if sys::lua_type(l, idx) != sys::LUA_TSTRING {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = sys::lua_tolstring(l, idx, &mut len);
+        Some(std::slice::from_raw_parts(p.cast::<u8>(), len))
+    }
+}
+
+pub unsafe fn push_bytes(l: State, b: &[u8]) {
+    // SAFETY: a valid state; the bytes are copied.
+    unsafe { sys::lua_pushlstring(l, b.as_ptr().cast::<c_char>(), b.len()) };
+}
+
+/// A Lua integer where the version has them, else a double.
+pub unsafe fn push_int(l: State, i: i64) {
+    // SAFETY: a valid state.
+    unsafe {
+        if HAS_INTEGERS {
+            sys::lua_pushinteger(l, i as sys::lua_Integer);
+        } else {
+            sys::lua_pushnumber(l, i as f64);
+        }
+    }
+}
+
+/// The integer at `idx` (5.3+: a Lua integer), else `None`.
+pub unsafe fn integer_at(l: State, idx: c_int) -> Option<i64> {
+    // SAFETY: a valid state and index.
+    unsafe {
+        if HAS_INTEGERS && sys::lua_isinteger(l, idx) != 0 {
+            Some(sys::lua_tointeger(l, idx) as i64)
+        } else {
+            None
+        }
+    }
+}
+
+/// Type name of the value at `idx`.
+pub unsafe fn type_name(l: State, idx: c_int) -> &'static str {
+    // SAFETY: a valid state; lua_typename returns a static C string.
+    unsafe {
+        let t = sys::lua_type(l, idx);
+        let p = sys::lua_typename(l, t);
+        std::ffi::CStr::from_ptr(p).to_str().unwrap_or("?")
+    }
+}
+
+/// The userdata at `idx` if its metatable is the registry's `name`.
+pub unsafe fn userdata_at<T>(l: State, idx: c_int, name: &std::ffi::CStr) -> Option<*mut T> {
+    // SAFETY: a valid state and index; a userdata with that metatable
+    // holds a `T` (only this crate sets it).
+    unsafe {
+        let p = sys::lua_touserdata(l, idx);
+        if p.is_null() || sys::lua_getmetatable(l, idx) == 0 {
+            return None;
+        }
+        sys::luaL_getmetatable(l, name.as_ptr());
+        let same = sys::lua_rawequal(l, -1, -2) != 0;
+        sys::lua_pop(l, 2);
+        same.then_some(p.cast::<T>())
+    }
+}
+
+/// A new userdata holding `Some(make())`, with the registry's metatable
+/// `name` (whose `__gc` takes the value out and drops it, [`gc`]), left
+/// on the stack. `make` runs once the memory is there: a value that owns
+/// memory made before an allocation that raises would be lost.
+pub unsafe fn new_userdata<T>(l: State, name: &std::ffi::CStr, make: impl FnOnce() -> T) -> *mut Option<T> {
+    // SAFETY: a valid state; the memory is written before anything else
+    // can see it, and no Lua call runs between the allocation and then.
+    unsafe {
+        let p = sys::lua_newuserdata(l, std::mem::size_of::<Option<T>>()).cast::<Option<T>>();
+        p.write(Some(make()));
+        sys::luaL_getmetatable(l, name.as_ptr());
+        sys::lua_setmetatable(l, -2);
+        p
+    }
+}
+
+/// A new userdata holding `None` (filled in once the values it will own
+/// exist, after every call that can raise), with metatable `name`.
+pub unsafe fn new_empty<T>(l: State, name: &std::ffi::CStr) -> *mut Option<T> {
+    // SAFETY: a valid state; the memory is written before anything else
+    // can see it.
+    unsafe {
+        let p = sys::lua_newuserdata(l, std::mem::size_of::<Option<T>>()).cast::<Option<T>>();
+        p.write(None);
+        sys::luaL_getmetatable(l, name.as_ptr());
+        sys::lua_setmetatable(l, -2);
+        p
+    }
+}
+
+/// The `__gc` of a userdata made by [`new_userdata`]: drops its value
+/// (once: a finalizer may see it again after `close`).
+pub unsafe extern "C-unwind" fn gc<T>(l: State) -> c_int {
+    // SAFETY: Lua calls __gc with the userdata as argument 1, which holds
+    // an `Option<T>` (the metatable is this crate's).
+    unsafe {
+        let p = sys::lua_touserdata(l, 1).cast::<Option<T>>();
+        if !p.is_null() {
+            drop((*p).take());
+        }
+    }
+    0
+}
+
+/// Registers metatable `name` with `__gc` = [`gc::<T>`], the given
+/// methods as `__index` and other metamethods, leaving nothing on the
+/// stack.
+pub unsafe fn register_type<T>(
+    l: State,
+    name: &std::ffi::CStr,
+    methods: &[(&std::ffi::CStr, sys::lua_CFunction)],
+    extra: &[(&std::ffi::CStr, sys::lua_CFunction)],
+) {
+    // SAFETY: a valid state.
+    unsafe {
+        if sys::luaL_newmetatable(l, name.as_ptr()) == 0 {
+            sys::lua_pop(l, 1);
+            return;
+        }
+        sys::lua_pushcfunction(l, gc::<T>);
+        sys::lua_setfield(l, -2, c"__gc".as_ptr());
+        if !methods.is_empty() {
+            sys::lua_createtable(l, 0, methods.len() as c_int);
+            for (n, f) in methods {
+                sys::lua_pushcfunction(l, *f);
+                sys::lua_setfield(l, -2, n.as_ptr());
+            }
+            sys::lua_setfield(l, -2, c"__index".as_ptr());
+        }
+        for (n, f) in extra {
+            sys::lua_pushcfunction(l, *f);
+            sys::lua_setfield(l, -2, n.as_ptr());
+        }
+        // getmetatable gives this instead of the metatable.
+        sys::lua_pushboolean(l, 0);
+        sys::lua_setfield(l, -2, c"__metatable".as_ptr());
+        sys::lua_pop(l, 1);
+    }
+}
+
+/// A light userdata NULL: lua-cjson's `cjson.null`, and so qjson's.
+pub unsafe fn push_null(l: State) {
+    // SAFETY: a valid state.
+    unsafe { sys::lua_pushlightuserdata(l, std::ptr::null_mut::<c_void>()) };
+}
+
+/// Whether the value at `idx` is the light userdata NULL.
+pub unsafe fn is_null(l: State, idx: c_int) -> bool {
+    // SAFETY: a valid state and index.
+    unsafe { sys::lua_type(l, idx) == sys::LUA_TLIGHTUSERDATA && sys::lua_touserdata(l, idx).is_null() }
+}
+
+/// `bad argument #n to 'f' (what)`, with the caller's position in front
+/// and the function named as the calling code names it (`'?'` when
+/// unknown; `calling 'f' on bad self` for a method's self): Lua 5.1's
+/// `luaL_argerror` on every version, so that messages are the LuaJIT
+/// binding's (5.4's own names the function by its `package.loaded` key,
+/// `'qjson.parse'`). lua-cjson's configuration functions use the host's
+/// `luaL_argerror`, as lua-cjson does.
+pub unsafe fn arg_error(l: State, arg: c_int, what: &Msg) -> ! {
+    // SAFETY: a valid state; `ar` is written by lua_getstack/lua_getinfo.
+    unsafe {
+        let mut ar = std::mem::MaybeUninit::<sys::lua_Debug>::zeroed().assume_init();
+        let mut arg = arg;
+        let (mut name, mut method) = (&b"?"[..], false);
+        if sys::lua_getstack(l, 0, &mut ar) != 0 {
+            sys::lua_getinfo(l, c"n".as_ptr(), &mut ar);
+            if !ar.name.is_null() {
+                name = std::ffi::CStr::from_ptr(ar.name).to_bytes();
+            }
+            method = !ar.namewhat.is_null() && std::ffi::CStr::from_ptr(ar.namewhat).to_bytes() == b"method";
+        }
+        let field = if name == b"?" { module_field_name(l, &mut ar) } else { Msg::new() };
+        if field.len > 0 {
+            name = field.bytes();
+        }
+        let what = String::from_utf8_lossy(what.bytes());
+        let name = String::from_utf8_lossy(name);
+        if method {
+            arg -= 1;
+        }
+        let m = if method && arg == 0 {
+            msg!("calling '{name}' on bad self ({what})")
+        } else {
+            msg!("bad argument #{arg} to '{name}' ({what})")
+        };
+        drop((what, name));
+        sys::luaL_where(l, 1);
+        push_bytes(l, m.bytes());
+        sys::lua_concat(l, 2);
+        sys::lua_error(l)
+    }
+}
+
+/// The running function's field name in a loaded module (`parse` for
+/// `qjson.parse`), for a call Lua cannot name (through `pcall`); empty
+/// when it is in none.
+unsafe fn module_field_name(l: State, ar: &mut sys::lua_Debug) -> Msg {
+    // SAFETY: a valid state; `ar` is level 0's.
+    unsafe {
+        let mut found = Msg::new();
+        sys::lua_getinfo(l, c"f".as_ptr(), ar);
+        let f = sys::lua_gettop(l);
+        sys::luaL_checkstack(l, 6, std::ptr::null());
+        sys::lua_getfield(l, sys::LUA_REGISTRYINDEX, c"_LOADED".as_ptr());
+        if sys::lua_type(l, -1) == sys::LUA_TTABLE {
+            sys::lua_pushnil(l);
+            'modules: while sys::lua_next(l, -2) != 0 {
+                if sys::lua_type(l, -1) == sys::LUA_TTABLE {
+                    sys::lua_pushnil(l);
+                    while sys::lua_next(l, -2) != 0 {
+                        if sys::lua_rawequal(l, -1, f) != 0 && sys::lua_type(l, -2) == sys::LUA_TSTRING {
+                            let _ = fmt::Write::write_str(&mut found, &String::from_utf8_lossy(string_at(l, -2).unwrap_or_default()));
+                            break 'modules;
+                        }
+                        sys::lua_pop(l, 1);
+                    }
+                }
+                sys::lua_pop(l, 1);
+            }
+        }
+        sys::lua_settop(l, f - 1);
+        found
+    }
+}
+
+/// `tostring` of the value at `idx`, as Lua prints it.
+pub unsafe fn to_text(l: State, idx: c_int) -> Msg {
+    // SAFETY: a valid state; luaL_tolstring pushes a string (it may
+    // allocate: nothing is owned here).
+    unsafe {
+        let mut n = 0;
+        let p = sys::luaL_tolstring(l, idx, &mut n);
+        let m = msg!("{}", String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), n)));
+        sys::lua_pop(l, 1);
+        m
+    }
+}

@@ -1,0 +1,43 @@
+-- The job the failing-allocator host (oom_host.c) runs at every N: a
+-- decode, an encode, the drop-in's decode (strict and its port) and
+-- encode, and document reads. Each result is checked; a wrong one raises
+-- something other than "not enough memory", which fails the host.
+local qjson = require("qjson")
+local cjson = require("qjson.cjson")
+
+local text = '{"model":"gpt-4o","temperature":0.7,"messages":[{"role":"user","content":"h\\u00e9llo"},'
+  .. '{"role":"assistant","content":"hi","n":[1,2,3,{"k":null}]}],"stream":false,"e":[]}'
+
+local function check(ok, what)
+  if not ok then
+    error("wrong answer: " .. what, 0)
+  end
+end
+
+function job()
+  local t = qjson.decode(text)
+  check(t.model == "gpt-4o" and t.messages[1].content == "h\195\169llo", "decode")
+  check(t.messages[2].n[4].k == qjson.null, "decode null")
+  t.temperature = 0.2
+  local out = qjson.encode(t, { sort_keys = true, indent = 1 })
+  check(qjson.decode(out).temperature == 0.2, "encode")
+  check(cjson.encode({ 1, "a/b", { x = true } }) == '[1,"a\\/b",{"x":true}]', "cjson.encode")
+  local c = cjson.decode(text)
+  check(c.messages[2].n[3] == 3, "cjson.decode")
+  local p = cjson.decode('[NaN, 0x10, "\1", {"a": [1, 2]}]')
+  check(p[2] == 16 and p[4].a[2] == 2, "cjson.decode's port")
+  local d = qjson.parse(text)
+  check(d:get_str("messages[0].content") == "h\195\169llo", "get_str")
+  check(d:len("messages") == 2 and d:get_num("temperature") == 0.7, "len, get_num")
+  local keys = 0
+  for _, v in d:pairs("messages[1]") do
+    keys = keys + 1
+    check(v ~= nil, "pairs")
+  end
+  check(keys == 3, "pairs count")
+  check(d:get("messages[1].n")[4].k == qjson.null, "get")
+  check(d:raw("e") == "[]", "raw")
+  local ok, err = pcall(qjson.decode, "[1,")
+  check(not ok and (err:find("unexpected end") or err:find("not enough memory")), "error path")
+  d:close()
+end

@@ -1,0 +1,279 @@
+-- The PUC Lua module (crates/puc, target/lua/5.X/qjson.so): what differs
+-- from the LuaJIT binding (plain tables, integers on 5.3 and 5.4, cursors
+-- and documents as userdata-backed values) and its safety: finalizers
+-- that call qjson in the middle of a decode, an encode or a read, and
+-- documents used after close. `make test-puc` runs it on every PUC Lua;
+-- on LuaJIT it is pending.
+local support = require("support")
+
+if not support.puc then
+  describe("PUC Lua module", function()
+    pending("PUC Lua only (make test-puc)")
+  end)
+  return
+end
+
+local qjson = require("qjson")
+local cjson = require("qjson.cjson")
+local integers = support.integers
+local mtype = math.type or function()
+  return nil
+end
+
+local function error_of(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, "expected an error")
+  return err
+end
+
+-- A finalizer that runs `f` when the collector frees a fresh object: a
+-- table with __gc on 5.2+, a newproxy on 5.1.
+local function on_gc(f)
+  if rawget(_G, "newproxy") then
+    local p = newproxy(true)
+    getmetatable(p).__gc = f
+  else
+    setmetatable({}, { __gc = f })
+  end
+end
+
+describe("decode", function()
+  it("builds plain tables", function()
+    local t = qjson.decode('{"a":[1,2.5,"x\\u00e9y",true,null,{}],"b":{"c":"d"}}')
+    assert.are.equal("table", type(t))
+    assert.is_nil(getmetatable(t))
+    assert.are.equal(2.5, t.a[2])
+    assert.are.equal("x\195\169y", t.a[3])
+    assert.are.equal(true, t.a[4])
+    assert.are.equal(qjson.null, t.a[5])
+    assert.are.equal("d", t.b.c)
+    assert.are.equal(6, #t.a)
+  end)
+
+  it("gives empty arrays empty_array_mt, so that they encode back as []", function()
+    local t = qjson.decode('{"a":[],"b":{}}')
+    assert.are.equal(qjson.empty_array_mt, getmetatable(t.a))
+    assert.are.equal('{"a":[],"b":{}}', qjson.encode(t, { sort_keys = true }))
+    -- (lua-cjson's decode gives plain tables, as cjson does.)
+    assert.is_nil(getmetatable(cjson.decode("[]")))
+  end)
+
+  it("reads integers exactly on 5.3 and 5.4, floats stay floats", function()
+    local t = qjson.decode("[1, -0, 1.0, 9007199254740993, 9223372036854775807, -9223372036854775808, "
+      .. "9223372036854775808, 1e2, 2.5]")
+    if integers then
+      assert.are.equal("integer", mtype(t[1]))
+      assert.are.equal("integer", mtype(t[2]))
+      assert.are.equal("float", mtype(t[3]))
+      assert.are.equal(9007199254740993, t[4])
+      assert.are.equal(math.maxinteger, t[5])
+      assert.are.equal(math.mininteger, t[6])
+      assert.are.equal("float", mtype(t[7])) -- past int64: the nearest double
+      assert.are.equal(9223372036854775808.0, t[7])
+      assert.are.equal("float", mtype(t[8]))
+      assert.are.equal('[1,0,1,9007199254740993,9223372036854775807,-9223372036854775808,9.2233720368548e+18,100,2.5]',
+        qjson.encode(t))
+    else
+      assert.are.equal(9007199254740992, t[4]) -- the nearest double, as LuaJIT
+      assert.are.equal(1, t[3])
+    end
+  end)
+
+  it("raises qjson's positioned message, and takes the parse options", function()
+    assert.are.equal("qjson: expected a value, found ',' at line 1, column 13 (byte 12)",
+      error_of(qjson.decode, '{"a": [1, 2,, 3]}'))
+    assert.truthy(error_of(qjson.decode, "[[1]]", { max_depth = 1 }):find("nesting deeper than max_depth (1)", 1, true))
+    assert.truthy(error_of(qjson.decode, '{"a":1,"a":2}', { duplicate_keys = "reject" }):find("duplicate key", 1, true))
+    assert.truthy(error_of(qjson.decode, "[1]", { nope = 1 }):find("unknown option 'nope'", 1, true))
+    assert.are.same({ 1 }, qjson.decode("[1]", { mode = "lazy" }))
+  end)
+
+  it("decodes deep documents up to max_depth", function()
+    local deep = string.rep("[", 1000) .. string.rep("]", 1000)
+    local t = qjson.decode(deep)
+    for _ = 1, 999 do
+      t = t[1]
+    end
+    assert.are.equal("table", type(t))
+    assert.truthy(error_of(qjson.decode, "[" .. deep .. "]"):find("max_depth", 1, true))
+  end)
+end)
+
+describe("encode", function()
+  it("writes lua-cjson's bytes by default", function()
+    assert.are.equal('[1,2.5,"a\\/b",true,null,{}]', qjson.encode({ 1, 2.5, "a/b", true, qjson.null, {} }))
+    assert.are.equal("0.1", qjson.encode(0.1))
+    assert.are.equal("3.1415926535898", qjson.encode(math.pi))
+    assert.are.equal('[1,null,3]', qjson.encode({ 1, nil, 3 }))
+    assert.are.equal("Cannot serialise function: type not supported", error_of(qjson.encode, print))
+    assert.are.equal("Cannot serialise table: excessively sparse array", error_of(qjson.encode, { [1] = 1, [30] = 1 }))
+  end)
+
+  it("writes integers exactly on 5.3 and 5.4, floats as %.14g", function()
+    if integers then
+      assert.are.equal("[9007199254740993,-9223372036854775808,1,1e+15]",
+        qjson.encode({ 9007199254740993, math.mininteger, 1.0, 1e15 }))
+    else
+      assert.are.equal("[1,1e+15]", qjson.encode({ 1.0, 1e15 }))
+    end
+  end)
+
+  it("takes qjson's options", function()
+    assert.are.equal('{\n  "a": [\n    1\n  ],\n  "b": 2\n}',
+      qjson.encode({ b = 2, a = { 1 } }, { indent = 2, sort_keys = true }))
+    -- (Number keys first, in numeric order, then strings in byte order.)
+    assert.are.equal('{"1":1,"2":2,"a":3,"b":4}', qjson.encode({ b = 4, a = 3, [2] = 2, [1] = 1 }, { sort_keys = true }))
+    assert.are.equal('"\\u00e9\\u003c/script\\u003e"',
+      qjson.encode("é</script>", { ascii = true, html_safe = true, escape_slash = false }))
+    assert.are.equal("0.30000000000000004", qjson.encode(0.1 + 0.2, { precision = "shortest" }))
+    assert.are.equal("Cannot serialise string: invalid UTF-8 at byte 1",
+      error_of(qjson.encode, "a\255", { validate_utf8 = true }))
+    assert.truthy(error_of(qjson.encode, {}, { precision = 20 }):find("bad option 'precision'", 1, true))
+  end)
+
+  it("names a cycle (qjson) or reports excessive nesting (qjson.cjson)", function()
+    local t = {}
+    t.self = t
+    assert.are.equal("Cannot serialise table: reference cycle", error_of(qjson.encode, t))
+    assert.truthy(error_of(cjson.encode, t):find("Cannot serialise, excessive nesting (1001)", 1, true))
+  end)
+
+  it("has instances with settings of their own", function()
+    local i = qjson.new()
+    i.encode_number_precision(6)
+    assert.are.equal("3.14159", i.encode(math.pi))
+    assert.are.equal("3.1415926535898", qjson.encode(math.pi))
+  end)
+end)
+
+describe("qjson.cjson", function()
+  it("reads integers as OpenResty's lua-cjson does on this Lua", function()
+    local t = cjson.decode("[12345678901234567890, -0, 3]")
+    if integers then
+      assert.are.equal(math.maxinteger, t[1]) -- strtoll saturates
+      assert.are.equal("integer", mtype(t[3]))
+    else
+      assert.are.equal(9223372036854775807, t[1])
+    end
+    assert.are.equal(0, t[2])
+  end)
+
+  it("gives lua-cjson's value or message for what is not JSON", function()
+    local t = cjson.decode('[NaN, 0x10, "\1"]')
+    assert.are_not.equal(t[1], t[1])
+    assert.are.equal(16, t[2])
+    assert.are.equal("\1", t[3])
+    local err = error_of(function()
+      return cjson.decode("{'a':1}")
+    end)
+    assert.truthy(err:find("Expected object key string but found invalid token at character 2$"), err)
+    local safe = require("qjson.cjson.safe")
+    local v, msg = safe.decode("[1,")
+    assert.is_nil(v)
+    assert.are.equal("Expected value but found T_END at character 4", msg)
+  end)
+end)
+
+describe("documents", function()
+  local src = '{"a":{"b":[1,2,{"c":"h\\u00e9llo"}]},"s":"plain","n":9007199254740993,"f":1.5}'
+
+  it("read by path, pointer and compiled path", function()
+    local d = qjson.parse(src)
+    local p = qjson.path("a.b[2].c")
+    assert.are.equal("h\195\169llo", d:get_str("a.b[2].c"))
+    assert.are.equal("h\195\169llo", d:get_str("/a/b/2/c"))
+    assert.are.equal("h\195\169llo", d:get_str(p))
+    assert.are.equal(3, d:len("a.b"))
+    assert.are.equal('[1,2,{"c":"h\\u00e9llo"}]', d:raw("a.b"))
+    assert.are.same({ 1, 2, { c = "h\195\169llo" } }, d:get("a.b"))
+    assert.are.equal("qjson.cursor (array)", tostring(d:open("a.b")))
+  end)
+
+  it("read integers as Lua integers on 5.3 and 5.4", function()
+    local d = qjson.parse(src)
+    if integers then
+      assert.are.equal(9007199254740993, d:get_i64("n"))
+      assert.are.equal("integer", mtype(d:get_i64("n")))
+      assert.are.equal(-1, qjson.parse("18446744073709551615"):get_u64()) -- (Lua's unsigned wrap)
+    else
+      assert.truthy(error_of(d.get_i64, d, "n"):find("beyond 2^53", 1, true))
+      assert.are.equal(2, qjson.parse("2"):get_i64())
+    end
+    assert.are.equal("qjson: number is not an integer within int64 range at line 1, column 74 (byte 73)",
+      error_of(d.get_i64, d, "f"))
+  end)
+
+  it("raise after close, from the document and its cursors", function()
+    local d = qjson.parse(src)
+    local c = d:open("a")
+    d:close()
+    assert.are.equal("qjson: document is closed", error_of(d.get_str, d, "s"))
+    assert.are.equal("qjson: document is closed", error_of(c.len, c))
+    d:close() -- twice: harmless
+  end)
+
+  it("iterate with pairs and ipairs, containers as cursors", function()
+    local d = qjson.parse('{"k":1,"j":[true],"k":2}')
+    local got = {}
+    for k, v in d:pairs() do
+      got[#got + 1] = k .. "=" .. (type(v) == "table" and v:raw() or tostring(v))
+    end
+    assert.are.same({ "k=2", "j=[true]" }, got)
+    local n = 0
+    for i, v in qjson.parse("[5,6]"):ipairs() do
+      n = n + i * v
+    end
+    assert.are.equal(17, n)
+  end)
+end)
+
+describe("finalizers that call qjson", function()
+  -- Each finalizer decodes, encodes and reads a document of its own, and
+  -- closes the document the interrupted call is reading.
+  local function busy(shared)
+    return function()
+      local t = qjson.decode('{"x":[1,2,3],"y":"z\\u00e9"}')
+      assert(t.x[3] == 3 and t.y == "z\195\169")
+      assert(qjson.encode({ t.x }) == "[[1,2,3]]")
+      local d = qjson.parse('["a\\u00e9b"]')
+      assert(d:get_str("[0]") == "a\195\169b")
+      if shared then
+        shared:close()
+      end
+    end
+  end
+
+  it("cannot corrupt a decode, an encode or a read in progress", function()
+    local parts = {}
+    for i = 1, 300 do
+      parts[i] = ('{"id":%d,"name":"n\\u00e9%d","tags":["a","b"]}'):format(i, i)
+    end
+    local text = "[" .. table.concat(parts, ",") .. "]"
+    local want = cjson.decode(text)
+    for round = 1, 20 do
+      for _ = 1, 50 do
+        on_gc(busy())
+      end
+      collectgarbage("step", 0)
+      local t = qjson.decode(text)
+      assert.are.same(want, t)
+      assert.are.same(want, qjson.decode(qjson.encode(t)))
+      local d = qjson.parse(text)
+      for i = 1, 300, 37 do
+        assert.are.equal("n\195\169" .. i, d:get_str(("[%d].name"):format(i - 1)))
+      end
+      assert.are.equal(round > 0, true)
+    end
+  end)
+
+  it("may close the document being read: the read raises 'document is closed' or completes", function()
+    for _ = 1, 200 do
+      local d = qjson.parse('{"s":"esc\\u00e9aped","t":[1,2,3]}')
+      on_gc(busy(d))
+      local ok, v = pcall(d.get_str, d, "s")
+      assert.is_true(ok and v == "esc\195\169aped" or v == "qjson: document is closed", tostring(v))
+      collectgarbage()
+      assert.are.equal("qjson: document is closed", error_of(d.get_str, d, "s"))
+    end
+  end)
+end)
