@@ -10,10 +10,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qjson_core::events::{Event, EventTag, EventsInfo};
-use qjson::events::{qjson_text_events, qjson_doc_events};
+use qjson::events::{qjson_doc_events, qjson_text_events};
 use qjson::parse::{qjson_free, qjson_parse};
 use qjson::{take_panic, ErrorInfo};
+use qjson_core::events::{Event, EventTag, EventsInfo};
 use qjson_core::{Document, Kind, Node, Options};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -199,9 +199,15 @@ fuzz_target!(|data: &[u8]| {
         match parsed {
             Ok(mut d) => {
                 assert!(!ev.is_null(), "qjson_doc_events refused a valid document");
-                assert_eq!(events_text(ev, &info), from_document(&mut d, qjson_core::ROOT, false), "qjson_doc_events differs");
+                assert_eq!(
+                    events_text(ev, &info),
+                    from_document(&mut d, qjson_core::ROOT, false),
+                    "qjson_doc_events differs"
+                );
             }
-            Err(_) => assert!(ev.is_null() && err.message[0] != 0, "qjson_doc_events accepted what the strict parse refuses"),
+            Err(_) => {
+                assert!(ev.is_null() && err.message[0] != 0, "qjson_doc_events accepted what the strict parse refuses")
+            }
         }
         qjson_free(doc);
     }

@@ -165,8 +165,11 @@ fn an_instance_too_deep_for_the_stack_is_a_clear_error() {
     assert_eq!(raised.err().unwrap().to_string(), "invalid schema at /: max_depth is at most 2000, got 1073741824");
     let s = compile_with(schema, SchemaOptions { max_depth: 2000, ..Default::default() });
     let deep = |text: String| {
-        qjson_core::Document::parse_owned(text.into_bytes(), &qjson_core::Options { max_depth: 1 << 30, ..Default::default() })
-            .unwrap()
+        qjson_core::Document::parse_owned(
+            text.into_bytes(),
+            &qjson_core::Options { max_depth: 1 << 30, ..Default::default() },
+        )
+        .unwrap()
     };
     let doc = deep(nested(20_000, ""));
     assert!(!s.is_valid(&doc, qjson_core::ROOT).unwrap());

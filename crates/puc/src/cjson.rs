@@ -70,11 +70,8 @@ unsafe fn cjson_decode(l: State) -> Ret {
         } else {
             0
         };
-        let opts = Options {
-            max_depth: (max_depth as u32).min(FAST_MAX_DEPTH),
-            cjson_integers: 1,
-            ..Options::default()
-        };
+        let opts =
+            Options { max_depth: (max_depth as u32).min(FAST_MAX_DEPTH), cjson_integers: 1, ..Options::default() };
         let build = Build { opts, array_mt, empty_array_mt: 0 };
         if decode::decode(l, 1, Spare::Upvalue(2), build).is_ok() {
             return Ok(1);
@@ -531,7 +528,8 @@ fn read(port: &mut Port, s: &[u8], max_depth: i64, invalid_numbers: bool, allow_
         loop {
             let Some(&object) = open.last() else { break };
             tok = r.next_token(strings);
-            let (end, what) = if object { (T::ObjEnd, "comma or object end") } else { (T::ArrEnd, "comma or array end") };
+            let (end, what) =
+                if object { (T::ObjEnd, "comma or object end") } else { (T::ArrEnd, "comma or array end") };
             if tok.t == end {
                 open.pop();
                 used -= if object { 2 } else { 1 };

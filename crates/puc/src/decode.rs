@@ -72,9 +72,7 @@ impl Spare {
                     sys::lua_pushvalue(l, sys::lua_upvalueindex(i));
                     sys::lua_type(l, -1)
                 }
-                Spare::Registry => {
-                    sys::lua_rawgetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast())
-                }
+                Spare::Registry => sys::lua_rawgetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast()),
             }
         }
     }
@@ -85,9 +83,7 @@ impl Spare {
         unsafe {
             match self {
                 Spare::Upvalue(i) => sys::lua_replace(l, sys::lua_upvalueindex(i)),
-                Spare::Registry => {
-                    sys::lua_rawsetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast())
-                }
+                Spare::Registry => sys::lua_rawsetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast()),
             }
         }
     }

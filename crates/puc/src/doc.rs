@@ -579,7 +579,8 @@ unsafe fn iterate(l: State, arrays_only: bool) -> Ret {
             k => return Err(mismatch(l, 2, if arrays_only { "array" } else { "object or array" }, k)),
         };
         sys::lua_pushvalue(l, ud);
-        let st = lua::new_userdata(l, PAIRS, || Pairs { parent: node, prev: None, unique: None, at: 0, index: 0, array });
+        let st =
+            lua::new_userdata(l, PAIRS, || Pairs { parent: node, prev: None, unique: None, at: 0, index: 0, array });
         if !array {
             let doc = doc_at(l, ud)?;
             let unique = guarded(|| Ok(doc.unique_members(node)))?;

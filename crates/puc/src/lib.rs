@@ -97,7 +97,8 @@ unsafe fn backend(l: State) -> Ret {
 unsafe fn new_instance(l: State) -> Ret {
     // SAFETY: called by Lua as a closure made by `push_instance`.
     unsafe {
-        let flavour = if sys::lua_toboolean(l, sys::lua_upvalueindex(1)) != 0 { Flavour::Cjson } else { Flavour::Qjson };
+        let flavour =
+            if sys::lua_toboolean(l, sys::lua_upvalueindex(1)) != 0 { Flavour::Cjson } else { Flavour::Qjson };
         let safe = sys::lua_toboolean(l, sys::lua_upvalueindex(2)) != 0;
         new_config(l, flavour);
         push_instance(l, flavour, safe);
@@ -151,7 +152,15 @@ unsafe fn new_config(l: State, flavour: Flavour) {
 /// Sets field `name` of the table at the top to the closure `f` over the
 /// settings at `cfg` and `extra` nils (spare buffers); in a safe
 /// instance, wrapped by `protected` (`one_argument`: its check first).
-unsafe fn set_fn(l: State, name: &CStr, f: sys::lua_CFunction, cfg: c_int, extra: c_int, safe: bool, one_argument: bool) {
+unsafe fn set_fn(
+    l: State,
+    name: &CStr,
+    f: sys::lua_CFunction,
+    cfg: c_int,
+    extra: c_int,
+    safe: bool,
+    one_argument: bool,
+) {
     // SAFETY: a valid state; the instance table at the top.
     unsafe {
         sys::lua_pushvalue(l, cfg);

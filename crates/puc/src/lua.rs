@@ -331,7 +331,10 @@ unsafe fn module_field_name(l: State, ar: &mut sys::lua_Debug) -> Msg {
                     sys::lua_pushnil(l);
                     while sys::lua_next(l, -2) != 0 {
                         if sys::lua_rawequal(l, -1, f) != 0 && sys::lua_type(l, -2) == sys::LUA_TSTRING {
-                            let _ = fmt::Write::write_str(&mut found, &String::from_utf8_lossy(string_at(l, -2).unwrap_or_default()));
+                            let _ = fmt::Write::write_str(
+                                &mut found,
+                                &String::from_utf8_lossy(string_at(l, -2).unwrap_or_default()),
+                            );
                             break 'modules;
                         }
                         sys::lua_pop(l, 1);

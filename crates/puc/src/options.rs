@@ -65,7 +65,11 @@ unsafe fn each_option(l: State, arg: c_int, mut each: impl FnMut(&[u8]) -> bool)
             let name = if sys::lua_type(l, -2) == sys::LUA_TSTRING { key_text(l) } else { b"?" };
             if !each(name) {
                 let k = describe(l, -2);
-                let shown = if sys::lua_type(l, -2) == sys::LUA_TSTRING { lua::string_at(l, -2).unwrap_or_default() } else { k.bytes() };
+                let shown = if sys::lua_type(l, -2) == sys::LUA_TSTRING {
+                    lua::string_at(l, -2).unwrap_or_default()
+                } else {
+                    k.bytes()
+                };
                 let m = msg!("unknown option '{}'", String::from_utf8_lossy(shown));
                 lua::arg_error(l, arg, &m);
             }
@@ -173,7 +177,8 @@ pub unsafe fn encode(l: State, arg: c_int, c: &Config, indent: &mut Vec<u8>) -> 
                     if lua::string_at(l, -1) == Some(b"shortest") {
                         call.precision = 0;
                     } else {
-                        let v = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { f64::NAN };
+                        let v =
+                            if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { f64::NAN };
                         if !(1.0..=17.0).contains(&v) || v.floor() != v {
                             bad(l, arg, name, "integer from 1 to 17 or \"shortest\"", -1);
                         }
