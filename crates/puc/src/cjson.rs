@@ -525,8 +525,7 @@ fn read(port: &mut Port, s: &[u8], max_depth: i64, invalid_numbers: bool, allow_
             _ => return Err(parse_error("value", &tok)),
         }
         // A value is complete: close every container that ends after it.
-        loop {
-            let Some(&object) = open.last() else { break };
+        while let Some(&object) = open.last() {
             tok = r.next_token(strings);
             let (end, what) =
                 if object { (T::ObjEnd, "comma or object end") } else { (T::ArrEnd, "comma or array end") };

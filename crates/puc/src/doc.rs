@@ -104,7 +104,7 @@ pub unsafe fn parse_file(l: State, max_depth: u32) -> Ret {
             sys::lua_getfield(l, 2, c"max_size".as_ptr());
             if sys::lua_type(l, -1) != sys::LUA_TNIL {
                 let v = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { -1.0 };
-                if !(v >= 0.0) || v.floor() != v {
+                if v.is_nan() || v < 0.0 || v.floor() != v {
                     let got = lua::to_text(l, -1);
                     let m = msg!(
                         "bad option 'max_size' (non-negative integer expected, got {})",

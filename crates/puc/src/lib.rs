@@ -8,6 +8,11 @@
 //! keeps a Lua error (a `longjmp`) from skipping a Rust destructor is in
 //! `lua.rs` and docs/design.md ("The PUC Lua binding").
 
+// Errors are `lua::Msg`, a fixed-size message on the stack, on purpose:
+// an error is raised after every owning frame has returned, and a message
+// that owned heap memory would leak when `lua_error` jumps past its drop.
+#![allow(clippy::result_large_err)]
+
 use std::ffi::{c_int, c_void, CStr};
 
 mod cjson;
