@@ -57,8 +57,15 @@ end
 describe("qjson.schema against api7's jsonschema", function()
   local js, why = available()
   if not js then
-    it("is skipped: " .. why, function()
-      print("SKIPPED schema_api7_spec: " .. why)
+    -- ../shared is absent in a user's clone: pending. A tool missing
+    -- beside it fails, as every leg does, unless QJSON_ALLOW_SKIP=1.
+    local shared_absent = not io.open(SUITE .. "draft7/type.json")
+    it("compares with api7's jsonschema", function()
+      if shared_absent or os.getenv("QJSON_ALLOW_SKIP") == "1" then
+        pending(why)
+        return
+      end
+      error(why .. "; set QJSON_ALLOW_SKIP=1 to skip this spec instead")
     end)
     return
   end

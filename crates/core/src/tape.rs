@@ -222,4 +222,13 @@ mod tests {
         assert_eq!(next(t, empty), Next::new(first_member(empty) as usize, true, false));
         assert_eq!(skip(t, b, b'{'), next(t, b).after());
     }
+
+    /// docs/design.md's worked example, slot for slot.
+    #[test]
+    fn the_design_docs_worked_example() {
+        let text = br#"{"id":7,"tags":["a","b"],"ok":true}"#;
+        let doc = Document::parse(text, &Options::default()).unwrap();
+        let expected: [u32; 12] = [0, 12 | UNIQUE_KEYS, 1, 6, 8, 15, 9 | SCALARS_ONLY, 16, 20, 25, 30, 3];
+        assert_eq!(doc.tape(), &expected[..]);
+    }
 }

@@ -189,7 +189,7 @@ fn json_schema_test_suite_format_assertion() {
 
 /// The suite's optional tests of numbers past binary64 (`bignum.json`,
 /// `float-overflow.json`): qjson compares the decimals written
-/// (src/schema/decimal.rs), so every one must pass.
+/// (crates/core/src/number/decimal.rs), so every one must pass.
 #[test]
 fn json_schema_test_suite_optional_numbers() {
     let suite = Path::new(SUITE);

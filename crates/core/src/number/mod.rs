@@ -5,7 +5,7 @@
 
 mod convert;
 mod digits;
-pub(crate) mod exact;
+pub(crate) mod decimal;
 mod grammar;
 mod lemire;
 mod lenient;

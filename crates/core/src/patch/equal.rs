@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::tree::{At, Key, Ref, Sources, Val};
-use crate::number::exact;
+use crate::number::decimal::Decimal;
 
 /// The parts of a value equality looks at.
 enum Shape<'t> {
@@ -59,7 +59,7 @@ pub(crate) fn equal(a: Ref<'_>, b: Ref<'_>, s: &Sources<'_>) -> bool {
         match (shape(a, s), shape(b, s)) {
             (Shape::Null, Shape::Null) => {}
             (Shape::Bool(x), Shape::Bool(y)) if x == y => {}
-            (Shape::Number(x), Shape::Number(y)) if exact::equal(x, y) => {}
+            (Shape::Number(x), Shape::Number(y)) if Decimal::parse(x) == Decimal::parse(y) => {}
             (Shape::String(x), Shape::String(y)) if x == y => {}
             (Shape::Array(x), Shape::Array(y)) if x.len() == y.len() => pending.extend(x.into_iter().zip(y)),
             (Shape::Object(x), Shape::Object(y)) if x.len() == y.len() => {

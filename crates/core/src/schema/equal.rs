@@ -19,7 +19,7 @@ use jsonschema::{Keyword, ValidationError};
 use serde_json::{Map, Value};
 
 use super::bounds::custom_error;
-use super::decimal::Decimal;
+use crate::number::decimal::Decimal;
 use super::node::TapeNode;
 
 /// Whether `node` equals `expected`, a value of the schema. Recursion

@@ -9,7 +9,6 @@
 
 mod bounds;
 mod compile;
-mod decimal;
 mod equal;
 mod node;
 mod numeric;

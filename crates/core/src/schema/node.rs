@@ -15,7 +15,7 @@ use jsonschema::JsonType;
 use serde_json::Value;
 
 use super::bounds::Bounds;
-use super::decimal::Decimal;
+use crate::number::decimal::Decimal;
 use super::equal;
 use crate::number;
 use crate::string;

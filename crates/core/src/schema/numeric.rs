@@ -14,7 +14,7 @@ use num_bigint::BigUint;
 use serde_json::{Map, Value};
 
 use super::bounds::custom_error;
-use super::decimal::Decimal;
+use crate::number::decimal::Decimal;
 use super::node::{TapeJson, TapeNode};
 
 /// A keyword factory, as `ValidationOptions::with_keyword` takes it.

@@ -1,5 +1,6 @@
 //! JSON numbers as the decimals they write, compared and hashed exactly:
-//! `enum`, `const`, `uniqueItems` and `type: integer` decide on the text,
+//! JSON Schema's `enum`, `const`, `uniqueItems` and `type: integer`, and JSON
+//! Patch's `test`, decide on the text,
 //! never on a binary64 rounding of it (`1e-400` is not `0`, `1e400` is an
 //! integer, `18446744073709551617` is not `18446744073709551616`).
 //!
@@ -127,6 +128,7 @@ impl<'a> Decimal<'a> {
     }
 
     /// Whether the number is whole: zero, or no digit after the point.
+    #[cfg(feature = "schema")]
     pub(crate) fn is_integer(&self) -> bool {
         match &self.scale {
             _ if self.is_zero() => true,
@@ -137,6 +139,8 @@ impl<'a> Decimal<'a> {
     }
 }
 
+/// What `multipleOf` needs (schema/numeric.rs).
+#[cfg(feature = "schema")]
 impl Decimal<'_> {
     /// The significant digits, as ASCII (empty for zero): the number is
     /// `±digits × 10^(x - digits.len())`.
@@ -245,6 +249,11 @@ mod tests {
             ("1e1000000000000000000000", "10e999999999999999999999"),
             ("1e-1000000000000000000000", "0.1e-999999999999999999999"),
             ("123e999999999999999999", "1.23e1000000000000000001"),
+            ("0.0", "-0e5"),
+            ("0.00123", "1.23e-3"),
+            ("123456789012345678901234567890", "1.2345678901234567890123456789e29"),
+            ("1e400", "10e399"),
+            ("1e99999999999999999999999999999999999999999", "10e99999999999999999999999999999999999999998"),
         ] {
             assert_eq!(d(a), d(b), "{a} = {b}");
         }
@@ -265,6 +274,7 @@ mod tests {
             "1e-400",
             "0.1",
             "1",
+            "1.0000000000000000000000000001",
             "18446744073709551616",
             "18446744073709551617",
             "1e400",
@@ -287,5 +297,16 @@ mod tests {
             assert!(!d(s).is_integer(), "{s}");
         }
         assert_eq!(d("1e-400").cmp(&d("0")), Ordering::Greater);
+    }
+
+    #[test]
+    fn agrees_with_doubles_where_they_are_exact() {
+        let samples = [0.0, 1.0, -1.0, 0.5, 2.5, 1e10, -3.25, 1e-5, 123456.0, 9007199254740991.0];
+        for a in samples {
+            for b in samples {
+                let (ta, tb) = (format!("{a:e}"), format!("{b}"));
+                assert_eq!(d(&ta).cmp(&d(&tb)), a.partial_cmp(&b).unwrap(), "{ta} vs {tb}");
+            }
+        }
     }
 }
