@@ -4,8 +4,8 @@
 //! reading of [`digits`].
 
 mod convert;
-mod digits;
 pub(crate) mod decimal;
+mod digits;
 mod grammar;
 mod lemire;
 mod lenient;

@@ -19,8 +19,8 @@ use jsonschema::{Keyword, ValidationError};
 use serde_json::{Map, Value};
 
 use super::bounds::custom_error;
-use crate::number::decimal::Decimal;
 use super::node::TapeNode;
+use crate::number::decimal::Decimal;
 
 /// Whether `node` equals `expected`, a value of the schema. Recursion
 /// follows `expected`, which serde_json parsed 128 levels deep at most.

@@ -15,9 +15,9 @@ use jsonschema::JsonType;
 use serde_json::Value;
 
 use super::bounds::Bounds;
-use crate::number::decimal::Decimal;
 use super::equal;
 use crate::number;
+use crate::number::decimal::Decimal;
 use crate::string;
 use crate::tape::{self, Next};
 

@@ -14,8 +14,8 @@ use num_bigint::BigUint;
 use serde_json::{Map, Value};
 
 use super::bounds::custom_error;
-use crate::number::decimal::Decimal;
 use super::node::{TapeJson, TapeNode};
+use crate::number::decimal::Decimal;
 
 /// A keyword factory, as `ValidationOptions::with_keyword` takes it.
 pub(crate) type Factory = fn(&Map<String, Value>, &Value, Location) -> Compiled;
