@@ -32,24 +32,51 @@ local qjson = require("qjson")
 io.write("len=", qjson.parse("[1, 2, 3]"):len(), " backend=", qjson.backend())]]):format(lua_dir, lua_dir)
 end
 
+-- The library under test (make check's is not in target/release).
+local function library(top)
+  local env = os.getenv("QJSON_LIB")
+  return (env and env ~= "") and env or top .. "/target/release/libqjson.so"
+end
+
+-- A checkout's layout in a temporary directory: a copy of lua/, and the
+-- library under test at `lib_at` (relative to it).
+local function layout(top, lib_at)
+  local p = assert(io.popen("mktemp -d"))
+  local dir = p:read("*l")
+  p:close()
+  local target = dir .. "/" .. lib_at
+  assert(os.execute(("cp -r '%s/lua' '%s/lua' && mkdir -p '%s' && cp '%s' '%s'")
+    :format(top, dir, target:match("^(.*)/[^/]*$"), library(top), target)) == 0)
+  return dir
+end
+
 describe("loader", function()
   local top = abs(root)
+  local dirs = {}
+  teardown(function()
+    for _, dir in ipairs(dirs) do
+      os.execute("rm -rf '" .. dir .. "'")
+    end
+  end)
 
-  it("finds the built library from the repository root with no QJSON_LIB", function()
-    local out, ok = run(top, nil, probe("lua"))
+  it("finds the built library in the checkout's target/release with no QJSON_LIB", function()
+    local dir = layout(top, "target/release/libqjson.so")
+    dirs[#dirs + 1] = dir
+    local out, ok = run(dir, nil, probe("lua"))
     assert.is_true(ok, out)
     assert.truthy(out:match("^len=3 backend=%a+"), out)
   end)
 
-  it("finds the built library beside the modules from any directory", function()
-    local out, ok = run("/", nil, probe(top .. "/lua"))
+  it("finds the library beside the modules from any directory", function()
+    local dir = layout(top, "lua/qjson/libqjson.so")
+    dirs[#dirs + 1] = dir
+    local out, ok = run("/", nil, probe(dir .. "/lua"))
     assert.is_true(ok, out)
     assert.truthy(out:match("^len=3 "), out)
   end)
 
   it("loads the library QJSON_LIB names", function()
-    local lib = top .. "/target/release/libqjson.so"
-    local out, ok = run("/", "QJSON_LIB=" .. lib, probe(top .. "/lua"))
+    local out, ok = run("/", "QJSON_LIB=" .. library(top), probe(top .. "/lua"))
     assert.is_true(ok, out)
     assert.truthy(out:match("^len=3 "), out)
   end)
