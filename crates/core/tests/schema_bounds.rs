@@ -133,11 +133,29 @@ fn numbers_compare_as_the_decimals_they_write() {
 /// `QJSON_CHILD=name`; returns its standard output, having checked that
 /// the child exited normally.
 fn in_child(name: &str) -> String {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .env("QJSON_CHILD", name)
-        .output()
-        .unwrap();
+    in_child_within(name, None)
+}
+
+/// The same, with the child's address space and CPU time limited
+/// (`ulimit -v` in KB, `ulimit -t` in seconds): a test of a bound on
+/// memory or time then fails, rather than exhausts the machine, when the
+/// bound is missing.
+fn in_child_within(name: &str, limits: Option<(u64, u64)>) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let mut command = match limits {
+        None => Command::new(&exe),
+        Some((kb, seconds)) => {
+            let mut sh = Command::new("sh");
+            sh.args([
+                "-c",
+                &format!("ulimit -v {kb} && ulimit -t {seconds} && exec \"$0\" \"$@\""),
+                exe.to_str().unwrap(),
+            ]);
+            sh
+        }
+    };
+    let out =
+        command.args(["--exact", name, "--nocapture", "--test-threads=1"]).env("QJSON_CHILD", name).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -361,4 +379,91 @@ fn work_that_doubles_per_level_meets_the_work_budget() {
     assert!(start.elapsed() < std::time::Duration::from_secs(20), "{:?}", start.elapsed());
     // A valid value takes the first branch at every level.
     assert!(s.is_valid_bytes(b"7").unwrap());
+}
+
+/// `n` `$defs`, each `link` with `NEXT` the next one's number, the last
+/// `{"properties":{"a":true}}`; the root refers to the first.
+fn chain(n: usize, link: &str) -> String {
+    let mut defs: Vec<String> =
+        (0..n - 1).map(|i| format!(r#""d{i}":{}"#, link.replace("NEXT", &(i + 1).to_string()))).collect();
+    defs.push(format!(r#""d{}":{{"properties":{{"a":true}}}}"#, n - 1));
+    format!(r##"{{"$ref":"#/$defs/d0","$defs":{{{}}}}}"##, defs.join(","))
+}
+
+/// Links of chains through every applicator that stays on the same value
+/// (and one that descends); the first three, and the last, hold an
+/// `unevaluated*` keyword, for which the crate builds a tree of its own of
+/// the subschemas it sees through: n²/2 for a chain, 2^n for the last.
+const LINKS: [&str; 9] = [
+    r##"{"$ref":"#/$defs/dNEXT","unevaluatedProperties":false}"##,
+    r##"{"allOf":[{"$ref":"#/$defs/dNEXT"}],"unevaluatedItems":false}"##,
+    r##"{"dependentSchemas":{"a":{"$ref":"#/$defs/dNEXT"}},"unevaluatedProperties":false}"##,
+    r##"{"anyOf":[{"$ref":"#/$defs/dNEXT"},{"$ref":"#/$defs/dNEXT"}]}"##,
+    r##"{"oneOf":[{"$ref":"#/$defs/dNEXT"},false]}"##,
+    r##"{"not":{"not":{"$ref":"#/$defs/dNEXT"}}}"##,
+    r##"{"if":{"$ref":"#/$defs/dNEXT"},"then":true,"else":{"$ref":"#/$defs/dNEXT"}}"##,
+    r##"{"properties":{"a":{"$ref":"#/$defs/dNEXT"}},"additionalProperties":{"$ref":"#/$defs/dNEXT"}}"##,
+    r##"{"anyOf":[{"$ref":"#/$defs/dNEXT"},{"$ref":"#/$defs/dNEXT"}],"unevaluatedProperties":false}"##,
+];
+
+/// Compiles `schema`: a validator, whose quick and full verdicts must
+/// agree on a few bodies, or the unevaluated keywords' bound's error
+/// (`None`).
+fn compiled_or_refused(schema: &str) -> Option<Schema> {
+    match Schema::compile(schema.as_bytes(), None, &SchemaOptions::default()) {
+        Ok(s) => {
+            for body in [r#"{"a":1,"b":2}"#, r#""x""#, "[1,2]", r#"{"a":{"a":{"a":1}}}"#] {
+                let quick = s.is_valid_bytes(body.as_bytes()).unwrap();
+                let errors = s.validate_bytes(body.as_bytes()).unwrap();
+                assert_eq!(quick, errors.is_empty(), "{} on {body}: {errors:?}", &schema[..80]);
+            }
+            Some(s)
+        }
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains("more than 25000 subschemas to build"), "{e}");
+            None
+        }
+    }
+}
+
+/// Chains of 5,000 links through every in-place applicator, with
+/// `unevaluated*` beside them: each compiles on a stack sized from its
+/// subschemas and validates within its bounds, or, when its unevaluated
+/// keywords would make the crate build more than
+/// `SCHEMA_MAX_UNEVALUATED_COST` subschemas (n²/2 of them along a chain,
+/// 2^n through `anyOf`s of two links), is refused at compile with a
+/// clear error, in a child limited to 1 GB and 60 s of CPU.
+#[test]
+fn chains_through_every_applicator_stay_within_their_stacks() {
+    const NAME: &str = "chains_through_every_applicator_stay_within_their_stacks";
+    if !is_child(NAME) {
+        assert!(in_child_within(NAME, Some((1 << 20, 60))).contains("child done"));
+        return;
+    }
+    for (i, link) in LINKS.iter().enumerate() {
+        let holds_unevaluated = link.contains("unevaluated");
+        let n = if i == 8 { 40 } else { 5_000 };
+        let start = std::time::Instant::now();
+        let s = compiled_or_refused(&chain(n, link));
+        assert_eq!(s.is_none(), holds_unevaluated, "{link}");
+        println!("{n} links of {link}: {:?}", start.elapsed());
+    }
+    // Where the budget ran out: the keyword, located.
+    let e = Schema::compile(chain(5_000, LINKS[0]).as_bytes(), None, &SchemaOptions::default()).err().unwrap();
+    assert!(e.to_string().starts_with("invalid schema at /$defs/d"), "{e}");
+    assert!(e.to_string().contains("/unevaluatedProperties: with the unevaluated keywords before it"), "{e}");
+    // Shorter chains, within the bound, compile and validate.
+    for (link, n) in [(LINKS[0], 150), (LINKS[1], 80), (LINKS[2], 100), (LINKS[8], 4)] {
+        let s = compiled_or_refused(&chain(n, link)).unwrap_or_else(|| panic!("{n} links of {link} refused"));
+        let verdict = |body: &str| s.is_valid_bytes(body.as_bytes()).unwrap();
+        assert!(verdict(r#"{"a":1}"#), "{link}");
+        assert_eq!(verdict(r#"{"a":1,"b":2}"#), !link.contains("unevaluatedProperties"), "{link}");
+    }
+    // Accepted, the `anyOf`s of two links still double the validation's
+    // work per link: the work budget ends it.
+    let s = compiled_or_refused(&chain(10, LINKS[8])).unwrap();
+    let errors = s.validate_bytes(br#"{"a":1}"#).unwrap();
+    assert!(errors[0].message.starts_with("validation needs more work than"), "{errors:?}");
+    println!("child done");
 }

@@ -2,6 +2,7 @@
 //! the OpenAPI 3.0 dialect and the bounds on pattern work.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Draft, Retrieve, Uri};
@@ -9,7 +10,7 @@ use serde_json::Value;
 
 use super::bounds::{self, COMPILE_STACK_PER_SUBSCHEMA};
 use super::node::TapeJson;
-use super::{equal, numeric, pattern, SchemaError};
+use super::{equal, numeric, pattern, uneval_cost, SchemaError};
 
 /// Draft codes for `SchemaOptions::draft` (0: from `$schema`, else the
 /// latest).
@@ -102,7 +103,8 @@ fn draft(code: u32) -> Result<Option<Draft>, SchemaError> {
 /// anything else is an error: qjson never fetches. (The drafts' own
 /// meta-schemas come from the registry the crate resolves from, under
 /// every draft.)
-struct Supplied(HashMap<String, Value>);
+#[derive(Clone)]
+struct Supplied(Arc<HashMap<String, Value>>);
 
 fn not_supplied(uri: &str) -> String {
     format!("{uri} is not among the supplied documents (qjson never fetches)")
@@ -157,14 +159,19 @@ pub(crate) fn compile(
     // registry, where it puts only the schema's own draft's: a registry
     // holding them all, and the custom meta-schema the root names (from
     // which the crate learns the draft); other documents on demand.
-    let meta =
-        schema.get("$schema").and_then(Value::as_str).and_then(|uri| remotes.get_key_value(uri.trim_end_matches('#')));
+    let supplied = Supplied(Arc::new(remotes));
+    let meta = schema
+        .get("$schema")
+        .and_then(Value::as_str)
+        .and_then(|uri| supplied.0.get_key_value(uri.trim_end_matches('#')));
     let registry = referencing::SPECIFICATIONS
         .extend(meta.map(|(uri, doc)| (uri.as_str(), doc.clone())))
-        .and_then(|r| r.retriever(Supplied(remotes.clone())).prepare())
+        .and_then(|r| r.retriever(supplied.clone()).prepare())
         .map_err(|e| SchemaError::new(format!("$schema: {e}"), String::new()))?;
+    let draft_of_root = draft.unwrap_or_else(|| Draft::default().detect(&schema));
+    uneval_cost::check(&schema, &supplied.0, &registry, supplied.clone(), draft_of_root, draft.is_some(), subschemas)?;
     let mut builder = jsonschema::options_for::<TapeJson>()
-        .with_retriever(Supplied(remotes))
+        .with_retriever(supplied)
         .with_registry(&registry)
         .with_pattern_options(limits.linear())
         .should_validate_formats(opts.formats != 0);
@@ -172,7 +179,6 @@ pub(crate) fn compile(
     // which run whatever the vocabularies): unless the schema's custom
     // meta-schema leaves the validation vocabulary out, when the crate
     // does not run its own either.
-    let draft_of_root = draft.unwrap_or_else(|| Draft::default().detect(&schema));
     if registry.find_vocabularies(draft_of_root, &schema).contains(&referencing::Vocabulary::Validation) {
         builder = builder.with_keyword("pattern", move |_, value, location| pattern::keyword(limits, value, location));
         for (name, factory) in

@@ -14,6 +14,7 @@ mod node;
 mod numeric;
 mod pattern;
 pub(crate) mod report;
+mod uneval_cost;
 
 use std::collections::HashMap;
 
@@ -27,6 +28,7 @@ pub use compile::{
 };
 pub use node::{TapeJson, TapeNode};
 pub use report::{Failure, ERRORS_BYTES_PER_REPORTED};
+pub use uneval_cost::SCHEMA_MAX_UNEVALUATED_COST;
 
 use crate::{Document, Error, Node, Options};
 
