@@ -23,6 +23,11 @@ local text = '{"id":1234567,"user":"ada@example.com","esc":"caf\\u00e9 \\"q\\"",
 local d = qjson.parse(text)
 local p_user, p_tier = qjson.path("user"), qjson.path("meta.tier")
 local v = qjson.decode(text)
+local wide = {}
+for i = 1, 20 do
+  wide[i] = ('"k%d":%s'):format(i, i % 3 == 0 and '"s"' or i % 3 == 1 and tostring(i) or '{"x":1}')
+end
+local w = qjson.decode("{" .. table.concat(wide, ",") .. "}")
 
 local sink
 local cases = {
@@ -49,6 +54,11 @@ local cases = {
   { "view length", function() sink = #v.scope end },
   { "view pairs (3 members)", function()
     for k in qjson.pairs(v.meta) do
+      sink = k
+    end
+  end },
+  { "view pairs (20 members)", function()
+    for k in qjson.pairs(w) do
       sink = k
     end
   end },
