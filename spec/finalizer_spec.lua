@@ -38,6 +38,16 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("shared_boxes", mode))
       end)
 
+      it("every reader of qjson.base with other reads at each of its allocations: each read its own value",
+        function()
+          assert.are.equal("ok\nexit=0\n", run("reads", mode))
+        end)
+
+      it("an indented encode of an edited array during a view's string read: the string, not foreign bytes",
+        function()
+          assert.are.equal("ok\nexit=0\n", run("encode_kind_read", mode))
+        end)
+
       it("encodes of other views between a view and its child's write: the same bytes", function()
         assert.are.equal("ok\nexit=0\n", run("encode_nested", mode))
       end)

@@ -12,39 +12,28 @@ local function obj(n)
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
--- The native parse calls `f` makes on the text `text`, by name: a
--- counting proxy stands in for the FFI namespace qjson.parse calls
--- through (its upvalue C) while `f` runs.
+-- The native parse calls `f` makes on the text `text`, by name: counting
+-- wrappers stand in for qjson.base's parse readers (which make those
+-- calls, and which qjson.parse.open calls through the base table) while
+-- `f` runs.
 local function count_calls(text, f)
-  local open = require("qjson.parse").open
-  local idx
-  for i = 1, 255 do
-    local name = debug.getupvalue(open, i)
-    if name == "C" or name == nil then
-      idx = name and i
-      break
+  local base = require("qjson.base")
+  local calls = {}
+  local real = {}
+  for _, name in ipairs({ "parse_into", "parse_in", "parse_measured_in" }) do
+    local fn = base[name]
+    real[name] = fn
+    base[name] = function(s, ...)
+      if s == text then
+        calls["qjson_" .. name] = (calls["qjson_" .. name] or 0) + 1
+      end
+      return fn(s, ...)
     end
   end
-  assert(idx, "qjson.parse.open calls through an upvalue C")
-  local _, real = debug.getupvalue(open, idx)
-  local calls = {}
-  local proxy = setmetatable({}, {
-    __index = function(_, k)
-      local fn = real[k]
-      if not k:find("^qjson_parse") then
-        return fn
-      end
-      return function(s, ...)
-        if s == text then
-          calls[k] = (calls[k] or 0) + 1
-        end
-        return fn(s, ...)
-      end
-    end,
-  })
-  debug.setupvalue(open, idx, proxy)
   local ok, err = pcall(f)
-  debug.setupvalue(open, idx, real)
+  for name, fn in pairs(real) do
+    base[name] = fn
+  end
   assert(ok, err)
   return calls
 end

@@ -1,11 +1,13 @@
 -- qjson.base: the FFI plumbing every other module shares, in the manner
 -- of resty.core.base: the library namespace, the out-parameter boxes
--- (here and nowhere else), and the rules that make sharing them safe.
+-- (here and nowhere else), the rules that make sharing them safe, and
+-- the readers that follow them: every native call that writes a shared
+-- box is made by a reader here, which returns plain Lua values (other
+-- modules never see a box or a ticket: spec/reads_spec.lua).
 --
 -- Any Lua allocation may run a collector step, and a step may run
 -- finalizers, which may call qjson themselves (read, parse, close, or
--- raise); LuaJIT also runs them when a compiled trace exits. So, in every
--- module:
+-- raise); LuaJIT also runs them when a compiled trace exits. So:
 --   * A native call that writes a box first takes a ticket,
 --     `local t = ticket()` (and so does every call that frees
 --     memory a box may point into: close). The caller takes every value
@@ -24,12 +26,13 @@
 --     ticket is an integer, so LuaJIT forwards its load from the
 --     ticket's store, where a float's `x == x` would stay a guard and a
 --     snapshot in every trace, for NaN.)
---   * A pointer into a document (a string read) is boxed by LuaJIT, an
---     allocation, before the string can be made: a second check after it
---     tells whether a finalizer ran qjson meanwhile (and may have closed
---     the document or reused its string scratch), and then the string is
---     copied out natively into memory of the call's own (box_string does
---     both, through copy_string).
+--   * A string's pointer and length are boxed by LuaJIT, an allocation,
+--     before the string can be made, so they are taken after the first
+--     check: a second check after them tells whether a finalizer ran
+--     qjson meanwhile (and may have closed the document or reused its
+--     string scratch), and then the string is copied out natively into
+--     memory of the call's own (box_string does both, through
+--     copy_string), not read again.
 --   * No pointer into a document is held across code that can allocate:
 --     the encoder copies from a document through qjson_copy_input; a
 --     build from events that point into a document pins it (qjson_pin).
@@ -65,6 +68,10 @@ local M = {}
 
 M.C = C
 
+local MISSING = C.QJSON_STATUS_MISSING
+local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
+local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
+
 -- Each value kind's name, by its `qjson_kind`.
 M.KIND_NAMES = {
   [C.QJSON_KIND_NULL] = "null", [C.QJSON_KIND_BOOLEAN] = "boolean", [C.QJSON_KIND_NUMBER] = "number",
@@ -73,7 +80,7 @@ M.KIND_NAMES = {
 
 -- The ticket counter and a new ticket (see above).
 local S = { seq = 0 }
-function M.ticket()
+local function ticket()
   local t = tobit(S.seq + 1)
   S.seq = t
   return t
@@ -82,25 +89,32 @@ end
 -- than at each call site: the load must go through the same upvalue as
 -- the ticket's store for LuaJIT to forward it; tobit makes it the integer
 -- stored, and an integer `x ~= x` folds.)
-function M.stale(t)
+local function stale(t)
   return tobit(S.seq) ~= t
 end
+-- (Exported for qjson.encode.string alone, which still follows the rules
+-- by hand around qjson_escape.)
+M.ticket, M.stale = ticket, stale
 
--- Shared out-parameter boxes.
-M.ptr_box = ffi_new("const char *[1]")
-M.size_box = ffi_new("size_t[1]")
-M.num_box = ffi_new("double[1]")
-M.i64_box = ffi_new("int64_t[1]")
-M.u64_box = ffi_new("uint64_t[1]")
-M.bool_box = ffi_new("uint8_t[1]")
-M.node_box = ffi_new("uint32_t[1]")
+-- Shared out-parameter boxes: locals of this module. Other modules do not
+-- see them: they read through the readers below, which take the ticket,
+-- copy every value out and check it, once for all (spec/reads_spec.lua
+-- fails when a module outside this one takes tickets or names a box).
+local ptr_box = ffi_new("const char *[1]")
+local size_box = ffi_new("size_t[1]")
+local num_box = ffi_new("double[1]")
+local i64_box = ffi_new("int64_t[1]")
+local u64_box = ffi_new("uint64_t[1]")
+local bool_box = ffi_new("uint8_t[1]")
+local node_box = ffi_new("uint32_t[1]")
 -- qjson_child_holding's index.
-M.index_box = ffi_new("uint32_t[1]")
-M.key_box = ffi_new("qjson_value")
-M.val_box = ffi_new("qjson_value")
+local index_box = ffi_new("uint32_t[1]")
+local key_box = ffi_new("qjson_value")
+local val_box = ffi_new("qjson_value")
 -- qjson_member_span's offsets, and qjson_raw_span's.
-M.span_box = ffi_new("uint32_t[8]")
--- qjson_escape's count of input bytes used.
+local span_box = ffi_new("uint32_t[8]")
+-- qjson_escape's count of input bytes used (qjson.encode.string's, which
+-- still follows the rules above by hand).
 M.consumed_box = ffi_new("size_t[1]")
 
 -- 64-bit boxes are read as their two 32-bit halves (see the rules above):
@@ -119,48 +133,32 @@ local function size_reader(p)
     return w[LO] + w[HI] * 4294967296
   end
 end
-M.size_value = size_reader(M.size_box)
+local size_value = size_reader(size_box)
 M.consumed_value = size_reader(M.consumed_box)
-M.val_len = size_reader(ffi_cast("const uint8_t *", M.val_box) + ffi.offsetof("qjson_value", "len"))
+local value_len_offset = ffi.offsetof("qjson_value", "len")
+local val_len = size_reader(ffi_cast("const uint8_t *", val_box) + value_len_offset)
 
--- The halves of i64_box and u64_box, to take before the check, and the
+-- The halves of i64_box and u64_box, taken before the check, and the
 -- int64_t or uint64_t cdata they make, after it.
-local i64_words, u64_words = ffi_cast(halves_t, M.i64_box), ffi_cast(halves_t, M.u64_box)
-function M.i64_halves()
-  return i64_words[LO], i64_words[HI]
-end
-function M.u64_halves()
-  return u64_words[LO], u64_words[HI]
-end
+local i64_words, u64_words = ffi_cast(halves_t, i64_box), ffi_cast(halves_t, u64_box)
 local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
-function M.int64_value(lo, hi)
+local function int64_value(lo, hi)
   return int64_t(tobit(hi)) * 4294967296 + lo
 end
-function M.uint64_value(lo, hi)
+local function uint64_value(lo, hi)
   return uint64_t(hi) * 4294967296 + lo
-end
--- The child after `prev` (0: the first) of container `parent` of document
--- `ptr`, read under a ticket: qjson_next's kind and the child's node.
-function M.next_child(ptr, parent, prev)
-  local t = M.ticket()
-  local k = C.qjson_next(ptr, parent, prev, M.node_box)
-  local node = M.node_box[0]
-  if M.stale(t) then
-    return M.next_child(ptr, parent, prev)
-  end
-  return k, node
 end
 
 -- val_box.num, read through C.qjson_load_f64 (see crates/luajit/src/load.rs: a load
 -- from a box can be moved past the next call that rewrites it).
-M.val_num = ffi_cast("const double *", ffi_cast("const uint8_t *", M.val_box) + ffi.offsetof("qjson_value", "num"))
+local val_num = ffi_cast("const double *", ffi_cast("const uint8_t *", val_box) + ffi.offsetof("qjson_value", "num"))
+local load_f64 = C.qjson_load_f64
 
 -- The error box of parses and path compiles, and its message as a
 -- pointer made once: reading `err.message` would allocate a reference
 -- (and so could run a finalizer) before the copy.
 local err = ffi_new("qjson_error")
 local err_message = ffi_cast("char *", err.message)
-M.err_box = err
 
 -- The message of the error box, or of document `ptr`'s last failed read
 -- when `ptr` is given (empty when there is none). That one rewrites the
@@ -168,7 +166,7 @@ M.err_box = err
 -- then sees that its message may be gone.
 function M.error_message(ptr)
   if ptr ~= nil then
-    M.ticket()
+    ticket()
     err_message[0] = 0
     C.qjson_last_error(ptr, err)
   end
@@ -179,7 +177,7 @@ end
 -- `ptr`, copied natively into memory of this call's own: the slow path
 -- of string reads. nil when the read fails (the document's last error
 -- says why).
-function M.copy_string(ptr, node, raw)
+local function copy_string(ptr, node, raw)
   local copy = raw and C.qjson_copy_raw or C.qjson_copy_str
   local n = copy(ptr, node, nil, 0)
   if n < 0 then
@@ -193,20 +191,370 @@ function M.copy_string(ptr, node, raw)
   end
   return ffi_string(mem, n)
 end
+M.copy_string = copy_string
 
--- A string read into a box under ticket `t`: `n` bytes at `p`, taken out
--- of the box after the read. When another call took a ticket since (it
--- may have closed the document or reused its string scratch), node
--- `node` of document `ptr` is copied natively instead (copy_string; nil
--- when that read fails).
-function M.box_string(t, p, n, ptr, node, raw)
-  if M.stale(t) then
-    return M.copy_string(ptr, node, raw)
+-- A string read into a box under ticket `t`, whose values taken so far
+-- passed their check: `n` bytes at `p`, both taken out of the box after
+-- that check (boxing them is an allocation: no retry follows it).
+-- When another call took a ticket since (it may have closed the document
+-- or reused its string scratch), node `node` of document `ptr` is copied
+-- natively instead (copy_string; nil when that read fails).
+local function box_string(t, p, n, ptr, node, raw)
+  if stale(t) then
+    return copy_string(ptr, node, raw)
   end
   -- (Not a tail call: LuaJIT cannot trace a return from a builtin into a
   -- frame below the trace.)
   local s = ffi_string(p, n)
   return s
+end
+
+-- The readers: every native call that writes a shared box is made here,
+-- and nowhere else. Each takes the ticket, makes the call, takes the
+-- values out as the rules above say and returns them as plain Lua values
+-- (a status or kind first), making the call again when the check fails.
+-- `p`, `n`, `c` are a path read's (path, length, compiled path) triple:
+-- nil, 0, nil for node `node` itself.
+
+-- qjson_find: the kind at the path, and its node.
+local function find(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_find(ptr, node, p, n, c, node_box)
+  local found = node_box[0]
+  if stale(t) then
+    return find(ptr, node, p, n, c)
+  end
+  return k, found
+end
+M.find = find
+
+-- qjson_get_len: the kind at the path, and its length.
+local function get_len(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_get_len(ptr, node, p, n, c, size_box)
+  local len = size_value()
+  if stale(t) then
+    return get_len(ptr, node, p, n, c)
+  end
+  return k, len
+end
+M.get_len = get_len
+
+-- qjson_get_num: the kind at the path, and the number (nil unless it is
+-- one).
+local function get_num(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_get_num(ptr, node, p, n, c, num_box)
+  local v
+  if k == NUMBER then
+    v = load_f64(num_box)
+  end
+  if stale(t) then
+    return get_num(ptr, node, p, n, c)
+  end
+  return k, v
+end
+M.get_num = get_num
+
+-- qjson_get_bool: the kind at the path, and the boolean (nil unless it
+-- is one).
+local function get_bool(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_get_bool(ptr, node, p, n, c, bool_box)
+  local v
+  if k == BOOLEAN then
+    v = bool_box[0] ~= 0
+  end
+  if stale(t) then
+    return get_bool(ptr, node, p, n, c)
+  end
+  return k, v
+end
+M.get_bool = get_bool
+
+-- qjson_get_i64 and qjson_get_u64: the kind at the path, and the integer
+-- as an int64_t or uint64_t cdata (nil unless it is a number that fits).
+local function get_i64(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_get_i64(ptr, node, p, n, c, i64_box)
+  local lo, hi = i64_words[LO], i64_words[HI]
+  if stale(t) then
+    return get_i64(ptr, node, p, n, c)
+  end
+  if k == NUMBER then
+    return k, int64_value(lo, hi)
+  end
+  return k
+end
+M.get_i64 = get_i64
+
+local function get_u64(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_get_u64(ptr, node, p, n, c, u64_box)
+  local lo, hi = u64_words[LO], u64_words[HI]
+  if stale(t) then
+    return get_u64(ptr, node, p, n, c)
+  end
+  if k == NUMBER then
+    return k, uint64_value(lo, hi)
+  end
+  return k
+end
+M.get_u64 = get_u64
+
+-- The string a qjson_get_str or qjson_get_raw call left in ptr_box and
+-- size_box under ticket `t`; when the check fails, the node at the path
+-- found again and copied natively (nil when that fails).
+local function path_string(t, ptr, node, p, n, c, raw)
+  local sp, len = ptr_box[0], size_box[0]
+  if stale(t) then
+    local k, at = find(ptr, node, p, n, c)
+    return k > MISSING and copy_string(ptr, at, raw) or nil
+  end
+  local s = ffi_string(sp, len)
+  return s
+end
+
+-- qjson_get_str: the kind at the path, and the string (nil unless it is
+-- one, or when the native copy after a finalizer's call fails).
+local function get_str(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_get_str(ptr, node, p, n, c, ptr_box, size_box)
+  if k == STRING then
+    return k, path_string(t, ptr, node, p, n, c, false)
+  elseif stale(t) then
+    return get_str(ptr, node, p, n, c)
+  end
+  return k
+end
+M.get_str = get_str
+
+-- qjson_get_raw: the kind at the path, and its JSON text.
+local function get_raw(ptr, node, p, n, c)
+  local t = ticket()
+  local k = C.qjson_get_raw(ptr, node, p, n, c, ptr_box, size_box)
+  if k > MISSING then
+    return k, path_string(t, ptr, node, p, n, c, true)
+  elseif stale(t) then
+    return get_raw(ptr, node, p, n, c)
+  end
+  return k
+end
+M.get_raw = get_raw
+
+-- The value a call left in val_box under ticket `t`, of kind `k`, as
+-- (node, a, b):
+--   string: its node, the string (nil when the native copy fails)
+--   number: its node, the number, whether it is an integer beyond
+--           ±(2^53 - 1) (the box's flag)
+--   array, object: its node, its length, whether it holds no container
+--   boolean: its node, the boolean; null: its node
+-- nothing for a missing value or a failed read, and false when the check
+-- fails (the call is made again).
+local function take_value(t, k, ptr)
+  local box = val_box
+  if k == STRING then
+    local node = box.node
+    if stale(t) then
+      return false
+    end
+    return node, box_string(t, box.ptr, box.len, ptr, node)
+  elseif k == NUMBER then
+    local node, flag, num = box.node, box.flag, load_f64(val_num)
+    if stale(t) then
+      return false
+    end
+    return node, num, flag ~= 0
+  elseif k == OBJECT or k == ARRAY then
+    local node, flag, len = box.node, box.flag, val_len()
+    if stale(t) then
+      return false
+    end
+    return node, len, flag ~= 0
+  elseif k == BOOLEAN or k == NULL then
+    local node, flag = box.node, box.flag
+    if stale(t) then
+      return false
+    end
+    return node, flag ~= 0
+  elseif k ~= MISSING and stale(t) then
+    return false
+  end
+end
+
+-- qjson_read: the kind of node `node`, and take_value's (node, a, b).
+local function read(ptr, node)
+  local t = ticket()
+  local k = C.qjson_read(ptr, node, val_box)
+  local vn, a, b = take_value(t, k, ptr)
+  if vn == false then
+    return read(ptr, node)
+  end
+  return k, vn, a, b
+end
+M.read = read
+
+-- qjson_read's kind alone (no value is taken out).
+function M.read_kind(ptr, node)
+  ticket()
+  return C.qjson_read(ptr, node, val_box)
+end
+
+-- qjson_child: the kind of child `key` (a string of `klen` bytes) or, with
+-- a nil key, `index` (0-based) of container `parent`, and take_value's
+-- (node, a, b).
+local function child(ptr, parent, key, klen, index)
+  local t = ticket()
+  local k = C.qjson_child(ptr, parent, key, klen, index, val_box)
+  local vn, a, b = take_value(t, k, ptr)
+  if vn == false then
+    return child(ptr, parent, key, klen, index)
+  end
+  return k, vn, a, b
+end
+M.child = child
+
+-- qjson_entry: the member of object `parent` after the one whose key node
+-- is `prev` (0: the first): the value's kind, the key's node, the key,
+-- and take_value's (node, a, b) for the value; only the status when
+-- there is none. (Making the key's string may run a finalizer: the value
+-- is then read again, from its node.)
+local function entry(ptr, parent, prev)
+  local t = ticket()
+  local k = C.qjson_entry(ptr, parent, prev, key_box, val_box)
+  if k <= MISSING then
+    if k ~= MISSING and stale(t) then
+      return entry(ptr, parent, prev)
+    end
+    return k
+  end
+  local kn = key_box.node
+  if stale(t) then
+    return entry(ptr, parent, prev)
+  end
+  local key = box_string(t, key_box.ptr, key_box.len, ptr, kn)
+  local vn, a, b = take_value(t, k, ptr)
+  if vn == false then
+    local vk
+    vk, vn, a, b = read(ptr, kn + 1)
+    return vk, kn, key, vn, a, b
+  end
+  return k, kn, key, vn, a, b
+end
+M.entry = entry
+
+-- qjson_next: the kind of the child after `prev` (0: the first) of
+-- container `parent`, and the child's node.
+local function next_child(ptr, parent, prev)
+  local t = ticket()
+  local k = C.qjson_next(ptr, parent, prev, node_box)
+  local node = node_box[0]
+  if stale(t) then
+    return next_child(ptr, parent, prev)
+  end
+  return k, node
+end
+M.next_child = next_child
+
+-- qjson_child_holding: the status, the child of container `parent` whose
+-- subtree holds node `target` (its key node in an object), and its
+-- 0-based index.
+local function child_holding(ptr, parent, target)
+  local t = ticket()
+  local k = C.qjson_child_holding(ptr, parent, target, node_box, index_box)
+  local node, index = node_box[0], index_box[0]
+  if stale(t) then
+    return child_holding(ptr, parent, target)
+  end
+  return k, node, index
+end
+M.child_holding = child_holding
+
+-- qjson_raw_span: the status, and the input offsets [a, b) of node
+-- `node`'s text.
+local function raw_span(ptr, node)
+  local t = ticket()
+  local k = C.qjson_raw_span(ptr, node, span_box)
+  local a, b = span_box[0], span_box[1]
+  if stale(t) then
+    return raw_span(ptr, node)
+  end
+  return k, a, b
+end
+M.raw_span = raw_span
+
+-- qjson_member_span: the status, and the span of child `c` of `parent`
+-- (`lim`: the offset just past the parent's text, or 0): the next child,
+-- the key's start and end, the value's start and end, the parent's end
+-- after its last child, and the parent's text's start and end.
+local function member_span(ptr, parent, c, lim)
+  local t = ticket()
+  local k = C.qjson_member_span(ptr, parent, c, lim, span_box)
+  local s = span_box
+  local nc, ks, ke, vs, ve, close_end, cs, ce = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+  if stale(t) then
+    return member_span(ptr, parent, c, lim)
+  end
+  return k, nc, ks, ke, vs, ve, close_end, cs, ce
+end
+M.member_span = member_span
+
+-- Frees document `ptr`'s native memory (under a ticket: a read it
+-- interrupted may point into that memory).
+function M.close(ptr)
+  ticket()
+  C.qjson_close(ptr)
+end
+
+-- The shared error box's message after a call under ticket `t` failed;
+-- nil when another call took a ticket since (the message may be its: the
+-- caller then makes its call again with an error box of its own, which
+-- no finalizer can send round again).
+local function failure(t)
+  local msg = ffi_string(err_message)
+  if stale(t) then
+    return nil
+  end
+  return msg
+end
+
+-- The parses into the shared error box (see qjson.parse): the native
+-- call's result, and when it failed (0), failure's message.
+function M.parse_into(s, n, o, mem, bytes)
+  local t = ticket()
+  local r = C.qjson_parse_into(s, n, o, mem, bytes, err)
+  if r == 0 then
+    return r, failure(t)
+  end
+  return r
+end
+
+function M.parse_in(s, n, o, mem, bytes)
+  local t = ticket()
+  local r = C.qjson_parse_in(s, n, o, mem, bytes, err)
+  if r == 0 then
+    return r, failure(t)
+  end
+  return r
+end
+
+function M.parse_measured_in(s, n, o, mem, bytes)
+  local t = ticket()
+  local r = C.qjson_parse_measured_in(s, n, o, mem, bytes, err)
+  if r == 0 then
+    return r, failure(t)
+  end
+  return r
+end
+
+-- qjson_path_compile_in of `s` into ref `p`, the same way.
+function M.path_compile(s, p)
+  local t = ticket()
+  local r = C.qjson_path_compile_in(s, #s, p, err)
+  if r == 0 then
+    return r, failure(t)
+  end
+  return r
 end
 
 -- "bad argument #n to 'fname' (why)", Lua's own wording (without

@@ -3,9 +3,7 @@
 -- the cursor at the root. Both are plain tables { ptr, node, src } that
 -- share one native handle; `src` keeps the parsed Lua string alive for as
 -- long as anything reads from it (the native side borrows its bytes).
--- Every read follows qjson.base's rules: a ticket before the native call,
--- the values out of the boxes, then the check (a read that something
--- else ran into is done again).
+-- Every read goes through qjson.base's readers (the finalizer-safe rules).
 local ffi = require("ffi")
 local base = require("qjson.base")
 local view = require("qjson.view")
@@ -13,22 +11,17 @@ local arg_error = require("qjson.base").arg_error
 
 local type, error, tonumber, setmetatable, getmetatable, tostring =
   type, error, tonumber, setmetatable, getmetatable, tostring
-local ffi_string, ffi_istype = ffi.string, ffi.istype
+local ffi_istype = ffi.istype
 
--- Out-parameter boxes (qjson.base's). Numbers leave their box through
--- C.qjson_load_* (crates/luajit/src/load.rs says why).
-local C, ticket, stale = base.C, base.ticket, base.stale
+local C = base.C
 
 local MISSING, ERROR, PANIC = C.QJSON_STATUS_MISSING, C.QJSON_STATUS_ERROR, C.QJSON_STATUS_PANIC
 local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
 local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
 local KIND_NAMES = base.KIND_NAMES
-local ptr_box, size_box, num_box, i64_box, u64_box, bool_box, node_box =
-  base.ptr_box, base.size_box, base.num_box, base.i64_box, base.u64_box, base.bool_box, base.node_box
-local error_message, copy_string, box_string = base.error_message, base.copy_string, base.box_string
-local next_child = base.next_child
-local size_value, i64_halves, u64_halves = base.size_value, base.i64_halves, base.u64_halves
-local int64_value, uint64_value = base.int64_value, base.uint64_value
+local error_message, next_child = base.error_message, base.next_child
+local find, get_len, get_num, get_bool, get_i64, get_u64, get_str, get_raw =
+  base.find, base.get_len, base.get_num, base.get_bool, base.get_i64, base.get_u64, base.get_str, base.get_raw
 
 -- A compiled path (qjson.path) is the ref that holds it (qjson.base).
 local path_type = ffi.typeof("qjson_path *[1]")
@@ -103,69 +96,35 @@ local function new_cursor(self, node)
     getmetatable(self))
 end
 
--- The node at `path` (which a read just found), for a read's slow path.
-local function node_at(self, path)
-  local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
-  local node = node_box[0]
-  if stale(t) then
-    return node_at(self, path)
-  end
-  if k <= MISSING then
-    fail(self, k == MISSING and ERROR or k, path)
-  end
-  return node
-end
-
 -- The Lua value of node `node` of kind `k` (containers become cursors).
 local function value_at(self, node, k)
-  local r
-  local t = ticket()
+  local r, v
   if k == STRING then
-    r = C.qjson_get_str(self.ptr, node, nil, 0, nil, ptr_box, size_box)
+    r, v = get_str(self.ptr, node, nil, 0, nil)
     if r == STRING then
-      return box_string(t, ptr_box[0], size_box[0], self.ptr, node) or fail(self, ERROR)
+      return v or fail(self, ERROR)
     end
   elseif k == NUMBER then
-    r = C.qjson_get_num(self.ptr, node, nil, 0, nil, num_box)
-    if r == NUMBER then
-      local v = C.qjson_load_f64(num_box)
-      if stale(t) then
-        return value_at(self, node, k)
-      end
-      return v
-    end
+    r, v = get_num(self.ptr, node, nil, 0, nil)
   elseif k == BOOLEAN then
-    r = C.qjson_get_bool(self.ptr, node, nil, 0, nil, bool_box)
-    if r == BOOLEAN then
-      local v = bool_box[0] ~= 0
-      if stale(t) then
-        return value_at(self, node, k)
-      end
-      return v
-    end
+    r, v = get_bool(self.ptr, node, nil, 0, nil)
   elseif k == NULL then
     return M.null
   else
     return new_cursor(self, node)
   end
-  if stale(t) then
-    return value_at(self, node, k)
+  if r == k then
+    return v
   end
   fail(self, r, nil, KIND_NAMES[k])
 end
 
 function Doc:typeof(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
+  local k = find(self.ptr, self.node, p, n, c)
   if k > MISSING then
     return KIND_NAMES[k]
   elseif k ~= MISSING then
-    if stale(t) then
-      return Doc.typeof(self, path)
-    end
     fail(self, k, path)
   end
   return nil
@@ -173,12 +132,7 @@ end
 
 function Doc:len(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_get_len(self.ptr, self.node, p, n, c, size_box)
-  local len = size_value()
-  if stale(t) then
-    return Doc.len(self, path)
-  end
+  local k, len = get_len(self.ptr, self.node, p, n, c)
   if k == ARRAY or k == OBJECT then
     return len
   elseif k ~= MISSING then
@@ -189,17 +143,9 @@ end
 
 function Doc:get_str(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_get_str(self.ptr, self.node, p, n, c, ptr_box, size_box)
-  if stale(t) then
-    return Doc.get_str(self, path)
-  end
+  local k, s = get_str(self.ptr, self.node, p, n, c)
   if k == STRING then
-    local sp, sn = ptr_box[0], size_box[0]
-    if stale(t) then
-      return copy_string(self.ptr, node_at(self, path)) or fail(self, ERROR)
-    end
-    return ffi_string(sp, sn)
+    return s or fail(self, ERROR)
   elseif k ~= MISSING then
     fail(self, k, path, "string")
   end
@@ -208,15 +154,7 @@ end
 
 function Doc:get_num(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_get_num(self.ptr, self.node, p, n, c, num_box)
-  local v
-  if k == NUMBER then
-    v = C.qjson_load_f64(num_box)
-  end
-  if stale(t) then
-    return Doc.get_num(self, path)
-  end
+  local k, v = get_num(self.ptr, self.node, p, n, c)
   if k == NUMBER then
     return v
   elseif k ~= MISSING then
@@ -227,14 +165,9 @@ end
 
 function Doc:get_i64(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_get_i64(self.ptr, self.node, p, n, c, i64_box)
-  local lo, hi = i64_halves()
-  if stale(t) then
-    return Doc.get_i64(self, path)
-  end
+  local k, v = get_i64(self.ptr, self.node, p, n, c)
   if k == NUMBER then
-    return int64_value(lo, hi)
+    return v
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -243,14 +176,9 @@ end
 
 function Doc:get_u64(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_get_u64(self.ptr, self.node, p, n, c, u64_box)
-  local lo, hi = u64_halves()
-  if stale(t) then
-    return Doc.get_u64(self, path)
-  end
+  local k, v = get_u64(self.ptr, self.node, p, n, c)
   if k == NUMBER then
-    return uint64_value(lo, hi)
+    return v
   elseif k ~= MISSING then
     fail(self, k, path, "number")
   end
@@ -259,15 +187,7 @@ end
 
 function Doc:get_bool(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_get_bool(self.ptr, self.node, p, n, c, bool_box)
-  local v
-  if k == BOOLEAN then
-    v = bool_box[0] ~= 0
-  end
-  if stale(t) then
-    return Doc.get_bool(self, path)
-  end
+  local k, v = get_bool(self.ptr, self.node, p, n, c)
   if k == BOOLEAN then
     return v
   elseif k ~= MISSING then
@@ -279,14 +199,10 @@ end
 -- true for null, false for any other value, nil when the path is missing.
 function Doc:is_null(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_find(self.ptr, self.node, p, n, c, nil)
+  local k = find(self.ptr, self.node, p, n, c)
   if k > MISSING then
     return k == NULL
   elseif k ~= MISSING then
-    if stale(t) then
-      return Doc.is_null(self, path)
-    end
     fail(self, k, path)
   end
   return nil
@@ -294,17 +210,9 @@ end
 
 function Doc:raw(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_get_raw(self.ptr, self.node, p, n, c, ptr_box, size_box)
-  if stale(t) then
-    return Doc.raw(self, path)
-  end
+  local k, s = get_raw(self.ptr, self.node, p, n, c)
   if k > MISSING then
-    local sp, sn = ptr_box[0], size_box[0]
-    if stale(t) then
-      return copy_string(self.ptr, node_at(self, path), true) or fail(self, ERROR)
-    end
-    return ffi_string(sp, sn)
+    return s or fail(self, ERROR)
   elseif k ~= MISSING then
     fail(self, k, path)
   end
@@ -315,12 +223,7 @@ end
 -- objects and arrays as lazy views (qjson.view), the same view each time.
 function Doc:get(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
-  local node = node_box[0]
-  if stale(t) then
-    return Doc.get(self, path)
-  end
+  local k, node = find(self.ptr, self.node, p, n, c)
   if k == ARRAY or k == OBJECT then
     return view.open(self, node, k)
   elseif k > MISSING then
@@ -334,12 +237,7 @@ end
 -- A cursor at `path`: the same methods, with paths relative to it.
 function Doc:open(path)
   local p, n, c = path_args(path)
-  local t = ticket()
-  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
-  local node = node_box[0]
-  if stale(t) then
-    return Doc.open(self, path)
-  end
+  local k, node = find(self.ptr, self.node, p, n, c)
   if k > MISSING then
     return new_cursor(self, node)
   elseif k ~= MISSING then
@@ -351,12 +249,7 @@ end
 -- The container at `path`, raising unless it is one of `want` kinds.
 local function container(self, path, want1, want2, wanted)
   local p, n, c = path_args(path, 4)
-  local t = ticket()
-  local k = C.qjson_find(self.ptr, self.node, p, n, c, node_box)
-  local node = node_box[0]
-  if stale(t) then
-    return container(self, path, want1, want2, wanted)
-  end
+  local k, node = find(self.ptr, self.node, p, n, c)
   if k == want1 or k == want2 then
     return node, k
   end
@@ -431,7 +324,7 @@ function Doc:pairs(path)
       end
       local key, value = pairs_buf[2 * i], pairs_buf[2 * i + 1]
       i = i + 1
-      local vk = C.qjson_find(ptr, value, nil, 0, nil, nil)
+      local vk = find(ptr, value, nil, 0, nil)
       if vk <= MISSING then
         fail(self, vk)
       end
@@ -452,8 +345,7 @@ end
 -- closed; a build from its events has it pinned, and the memory goes
 -- when the build is done.
 function Doc:close()
-  ticket()
-  C.qjson_close(self.ptr)
+  base.close(self.ptr)
 end
 
 function DocMT:__tostring()

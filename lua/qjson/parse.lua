@@ -15,8 +15,7 @@ local type, next, tostring, setmetatable = type, next, tostring, setmetatable
 local ffi_string = ffi.string
 local rshift, band = require("bit").rshift, require("bit").band
 
-local C, ticket, stale = base.C, base.ticket, base.stale
-local error_message = base.error_message
+local C = base.C
 local DocMT = doc.DocMT
 
 local M = {}
@@ -40,7 +39,6 @@ M.PLACED_MAX = PLACED_MAX
 
 local doc_mem, HANDLE_SIZE = base.doc_mem, base.HANDLE_SIZE
 local HANDLE_WORDS = rshift(HANDLE_SIZE + 7, 3)
-local err_box = base.err_box
 
 local error_t = ffi.typeof("qjson_error")
 
@@ -59,17 +57,15 @@ local function open_own(s, o, n)
   return ffi.gc(mem, C.qjson_finalize)
 end
 
--- After a parse of `s` that failed (returned 0) under ticket `t`: nil and
--- the shared error box's message, or, when a finalizer called qjson
--- meanwhile (and may have written a message of its own there), the same
--- parse made again with an error box of its own. That one takes no
--- ticket, so no finalizer can send it round again (with the collector
--- never pausing, a trace exit after each native call could run one every
--- time). (The message is copied before the check, as qjson.base's rules
--- say; making it may run a finalizer too, which the check then sees.)
-local function failed(t, s, o, n)
-  local msg = error_message()
-  if stale(t) then
+-- After a parse of `s` that failed with message `msg` from the shared
+-- error box: nil and the message, or, when it is nil (a finalizer called
+-- qjson meanwhile and may have written a message of its own there:
+-- qjson.base's parse readers), the same parse made again with an error
+-- box of its own. That one takes no ticket, so no finalizer can send it
+-- round again (with the collector never pausing, a trace exit after each
+-- native call could run one every time).
+local function failed(msg, s, o, n)
+  if msg == nil then
     return open_own(s, o, n)
   end
   return nil, msg
@@ -94,8 +90,7 @@ function M.open(s, o, n)
     bytes = want_bytes
     mem = doc_mem(rshift(bytes, 3))
   end
-  local t = ticket()
-  local r = C.qjson_parse_into(s, n, o, mem, bytes, err_box)
+  local r, msg = base.parse_into(s, n, o, mem, bytes)
   if r < 0 then
     -- Placed, using -r bytes: size the next spare after it. (The document
     -- is in memory of this call's own: a finalizer cannot have changed it.)
@@ -104,7 +99,7 @@ function M.open(s, o, n)
   end
   if r == 0 then
     spare, spare_bytes = mem, bytes
-    return failed(t, s, o, n)
+    return failed(msg, s, o, n)
   elseif r <= PLACED_MAX then
     -- The spare was too small: it is dropped, and the next parse takes
     -- one of this document's size. (Allocating may run finalizers that
@@ -112,17 +107,17 @@ function M.open(s, o, n)
     -- tape measured above.)
     want_bytes = band(r + 7, -8)
     mem = doc_mem(rshift(r + 7, 3))
-    t = ticket()
-    if C.qjson_parse_in(s, n, o, mem, r, err_box) == 0 then
-      return failed(t, s, o, n)
+    r, msg = base.parse_in(s, n, o, mem, r)
+    if r == 0 then
+      return failed(msg, s, o, n)
     end
     return mem
   end
   spare, spare_bytes = mem, bytes
   mem = doc_mem(HANDLE_WORDS)
-  t = ticket()
-  if C.qjson_parse_measured_in(s, n, o, mem, HANDLE_SIZE, err_box) == 0 then
-    return failed(t, s, o, n)
+  r, msg = base.parse_measured_in(s, n, o, mem, HANDLE_SIZE)
+  if r == 0 then
+    return failed(msg, s, o, n)
   end
   return ffi.gc(mem, C.qjson_finalize)
 end
@@ -223,10 +218,9 @@ function M.path(s)
     return nil, arg_message(1, "path", "string expected, got " .. type(s)), true
   end
   local p = base.new_ref(path_ref, C.qjson_path_release)
-  local t = ticket()
-  if C.qjson_path_compile_in(s, #s, p, base.err_box) == 0 then
-    local msg = base.error_message()
-    if stale(t) then
+  local r, msg = base.path_compile(s, p)
+  if r == 0 then
+    if msg == nil then
       -- (A finalizer may have compiled a path since: the message again,
       -- into a box of its own.)
       local err = ffi.new("qjson_error")

@@ -211,6 +211,110 @@ function S.shared_boxes()
   calm()
 end
 
+-- Issue 40: each of qjson.base's readers (find, get_len/num/bool/i64/u64,
+-- get_str/raw, read, child, entry, next_child, child_holding, raw_span,
+-- member_span, the parse and path-compile failures) with a finalizer at
+-- each of its allocations that runs every reader on other documents
+-- through the same shared boxes: every read gives its own value.
+function S.reads()
+  local long = string.rep("L", 5000)
+  local otext = '{"s":"' .. long .. '","n":1e300,"b":false,"i":-9007199254740993,"u":18446744073709551615,'
+    .. '"a":[1,"x",null],"d":{"k":1,"k":"' .. long .. '"},"big":12345678901234567890}'
+  local other = qjson.parse(otext)
+  -- Escaped strings are unescaped into their document's scratch, which a
+  -- read of another escaped string of the same document reuses: the
+  -- finalizer reads those of the documents the loop reads too.
+  local text = '{"k":"short","n":2,"b":true,"f":false,"z":null,"i":-5,"u":7,"a":[1,"two",[3]],'
+    .. '"d":{"x":1,"x":"last"},"big":-9007199254740993,"o":{"p":{"q":"r"}},'
+    .. '"e":"\\u00e9t\\u00e9","e2":"\\u00fcber \\u00fcber \\u00fcber"}'
+  local d = qjson.parse(text)
+  local dv = d:get()
+  arm(function()
+    local ov = qjson.decode(otext, { big_int = "string" })
+    local r = { other:get_str("s"), other:raw("n"), other:get_num("n"), other:get_bool("b"), other:len("a"),
+      other:get_i64("i"), other:get_u64("u"), other:typeof("d"), other:is_null("a[2]"), ov.s, ov.big,
+      ov.a[2], qjson.len(ov.a), d:get_str("e2"), dv.e2 }
+    for k, x in qjson.pairs(ov.d) do
+      r[#r + 1] = k .. tostring(#x)
+    end
+    for k in other:pairs("d") do
+      r[#r + 1] = k
+    end
+    ov.n = 2
+    r[#r + 1] = qjson.encode(ov)
+    r[#r + 1] = select(2, pcall(qjson.parse, '{"x":' .. long .. '}'))
+    r[#r + 1] = select(2, pcall(qjson.path, "a[" .. long .. "]"))
+    assert(#r == 20, "the finalizer's reads")
+  end)
+  local compiled = qjson.path("o.p.q")
+  stress()
+  for _ = 1, 5 do
+    check(d:typeof("k") == "string", "doc:typeof")
+    check(d:is_null("z") == true and d:is_null("k") == false, "doc:is_null")
+    check(d:get_str("k") == "short", "doc:get_str")
+    check(d:get_str("e") == "\195\169t\195\169" and dv.e == "\195\169t\195\169", "an escaped string")
+    check(d:get_str(compiled) == "r", "doc:get_str, a compiled path")
+    check(d:raw("a") == '[1,"two",[3]]', "doc:raw")
+    check(d:get_num("n") == 2, "doc:get_num")
+    check(d:get_bool("b") == true and d:get_bool("f") == false, "doc:get_bool")
+    check(d:get_i64("i") == -5LL and d:get_u64("u") == 7ULL, "doc:get_i64, get_u64")
+    check(d:len("a") == 3 and d:len("d") == 2, "doc:len")
+    check(d:get("a[1]") == "two" and d:open("o.p"):get_str("q") == "r", "doc:get, doc:open")
+    local dk = {}
+    for k, x in d:pairs("d") do
+      dk[#dk + 1] = k .. "=" .. tostring(x)
+    end
+    check(table.concat(dk, ",") == "x=last", "doc:pairs, a repeated key: " .. table.concat(dk, ","))
+    local v = qjson.decode(text, { big_int = "string" })
+    check(v.k == "short" and v.n == 2 and v.b == true and v.f == false and v.z == qjson.null, "view scalars")
+    check(v.big == "-9007199254740993", "view big_int string: " .. tostring(v.big))
+    check(v.a[2] == "two" and qjson.len(v.a[3]) == 1 and v.o.p.q == "r", "view children")
+    local vk = {}
+    for k, x in qjson.pairs(v.d) do
+      vk[#vk + 1] = k .. "=" .. tostring(x)
+    end
+    check(table.concat(vk, ",") == "x=last", "view pairs, a repeated key: " .. table.concat(vk, ","))
+    local cv = qjson.decode(text, { big_int = "cdata" })
+    check(cv.big == -9007199254740993LL, "view big_int cdata")
+    check(qjson.decode('"a string root"') == "a string root", "decode of a string root")
+    local w = qjson.parse(text):get("o.p")
+    w.q = "s"
+    v.a[1] = 10
+    v.k = "long"
+    check(qjson.encode(v):find('"a":[10,"two",[3]]', 1, true) ~= nil, "encode of an edited view")
+    local ok, err = pcall(qjson.parse, '{"k":tru}')
+    check(not ok and err:find("invalid", 1, true) ~= nil, "a parse's message: " .. tostring(err))
+    local pok, perr = pcall(qjson.path, "a[")
+    check(not pok and perr:find("path", 1, true) ~= nil, "a path's message: " .. tostring(perr))
+  end
+  -- (About 900 run here: each read is stressed at many allocations.)
+  check(armed.n > 500, "only " .. armed.n .. " finalizers ran")
+  calm()
+end
+
+-- Issue 40: a finalizer encodes, indented (so member by member:
+-- qjson.view.members), an edited array view whose string element was
+-- read before (so its value is kept, and the encode reads only its kind,
+-- into the shared value box) while a view's string read is between its
+-- native call and its string.
+function S.encode_kind_read()
+  local long = string.rep("A", 3000)
+  local ev = qjson.decode('["' .. long .. '", 1]')
+  ev[2] = 2
+  assert(ev[1] == long)
+  arm(function()
+    local out = qjson.encode(ev, { indent = "" })
+    assert(out == '[\n"' .. long .. '",\n2\n]', "the finalizer's encode")
+  end)
+  local v = qjson.decode('{"k":"short"}')
+  stress()
+  for _ = 1, 20 do
+    local got = v.k
+    check(got == "short", "a view's string: " .. tostring(got):sub(1, 40) .. " (" .. #tostring(got) .. " bytes)")
+  end
+  calm()
+end
+
 -- Item 3: a finalizer parses with options of its own between the two
 -- halves of a parse: duplicate_keys = "reject" and ijson still apply.
 function S.options_box()

@@ -19,9 +19,8 @@ local fail, touch, cached, uncache = F.fail, F.touch, F.cached, F.uncache
 local array_get = read.array_get
 local arg_error = base.arg_error
 
-local C, ticket, stale = base.C, base.ticket, base.stale
+local C, read_child, next_child = base.C, base.child, base.next_child
 local MISSING = C.QJSON_STATUS_MISSING
-local val_box, next_child = base.val_box, base.next_child
 
 local M = {}
 
@@ -44,11 +43,9 @@ local function object_set(st, k, x)
   end
   if edits[k] == nil then
     -- First edit of `k`: does the document have it?
-    local t = ticket()
-    local kind = tk == "string" and C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box) or MISSING
-    local vn = val_box.node
-    if stale(t) then
-      return object_set(st, k, x)
+    local kind, vn = MISSING, nil
+    if tk == "string" then
+      kind, vn = read_child(st[DOC][PTR], st[NODE], k, #k, 0)
     end
     if kind > MISSING then
       local enode = rawget(st, ENODE)

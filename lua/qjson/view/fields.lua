@@ -12,8 +12,8 @@
 -- reads from a body is UTF-8, so none names a field; a key built by the
 -- caller from unchecked bytes can (docs/api.md). One table per view
 -- matters: a decode makes a view for every container it reads, and a
--- proxy with a separate state table cost about twice as much to make (101 ns against 58 ns in a loop that only
--- makes views, 2026-11-24).
+-- proxy with a separate state table costs far more to make
+-- (docs/performance-log.md has the measurement).
 --
 -- The fields a view always has are written in one constructor per kind
 -- (new_view, decoded), so that creating a view copies a template instead
@@ -21,8 +21,7 @@
 -- raw key whose value is nil would reach __newindex. Each kind carries
 -- only what it uses, because the count sets the table's size: eight keys
 -- take a hash part of 8 slots, nine or ten one of 16, three or four one
--- of 4 (2026-11-24: a decode's root object went from 448 to 256 bytes;
--- a leaf, below, from 256 to 160).
+-- of 4 (docs/performance-log.md: the sizes this saved).
 --   DOC      the document record, a table with private keys too: PTR,
 --            the document's handle; SRC, the parsed string (nil for a
 --            file); BIG_INT, the decode's big_int option; DIRTY_VIEWS,
@@ -102,10 +101,6 @@ local LAZY = "\255lazy"
 local LENIENT = "\255lenient"
 
 local DELETED = setmetatable({}, { __tostring = function() return "qjson.view.deleted" end })
-
--- What value_of (qjson.view.read) returns when the box it read may have
--- been rewritten meanwhile: the caller reads again.
-local RETRY = setmetatable({}, { __tostring = function() return "qjson.view.retry" end })
 
 local ObjectMT, ArrayMT = {}, {}
 
@@ -355,7 +350,7 @@ M.LENIENT = LENIENT
 -- (objects leave out LEN, roots PARENT, leaves the cache slots):
 -- spec/view_spec.lua checks them.
 M.FIELDS = { DOC, NODE, PARENT, LEN, CKEY, CVIEW, CKEY2, CVIEW2 }
-M.DELETED, M.RETRY, M.ObjectMT, M.ArrayMT = DELETED, RETRY, ObjectMT, ArrayMT
+M.DELETED, M.ObjectMT, M.ArrayMT = DELETED, ObjectMT, ArrayMT
 M.fail, M.check_raw, M.check_tree, M.check_near, M.is_view = fail, check_raw, check_tree_all, check_near, is_view
 M.new_view, M.touch, M.cached, M.uncache, M.child_view = new_view, touch, cached, uncache, child_view
 

@@ -1,6 +1,6 @@
 -- qjson.view.iter: iterating lazy views (__pairs, __ipairs, __len, and
 -- qjson.pairs / ipairs / len for every LuaJIT build). The fields:
--- qjson.view.fields; reads under tickets as qjson.base says.
+-- qjson.view.fields; native reads through qjson.base's readers.
 local ffi = require("ffi")
 local base = require("qjson.base")
 local F = require("qjson.view.fields")
@@ -11,14 +11,12 @@ local error, rawget, rawset, getmetatable, tonumber, next, ipairs =
 local getinfo = debug.getinfo
 
 local DOC, NODE, PTR, EDITS, ADDED, UNIQ = F.DOC, F.NODE, F.PTR, F.EDITS, F.ADDED, F.UNIQ
-local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.ArrayMT
+local DELETED, ObjectMT, ArrayMT = F.DELETED, F.ObjectMT, F.ArrayMT
 local fail, check_raw, cached = F.fail, F.check_raw, F.cached
 local value_of, array_len, array_get = read.value_of, read.array_len, read.array_get
 
-local C, ticket, stale = base.C, base.ticket, base.stale
+local C, read_node, entry = base.C, base.read, base.entry
 local MISSING, STRING = C.QJSON_STATUS_MISSING, C.QJSON_KIND_STRING
-local key_box, val_box = base.key_box, base.val_box
-local box_string = base.box_string
 
 local M = {}
 
@@ -49,62 +47,44 @@ local function unique_pairs(st)
   return u
 end
 
--- The key just read into key_box under ticket `t` (node `kn`).
-local function key_string(st, kn, t)
-  return box_string(t, key_box.ptr, key_box.len, st[DOC][PTR], kn) or fail(st)
-end
-
 -- Steps through an object's original members, each key once with its last
--- value. `pos` is 0 to start; returns the next pos, the key, the value's
--- kind and node, and the ticket under which the value was read into
--- val_box (making the key's string may have run a finalizer since: see
+-- value. `pos` is 0 to start; returns the next pos, the key, and the
+-- value as qjson.base's readers give it (kind, node, a, b: see
 -- member_value); nil at the end.
 local function step_member(st, pos)
   local u = unique_pairs(st)
-  local t = ticket()
+  local ptr = st[DOC][PTR]
   if u then
     local i = pos + 1
     if i > u.n then
       return nil
     end
-    local kn, vn = u[2 * i - 1], u[2 * i]
-    local kk = C.qjson_read(st[DOC][PTR], kn, key_box)
-    if stale(t) then
-      return step_member(st, pos)
-    end
-    if kk ~= STRING then
+    local kk, _, key = read_node(ptr, u[2 * i - 1])
+    if kk ~= STRING or key == nil then
       fail(st)
     end
-    local key = key_string(st, kn, t)
-    t = ticket()
-    local kind = C.qjson_read(st[DOC][PTR], vn, val_box)
-    if kind <= MISSING and not stale(t) then
+    local kind, vn, a, b = read_node(ptr, u[2 * i])
+    if kind <= MISSING then
       fail(st)
     end
-    return i, key, kind, vn, t
+    return i, key, kind, vn, a, b
   end
-  local kind = C.qjson_entry(st[DOC][PTR], st[NODE], pos, key_box, val_box)
-  local kn = key_box.node
-  if stale(t) then
-    return step_member(st, pos)
-  end
+  local kind, kn, key, vn, a, b = entry(ptr, st[NODE], pos)
   if kind <= MISSING then
     if kind == MISSING then
       return nil
     end
     fail(st)
   end
-  return kn, key_string(st, kn, t), kind, kn + 1, t
+  if key == nil then
+    fail(st)
+  end
+  return kn, key, kind, vn, a, b
 end
 
--- The value of member `key` (value node `vn`, of kind `kind`) that
--- step_member read into val_box under ticket `t`, read again if needed.
-local function member_value(st, kind, key, vn, t)
-  local v = value_of(st, kind, key, t)
-  while v == RETRY do
-    t = ticket()
-    v = value_of(st, C.qjson_read(st[DOC][PTR], vn, val_box), key, t)
-  end
+-- The Lua value of member `key` that step_member read.
+local function member_value(st, kind, key, vn, a, b)
+  local v = value_of(st, kind, vn, a, b, key)
   return v
 end
 
@@ -114,7 +94,7 @@ local function object_next(it)
   local st = it.st
   local pos = it.pos
   while pos ~= nil do
-    local np, k, kind, vn, t = step_member(st, pos)
+    local np, k, kind, vn, a, b = step_member(st, pos)
     it.pos = np
     pos = np
     if np ~= nil then
@@ -123,7 +103,7 @@ local function object_next(it)
       if e == nil then
         local v = cached(st, k)
         if v == nil then
-          v = member_value(st, kind, k, vn, t)
+          v = member_value(st, kind, k, vn, a, b)
         end
         return k, v
       elseif e ~= DELETED then

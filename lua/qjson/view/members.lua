@@ -15,8 +15,7 @@ local step_member, member_value = iter.step_member, iter.member_value
 local DOC, NODE, PTR, EDITS, ADDED, ORIG = F.DOC, F.NODE, F.PTR, F.EDITS, F.ADDED, F.ORIG
 local LAZY, LENIENT = F.LAZY, F.LENIENT
 
-local C, copy_string, next_child = base.C, base.copy_string, base.next_child
-local val_box = base.val_box
+local C, copy_string, next_child, read_kind = base.C, base.copy_string, base.next_child, base.read_kind
 local MISSING, NUMBER = C.QJSON_STATUS_MISSING, C.QJSON_KIND_NUMBER
 
 -- The original bytes of `node`, as a string (copied natively: no pointer
@@ -54,7 +53,7 @@ return function(st)
     local edits = rawget(st, EDITS)
     local pos = 0
     while true do
-      local np, k, kind, vn, t = step_member(st, pos)
+      local np, k, kind, vn, a, b = step_member(st, pos)
       if np == nil then
         break
       end
@@ -67,11 +66,11 @@ return function(st)
         if raw and not (checked and not json_number(raw)) then
           raws[n] = raw
         elseif raw then
-          vals[n] = member_value(st, kind, k, vn, t)
+          vals[n] = member_value(st, kind, k, vn, a, b)
         else
           local c = cached(st, k)
           if c == nil then
-            c = member_value(st, kind, k, vn, t)
+            c = member_value(st, kind, k, vn, a, b)
           end
           vals[n] = c
         end
@@ -108,7 +107,7 @@ return function(st)
       end
       prev = o
     end
-    local raw = o and C.qjson_read(ptr, o, val_box) == NUMBER and raw_text(st, o)
+    local raw = o and read_kind(ptr, o) == NUMBER and raw_text(st, o)
     if raw and not (checked and not json_number(raw)) then
       raws[i] = raw
     else

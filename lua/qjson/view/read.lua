@@ -1,8 +1,7 @@
 -- qjson.view.read: reading a lazy view (__index), and the views
--- qjson.decode and doc:get make. Every read follows qjson.base's rules: a
--- ticket (base.ticket) before each native call, the values out of the box, then
--- the check; value_of returns RETRY when the check fails, and the caller
--- reads again. The fields: qjson.view.fields.
+-- qjson.decode and doc:get make. Every native read goes through
+-- qjson.base's readers (the finalizer-safe rules). The fields:
+-- qjson.view.fields.
 local base = require("qjson.base")
 local F = require("qjson.view.fields")
 
@@ -12,22 +11,15 @@ local type, rawget, rawset, setmetatable, getmetatable, floor =
 local DOC, NODE, LEN, PTR, SRC, BIG_INT, VIEWS, LAZY = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.BIG_INT, F.VIEWS, F.LAZY
 local LENIENT = F.LENIENT
 local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
-local DELETED, RETRY, ObjectMT, ArrayMT = F.DELETED, F.RETRY, F.ObjectMT, F.ArrayMT
+local DELETED, ObjectMT, ArrayMT = F.DELETED, F.ObjectMT, F.ArrayMT
 local fail, is_view, new_view, cached, child_view = F.fail, F.is_view, F.new_view, F.cached, F.child_view
 
-local C, ticket, stale = base.C, base.ticket, base.stale
+local C = base.C
 local MISSING = C.QJSON_STATUS_MISSING
 local NULL, BOOLEAN, NUMBER = C.QJSON_KIND_NULL, C.QJSON_KIND_BOOLEAN, C.QJSON_KIND_NUMBER
 local STRING, ARRAY, OBJECT = C.QJSON_KIND_STRING, C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
-local key_box, val_box, ptr_box, size_box, i64_box, u64_box =
-  base.key_box, base.val_box, base.ptr_box, base.size_box, base.i64_box, base.u64_box
--- val_box.num, read through C.qjson_load_f64 (see crates/luajit/src/load.rs: a load
--- from a box can be moved past the next call that rewrites it).
-local val_num = base.val_num
-local box_string = base.box_string
-local val_len, size_value = base.val_len, base.size_value
-local i64_halves, u64_halves = base.i64_halves, base.u64_halves
-local int64_value, uint64_value = base.int64_value, base.uint64_value
+local read, read_kind, read_child, get_len, get_i64, get_u64, get_raw =
+  base.read, base.read_kind, base.child, base.get_len, base.get_i64, base.get_u64, base.get_raw
 
 -- Above any array's length (nodes are 32-bit).
 local MAX_INDEX = 2 ^ 32
@@ -37,79 +29,47 @@ local M = {}
 -- An integer beyond ±(2^53 - 1), exactly, per the decode's big_int option.
 local function big_integer(st, node, approx)
   local mode = rawget(st[DOC], BIG_INT)
-  local t = ticket()
+  local ptr = st[DOC][PTR]
   if mode == "cdata" then
-    local k = C.qjson_get_i64(st[DOC][PTR], node, nil, 0, nil, i64_box)
-    local lo, hi = i64_halves()
-    if stale(t) then
-      return big_integer(st, node, approx)
-    end
+    local k, v = get_i64(ptr, node, nil, 0, nil)
     if k == NUMBER then
-      return int64_value(lo, hi)
+      return v
     end
-    t = ticket()
-    k = C.qjson_get_u64(st[DOC][PTR], node, nil, 0, nil, u64_box)
-    lo, hi = u64_halves()
-    if stale(t) then
-      return big_integer(st, node, approx)
-    end
+    k, v = get_u64(ptr, node, nil, 0, nil)
     if k == NUMBER then
-      return uint64_value(lo, hi)
+      return v
     end
   elseif mode == "string" then
-    local k = C.qjson_get_raw(st[DOC][PTR], node, nil, 0, nil, ptr_box, size_box)
-    if stale(t) then
-      return big_integer(st, node, approx)
-    end
+    local k, v = get_raw(ptr, node, nil, 0, nil)
     if k <= MISSING then
       fail(st)
     end
-    return box_string(t, ptr_box[0], size_box[0], st[DOC][PTR], node, true) or fail(st)
+    return v or fail(st)
   end
   return approx
 end
 
--- The Lua value of kind `k` just read into val_box, the child at `key` of
--- view `st`; RETRY when the box may have been rewritten since ticket `t`.
-local function value_of(st, k, key, t)
-  -- (No tail calls here: LuaJIT cannot trace a return from a builtin into
-  -- a frame below the trace.)
-  local box = val_box
+-- The Lua value of kind `k` that a reader of qjson.base returned with its
+-- (node, a, b), the child at `key` of view `st`.
+local function value_of(st, k, node, a, b, key)
   if k == STRING then
-    local node = box.node
-    if stale(t) then
-      return RETRY
-    end
-    return box_string(t, box.ptr, box.len, st[DOC][PTR], node) or fail(st)
+    return a or fail(st)
   elseif k == NUMBER then
-    local flag, node, num = box.flag, box.node, C.qjson_load_f64(val_num)
-    if stale(t) then
-      return RETRY
+    if b and rawget(st[DOC], BIG_INT) ~= nil then
+      return big_integer(st, node, a)
     end
-    if flag ~= 0 and rawget(st[DOC], BIG_INT) ~= nil then
-      return big_integer(st, node, num)
-    end
-    return num
+    return a
   elseif k == OBJECT or k == ARRAY then
-    local node, leaf, len = box.node, box.flag ~= 0, val_len()
-    if stale(t) then
-      return RETRY
-    end
-    local v = child_view(st, node, k, key, len, leaf)
+    -- (No tail call: LuaJIT cannot trace a return from a builtin into a
+    -- frame below the trace.)
+    local v = child_view(st, node, k, key, a, b)
     return v
   elseif k == BOOLEAN then
-    local b = box.flag ~= 0
-    if stale(t) then
-      return RETRY
-    end
-    return b
+    return a
   elseif k == NULL then
     return F.null
   elseif k == MISSING then
     return nil
-  end
-  if stale(t) then
-    return RETRY
   end
   fail(st)
 end
@@ -133,11 +93,8 @@ local function object_get(st, k)
   if c ~= nil then
     return c
   end
-  local t = ticket()
-  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], k, #k, 0, val_box), k, t)
-  if v == RETRY then
-    return object_get(st, k)
-  end
+  local kind, node, a, b = read_child(st[DOC][PTR], st[NODE], k, #k, 0)
+  local v = value_of(st, kind, node, a, b, k)
   return v
 end
 
@@ -145,14 +102,10 @@ end
 local function array_len(st)
   local n = st[LEN]
   if not n then
-    -- (A failed read, of a closed document say, leaves size_box as the
-    -- last read of any document left it.)
-    local t = ticket()
-    local k = C.qjson_get_len(st[DOC][PTR], st[NODE], nil, 0, nil, size_box)
-    n = size_value()
-    if stale(t) then
-      return array_len(st)
-    end
+    -- (A failed read, of a closed document say, leaves a length that is
+    -- not this array's.)
+    local k
+    k, n = get_len(st[DOC][PTR], st[NODE], nil, 0, nil)
     if k ~= ARRAY then
       fail(st)
     end
@@ -174,11 +127,8 @@ local function array_get(st, i)
     local vals = rawget(st, VALS)
     local v = vals[i]
     if v == nil then
-      local t = ticket()
-      v = value_of(st, C.qjson_read(st[DOC][PTR], o, val_box), nil, t)
-      if v == RETRY then
-        return array_get(st, i)
-      end
+      local kind, node, a, b = read(st[DOC][PTR], o)
+      v = value_of(st, kind, node, a, b, nil)
       vals[i] = v
     elseif v == DELETED then
       return nil
@@ -194,11 +144,8 @@ local function array_get(st, i)
   if i < 1 or i ~= floor(i) or i > MAX_INDEX then
     return nil
   end
-  local t = ticket()
-  local v = value_of(st, C.qjson_child(st[DOC][PTR], st[NODE], nil, 0, i - 1, val_box), i, t)
-  if v == RETRY then
-    return array_get(st, i)
-  end
+  local kind, node, a, b = read_child(st[DOC][PTR], st[NODE], nil, 0, i - 1)
+  local v = value_of(st, kind, node, a, b, i)
   return v
 end
 
@@ -206,16 +153,10 @@ ObjectMT.__index = object_get
 ArrayMT.__index = array_get
 
 -- The child of container `parent` holding node `target` (its key node in
--- an object) and its 1-based index, under a ticket; nil and the status
--- when there is none.
-local node_box, index_box = base.node_box, base.index_box
+-- an object) and its 1-based index; nil and the status when there is
+-- none.
 local function child_holding(ptr, parent, target)
-  local t = ticket()
-  local k = C.qjson_child_holding(ptr, parent, target, node_box, index_box)
-  local node, index = node_box[0], index_box[0]
-  if stale(t) then
-    return child_holding(ptr, parent, target)
-  end
+  local k, node, index = base.child_holding(ptr, parent, target)
   if k ~= 1 then
     return nil, k
   end
@@ -226,8 +167,8 @@ end
 -- view doc:get opened below the root: the last read adopts it
 -- (child_view), so that an edit of it (which marks its ancestors) is
 -- seen by an encode of the root. (Done when it is opened, not when it
--- is first edited: a branch in touch cost its compiled loop 5% more
--- instructions on a nested edit.) The child whose subtree holds `st`
+-- is first edited: a branch in touch costs every edit's compiled loop;
+-- docs/performance-log.md.) The child whose subtree holds `st`
 -- comes from qjson_child_holding, which reads no value on the way (in
 -- lazy mode, a sibling's invalid number is not this read's error).
 -- Stops where the path was edited away (the root then does not hold
@@ -237,7 +178,7 @@ local function attach(st)
   local ptr = d[PTR]
   local x = d[VIEWS][0]
   if x == nil then
-    local kind = C.qjson_read(ptr, 0, val_box)
+    local kind = read_kind(ptr, 0)
     if kind ~= OBJECT and kind ~= ARRAY then
       fail(st)
     end
@@ -254,11 +195,11 @@ local function attach(st)
     end
     local child
     if object then
-      local t = ticket()
-      if C.qjson_read(ptr, last, key_box) ~= STRING then
+      local kk, _, key = read(ptr, last)
+      if kk ~= STRING then
         fail(x)
       end
-      child = object_get(x, box_string(t, key_box.ptr, key_box.len, ptr, last) or fail(x))
+      child = object_get(x, key or fail(x))
       last = last + 1
     else
       local orig = rawget(x, ORIG)
@@ -314,7 +255,7 @@ function M.decoded(ptr, src, first, big_int, lazy, lenient)
   elseif first == 91 then
     kind = ARRAY
   else
-    kind = C.qjson_read(ptr, 0, val_box)
+    kind = read_kind(ptr, 0)
   end
   if kind == OBJECT or kind == ARRAY then
     -- The fields of new_view's but PARENT, and the record's PTR and SRC;
@@ -353,12 +294,9 @@ function M.decoded(ptr, src, first, big_int, lazy, lenient)
     return v
   end
   local st = { [DOC] = { [PTR] = ptr, [BIG_INT] = big_int } }
-  local t = ticket()
-  local v = value_of(st, C.qjson_read(ptr, 0, val_box), nil, t)
-  if v == RETRY then
-    return M.decoded(ptr, src, first, big_int)
-  end
-  C.qjson_close(ptr)
+  local k, node, a, b = read(ptr, 0)
+  local v = value_of(st, k, node, a, b, nil)
+  base.close(ptr)
   return v
 end
 

@@ -6,7 +6,7 @@
 -- No pointer into a document is held here: bytes are copied from the
 -- input by qjson_copy_input, which checks that the document is still
 -- open (encoding a member may run a finalizer that closes it), and span
--- offsets are taken from their box under a ticket (see qjson.base).
+-- offsets come from qjson.base's readers.
 local base = require("qjson.base")
 local encoder = require("qjson.encode")
 local F = require("qjson.view.fields")
@@ -22,10 +22,10 @@ local DIRTY, DCHILD, EDITS, ENODE, ADDED = F.DIRTY, F.DCHILD, F.EDITS, F.ENODE, 
 local NENODE, REPLACED, ORIG, VALS = F.NENODE, F.REPLACED, F.ORIG, F.VALS
 local LAZY, LENIENT = F.LAZY, F.LENIENT
 
-local C, ticket, stale = base.C, base.ticket, base.stale
+local C = base.C
 local MISSING = C.QJSON_STATUS_MISSING
 
-local next_child, span = base.next_child, base.span_box
+local next_child, raw_span = base.next_child, base.raw_span
 
 -- Appends the input's bytes [a, b) of the document of view `st`.
 local function copy(buf, st, a, b)
@@ -39,12 +39,7 @@ end
 
 -- Appends the original bytes of `node`.
 local function put_raw(buf, st, node)
-  local t = ticket()
-  local k = C.qjson_raw_span(st[DOC][PTR], node, span)
-  local a, b = span[0], span[1]
-  if stale(t) then
-    return put_raw(buf, st, node)
-  end
+  local k, a, b = raw_span(st[DOC][PTR], node)
   if k <= MISSING then
     fail(st)
   end
@@ -179,12 +174,7 @@ end
 -- child, key start and end, value start and end, and the parent's end
 -- after the last child.
 local function member_span(st, node, c, lim)
-  local t = ticket()
-  local k = C.qjson_member_span(st[DOC][PTR], node, c, lim, span)
-  local nc, ks, ke, vs, ve, close_end = span[0], span[1], span[2], span[3], span[4], span[5]
-  if stale(t) then
-    return member_span(st, node, c, lim)
-  end
+  local k, nc, ks, ke, vs, ve, close_end = base.member_span(st[DOC][PTR], node, c, lim)
   if k <= MISSING then
     fail(st)
   end
@@ -257,13 +247,8 @@ end
 -- known without a search of its text (a view that is neither the root
 -- nor reached through its parent's writer): put_members then writes it.
 local function put_replaced(buf, st, vn, x, depth, put_value, lim)
-  local t = ticket()
-  local k = C.qjson_member_span(st[DOC][PTR], st[NODE], vn - 1, lim, span)
   -- The object's text is [cs, ce) of the input, the value [vs, ve).
-  local cs, ce, vs, ve = span[6], span[7], span[3], span[4]
-  if stale(t) then
-    return put_replaced(buf, st, vn, x, depth, put_value, lim)
-  end
+  local k, _, _, _, vs, ve, _, cs, ce = base.member_span(st[DOC][PTR], st[NODE], vn - 1, lim)
   if k <= MISSING then
     fail(st)
   end
