@@ -22,7 +22,7 @@ LUAJIT=${LUAJIT:-luajit}
 # tools/test-install.sh.
 plain() {
   echo "build: without profile-guided optimisation ($1)"
-  cargo build --release
+  cargo build --release -p qjson-luajit
   echo "plain: $1" >target/release/libqjson.build
   exit
 }
@@ -37,7 +37,7 @@ fi
 dir=$PWD/target/pgo
 lib=$dir/gen/release/libqjson.so
 merged=$dir/merged.profdata
-CARGO_TARGET_DIR=$dir/gen RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$dir/raw" cargo build --release
+CARGO_TARGET_DIR=$dir/gen RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$dir/raw" cargo build --release -p qjson-luajit
 if [ ! -s "$merged" ] || [ "$lib" -nt "$merged" ] || [ tools/pgo-train.lua -nt "$merged" ]; then
   rm -rf "$dir/raw"
   default=$(QJSON_LIB=$lib qjson_backend)
@@ -53,5 +53,5 @@ if [ ! -s "$merged" ] || [ "$lib" -nt "$merged" ] || [ tools/pgo-train.lua -nt "
 fi
 profile=$dir/$(sha256sum "$merged" | cut -c1-16).profdata
 [ -f "$profile" ] || { rm -f "$dir"/????????????????.profdata; cp "$merged" "$profile"; }
-RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$profile" cargo build --release
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$profile" cargo build --release -p qjson-luajit
 echo "profile-guided: $profile" >target/release/libqjson.build

@@ -41,7 +41,7 @@ CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static"
   cargo test --profile release-tests --target $target --target-dir target/aarch64-static -p qjson-core --test hostile -- "${skip_args[@]}" || exit 1
 
 echo "test-aarch64: busted on an arm64 LuaJIT with the arm64 libqjson.so"
-cargo build --release --target $target || exit 1
+cargo build --release --target $target -p qjson-luajit || exit 1
 lib=$PWD/target/$target/release/libqjson.so
 arm=$PWD/.deps/arm64/usr
 lj() {
