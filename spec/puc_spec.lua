@@ -122,7 +122,8 @@ describe("encode", function()
     assert.are.equal('{\n  "a": [\n    1\n  ],\n  "b": 2\n}',
       qjson.encode({ b = 2, a = { 1 } }, { indent = 2, sort_keys = true }))
     -- (Number keys first, in numeric order, then strings in byte order.)
-    assert.are.equal('{"1":1,"2":2,"a":3,"b":4}', qjson.encode({ b = 4, a = 3, [2] = 2, [1] = 1 }, { sort_keys = true }))
+    assert.are.equal('{"1":1,"2":2,"a":3,"b":4}',
+      qjson.encode({ b = 4, a = 3, [2] = 2, [1] = 1 }, { sort_keys = true }))
     assert.are.equal('"\\u00e9\\u003c/script\\u003e"',
       qjson.encode("é</script>", { ascii = true, html_safe = true, escape_slash = false }))
     assert.are.equal("0.30000000000000004", qjson.encode(0.1 + 0.2, { precision = "shortest" }))
