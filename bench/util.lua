@@ -7,21 +7,14 @@ local format, rep, concat = string.format, string.rep, table.concat
 
 local M = {}
 
-function M.read_file(path)
-  local f = io.open(path, "rb")
-  if not f then
-    return nil
-  end
-  local s = f:read("*a")
-  f:close()
-  return s
+-- The file helpers are the specs' (spec/support.lua, which changes no
+-- setting when loaded), found from this file's own path.
+local support
+do
+  local dir = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or "."
+  support = dofile(dir .. "/../spec/support.lua")
 end
-
-function M.write_file(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
+M.read_file, M.write_file = support.read, support.write
 
 function M.shell_quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"

@@ -5,6 +5,7 @@ local qjson = require("qjson")
 local cjson = require("cjson")
 local ffi = require("ffi")
 local support = require("support")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 local view = require("qjson.view")
 local gen = require("encode_support")
 

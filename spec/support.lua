@@ -25,18 +25,16 @@ M.lua52compat = #setmetatable({}, {
   end,
 }) == 1
 
--- The suite tests qjson.decode's lazy views on both builds: without
--- LUA52COMPAT, where decode returns plain tables by default, they are
--- opt-in (spec/view_builds_spec.lua tests the defaults, on fresh
--- instances). Specs that use views and not this module say so too.
-M.VIEWS_NOTE = "qjson.decode_views(true): views on every build"
 -- PUC Lua (5.1-5.4): the native module (crates/puc, make puc), which has
 -- no views; `make test-puc` runs the specs that apply there.
 M.puc = rawget(_G, "jit") == nil
 M.integers = rawget(math, "type") ~= nil -- Lua 5.3 and 5.4
-if not M.puc then
-  require("qjson").decode_views(true)
-end
+
+-- This module changes nothing when required (bench/ uses it too). A spec
+-- about qjson.decode's lazy views asks for them on both builds (without
+-- LUA52COMPAT decode returns plain tables by default) with
+-- `qjson.decode_views(true)`; the others test the build's default
+-- (spec/view_builds_spec.lua tests the defaults themselves).
 
 function M.read(path)
   local f, err = io.open(path, "rb")

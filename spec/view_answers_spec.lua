@@ -3,6 +3,7 @@
 local qjson = require("qjson")
 local cjson = require("cjson")
 local support = require("support")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 
 local function error_of(f, ...)
   local ok, err = pcall(f, ...)

@@ -1,8 +1,7 @@
 -- Code written for lua-cjson's tables works, or fails loudly, on every
 -- LuaJIT build (issue 18, items 9 and 10). Specs run on both builds
 -- (make test-lua, test-lua52). These use fresh instances (qjson.new()),
--- whose decode_views is the build's default: spec/support.lua turns views
--- on for the rest of the suite.
+-- whose decode_views is the build's default.
 local qjson = require("qjson")
 local support = require("support")
 
@@ -27,6 +26,20 @@ end
 describe("qjson.decode on this build", function()
   it("returns views by default exactly where # and pairs reach their metamethods", function()
     assert.are.equal(support.lua52compat, qjson.new().decode_views())
+    -- (spec/support.lua, which bench/ shares, changes no setting.)
+    assert.are.equal(support.lua52compat, qjson.decode_views())
+  end)
+
+  it("has no decode_views in the drop-in, whose decode always builds plain tables", function()
+    -- lua-cjson has none either: a setting it would accept and ignore.
+    for _, m in ipairs({ require("qjson.cjson"), require("qjson.cjson").new(), require("qjson.cjson.safe") }) do
+      assert.is_nil(m.decode_views)
+      assert.are.equal("table", type(m.decode('{"a":[1]}')))
+      assert.is_nil(getmetatable(m.decode('{"a":[1]}')))
+    end
+    assert.matches("attempt to call field 'decode_views' %(a nil value%)", support.error_of(function()
+      require("qjson.cjson").decode_views(true)
+    end))
   end)
 
   it("runs a handler written for lua-cjson tables as lua-cjson would", function()
@@ -86,8 +99,10 @@ end)
 describe("lua-cjson's encode of a view", function()
   local function check(cjson, name)
     local MSG = "qjson: lua-cjson cannot encode a qjson view (an object): use qjson.encode, or qjson.materialize first"
+    local q = qjson.new()
+    q.decode_views(true) -- (views on every build)
     for _, text in ipairs({ '{"a":1}', '{}', '[1,{"a":1}]' }) do
-      local v = qjson.decode(text)
+      local v = q.decode(text)
       local ok, err = pcall(cjson.encode, v)
       assert.is_false(ok, name .. " encoded " .. text .. " as " .. tostring(err))
       if name == "OpenResty's" then

@@ -4,6 +4,7 @@
 local qjson = require("qjson")
 local cjson = require("cjson")
 local support = require("support")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 
 -- Compares view `v` with cjson's table `t` at every path; returns the
 -- number of values compared, raising with the path at the first mismatch.

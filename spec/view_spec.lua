@@ -3,6 +3,7 @@
 local qjson = require("qjson")
 local cjson = require("cjson")
 local support = require("support")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 
 local SRC = [[{"model": "gpt-4o", "temperature": 0.7, "stream": false, "none": null,
  "messages": [{"role": "user", "content": "hi"},

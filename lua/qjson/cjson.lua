@@ -11,15 +11,15 @@
 --
 -- See docs/migrating-from-cjson.md for what differs, and docs/api.md for
 -- qjson_strict, the opt-in for qjson's stricter checks.
-local qjson = require("qjson")
+local markers = require("qjson.markers")
 local encoder = require("qjson.encode")
-local decode_config = require("qjson.decode.config")
-local tables = require("qjson.tables")
+local decode_settings = require("qjson.decode.settings")
+local plain_tables = require("qjson.plain_tables")
 local decoder = require("qjson.cjson.decoder")
-local args = require("qjson.cjson.args")
+local args = require("qjson.args")
 
 local select, type, min = select, type, math.min
-local from_string = tables.from_string
+local from_string = plain_tables.from_string
 local argerror, checkstring = args.argerror, args.checkstring
 local port_decode = decoder.decode
 
@@ -36,21 +36,21 @@ local function new()
   local m = {
     _NAME = NAME,
     _VERSION = VERSION,
-    -- lua-cjson's own values when it is installed (see qjson.encode).
-    null = qjson.null,
-    empty_array = qjson.empty_array,
-    array_mt = qjson.array_mt,
-    empty_array_mt = qjson.empty_array_mt,
+    -- lua-cjson's own values when it is installed (qjson.markers).
+    null = markers.null,
+    empty_array = markers.empty_array,
+    array_mt = markers.array_mt,
+    empty_array_mt = markers.empty_array_mt,
     new = new,
   }
   encoder.install(m, true)
-  local s = decode_config.defaults()
-  s.null = qjson.null
-  decode_config.install(m, s, true)
-  local array_mt = qjson.array_mt
+  local s = decode_settings.defaults()
+  s.null = markers.null
+  decode_settings.install(m, s, true)
+  local array_mt = markers.array_mt
   -- The strict parser's settings: lua-cjson's integers, no invalid
   -- numbers (the port reads those as strtod does).
-  local fast = { null = qjson.null, invalid_numbers = false, cjson_integers = true }
+  local fast = { null = markers.null, invalid_numbers = false, cjson_integers = true }
 
   -- A text the strict parser rejected: lua-cjson's answer.
   local function fallback(str)

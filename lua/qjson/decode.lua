@@ -1,12 +1,12 @@
 -- qjson.decode: lua-cjson's decode, lazily (a view for an object or
 -- array, qjson.view), with an instance's decoder settings
--- (qjson.decode.config) and per-call options; and materialize.
-local options = require("qjson.options")
+-- (qjson.decode.settings) and per-call options; and materialize.
+local options = require("qjson.parse.options")
 local parse = require("qjson.parse")
 local view = require("qjson.view")
 local materialize = require("qjson.view.materialize")
-local encoder = require("qjson.encode")
-local decode_config = require("qjson.decode.config")
+local array_mt = require("qjson.markers").array_mt
+local decode_settings = require("qjson.decode.settings")
 local arg_message = require("qjson.base").arg_message
 
 local type, error, next, setmetatable = type, error, next, setmetatable
@@ -22,13 +22,13 @@ local BIG_INT = { cdata = true, string = true }
 -- tables (as qjson.materialize does), or the scalar `v`.
 local function tables_of(ds, v)
   if type(v) == "table" and view.is_view(v) then
-    return materialize(v, ds.array_with_array_mt and encoder.array_mt or nil)
+    return materialize(v, ds.array_with_array_mt and array_mt or nil)
   end
   return v
 end
 
 -- Decodes `s` with an instance's decoder settings `ds` (see
--- qjson.decode.config) and per-call `opts`: returns the view or value, or
+-- qjson.decode.settings) and per-call `opts`: returns the view or value, or
 -- nil and a message plus whether it is about the caller's arguments.
 local function decode_with(ds, s, opts)
   if opts ~= nil and type(opts) ~= "table" then
@@ -71,11 +71,11 @@ M.protected = setmetatable({}, { __mode = "k" })
 -- Installs decode, materialize and lua-cjson's decoder configuration
 -- functions, bound to fresh settings, into `into` (qjson or an instance).
 function M.install(into)
-  local ds = decode_config.defaults()
+  local ds = decode_settings.defaults()
   -- Strict by default, unlike lua-cjson (docs/api.md): NaN, Infinity and
   -- hexadecimal numbers only with decode_invalid_numbers(true).
   ds.invalid_numbers = false
-  decode_config.install(into, ds)
+  decode_settings.install(into, ds)
 
   M.protected[into] = function(s, opts)
     return decode_with(ds, s, opts)
@@ -108,7 +108,7 @@ function M.install(into)
   -- Plain tables equal to cjson.decode's (arrays carry array_mt with
   -- decode_array_with_array_mt, else empty ones empty_array_mt).
   function into.materialize(v)
-    return materialize(v, ds.array_with_array_mt and encoder.array_mt or nil)
+    return materialize(v, ds.array_with_array_mt and array_mt or nil)
   end
 
   return into

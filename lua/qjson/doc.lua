@@ -28,8 +28,7 @@ local path_type = ffi.typeof("qjson_path *[1]")
 
 local M = {}
 
--- Set by qjson.init: the value `get` returns for a JSON null.
-M.null = nil
+M.null = require("qjson.markers").null -- what `get` returns for a JSON null
 
 local Doc = {}
 M.Doc = Doc

@@ -3,20 +3,17 @@
 -- The walk runs in Lua (the FFI cannot walk a Lua table) and appends to a
 -- LuaJIT string.buffer; strings and numbers are written by the native
 -- library straight into the buffer (qjson.encode.string / .number).
--- Settings are lua-cjson's configuration (qjson.encode.config), per
+-- Settings are lua-cjson's configuration (qjson.encode.settings), per
 -- instance, plus per-call options (qjson.encode.options). See
 -- docs/encoding.md.
-local config = require("qjson.encode.config")
+local settings = require("qjson.encode.settings")
 local options = require("qjson.encode.options")
-local argerror = require("qjson.cjson.args").argerror
+local argerror = require("qjson.args").argerror
 local arg_error = require("qjson.base").arg_error
 
-local getmetatable, setmetatable, pcall, error, select = getmetatable, setmetatable, pcall, error, select
+local getmetatable, error, select = getmetatable, error, select
 
 local M = {}
-
--- Set by qjson.init: the value that encodes as `null` (besides nil).
-M.null = nil
 
 -- Lazy views (qjson.view) register their metatables here, each with
 -- `put` (write the view in compact output: its original bytes where
@@ -26,36 +23,20 @@ M.null = nil
 -- (whether its document was parsed in lazy mode, unchecked bytes).
 M.views = {}
 local views = M.views
--- Metatables of tables that are not values (qjson documents and cursors,
--- set by qjson.init and qjson.safe): encode raises the message given.
-M.refused = {}
+-- Metatables of tables that are not values (qjson documents and cursors
+-- here, qjson.safe's its own): encode raises the message given.
+M.refused = {
+  [require("qjson.doc").DocMT] = "Cannot serialise a qjson document or cursor: encode doc:get() (a view of it) instead",
+}
 -- A key every view has (set by qjson.view.write): a table that holds it
 -- but is no view is a view whose metatable was changed (setmetatable),
 -- whose members would be its private fields.
 M.view_field = nil
 
--- lua-cjson's array markers. When OpenResty's lua-cjson is loaded its own
--- are used, so a table tagged for one encodes the same with the other.
-local cjson
-do
-  local ok, c = pcall(require, "cjson")
-  cjson = ok and c or {}
-end
-
-local sentinel_mt = {
-  __newindex = function()
-    error("qjson.empty_array is read-only", 2)
-  end,
-  __tostring = function()
-    return "qjson.empty_array"
-  end,
-}
-M.array_mt = cjson.array_mt or {}
-M.empty_array_mt = cjson.empty_array_mt or {}
--- A lightuserdata in OpenResty's lua-cjson; here a frozen empty table
--- when that is not loaded (plain LuaJIT cannot make a lightuserdata).
-M.empty_array = cjson.empty_array or setmetatable({}, sentinel_mt)
-M.sentinel_mt = sentinel_mt
+-- lua-cjson's array markers (qjson.markers), for the decoder and the
+-- public table.
+local markers = require("qjson.markers")
+M.array_mt, M.empty_array_mt, M.empty_array = markers.array_mt, markers.empty_array_mt, markers.empty_array
 
 -- The walkers (qjson.encode.walk), which read what is registered above.
 -- A compiled `pairs` loop (bytecode ITERN) cannot run inside a finalizer:
@@ -102,9 +83,9 @@ end
 -- `dropin` (qjson.cjson): encode takes exactly one argument, reports a
 -- reference cycle as lua-cjson does (too deep) and refuses cdata.
 function M.install(into, dropin)
-  local s = config.defaults()
+  local s = settings.defaults()
   s.dropin = dropin or false
-  config.install(into, s)
+  settings.install(into, s)
 
   function into.encode(...)
     local nargs = select("#", ...)

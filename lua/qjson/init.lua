@@ -2,7 +2,7 @@
 -- This module is the public entry point; see docs/api.md.
 local ffi = require("ffi")
 local base = require("qjson.base")
-local doc = require("qjson.doc")
+local markers = require("qjson.markers")
 local parse = require("qjson.parse")
 local view = require("qjson.view")
 require("qjson.view.write") -- the encoder's hooks for views
@@ -10,37 +10,24 @@ local encoder = require("qjson.encode")
 local decoder = require("qjson.decode")
 local selector = require("qjson.select")
 
-local pairs, getmetatable, setmetatable = pairs, getmetatable, setmetatable
+local pairs, getmetatable = pairs, getmetatable
 local C, raising = base.C, base.raising
-local DocMT = doc.DocMT
 local ffi_string = ffi.string
 
 local qjson = {
   _NAME = "qjson",
   _VERSION = ffi_string(C.qjson_version()),
+  -- lua-cjson's own values when it is installed (qjson.markers).
+  null = markers.null,
+  empty_array = markers.empty_array,
+  array_mt = markers.array_mt,
+  empty_array_mt = markers.empty_array_mt,
 }
-
--- The value reads return for a JSON null. lua-cjson's own null when
--- lua-cjson is installed, so that `v == cjson.null` holds; otherwise a
--- unique sentinel of the same kind of use.
-do
-  local ok, cjson = pcall(require, "cjson")
-  qjson.null = ok and cjson.null or setmetatable({}, { __tostring = function() return "null" end })
-end
-doc.null = qjson.null
-view.set_null(qjson.null)
-encoder.null = qjson.null
-selector.null = qjson.null
 
 -- The encoder (docs/encoding.md): qjson.encode and lua-cjson's encoder
 -- configuration functions, with settings of this module's own.
 encoder.install(qjson)
--- Documents and cursors are not values: encode names what to encode.
-encoder.refused[DocMT] = "Cannot serialise a qjson document or cursor: encode doc:get() (a view of it) instead"
 require("qjson.schema").install(qjson)
-qjson.empty_array = encoder.empty_array
-qjson.array_mt = encoder.array_mt
-qjson.empty_array_mt = encoder.empty_array_mt
 
 local install_decoder = decoder.install
 

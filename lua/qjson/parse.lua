@@ -7,7 +7,7 @@
 -- encoder too).
 local ffi = require("ffi")
 local base = require("qjson.base")
-local options = require("qjson.options")
+local options = require("qjson.parse.options")
 local doc = require("qjson.doc")
 local arg_message = require("qjson.base").arg_message
 

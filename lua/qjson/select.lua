@@ -15,7 +15,7 @@ local C = base.C
 local doc = require("qjson.doc")
 local view = require("qjson.view")
 local parse = require("qjson.parse")
-local options = require("qjson.options")
+local options = require("qjson.parse.options")
 local arg_message = require("qjson.base").arg_message
 
 local type, error, next, ipairs, tostring, setmetatable, getmetatable, rawget =
@@ -38,8 +38,7 @@ end)()
 
 local M = {}
 
--- Set by qjson.init: the value a JSON null reads as.
-M.null = nil
+M.null = require("qjson.markers").null -- what a JSON null reads as
 
 local item_array = ffi.typeof("qjson_item[?]")
 local byte_array = ffi.typeof("uint8_t[?]")

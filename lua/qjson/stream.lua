@@ -13,7 +13,7 @@ local base = require("qjson.base")
 local C = base.C
 local doc = require("qjson.doc")
 local parse = require("qjson.parse")
-local options = require("qjson.options")
+local options = require("qjson.parse.options")
 local selector = require("qjson.select")
 local arg_error = require("qjson.base").arg_error
 

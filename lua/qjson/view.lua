@@ -20,9 +20,4 @@ M.open, M.decoded = read.open, read.decoded
 M.pairs, M.ipairs, M.length = iter.pairs, iter.ipairs, iter.length
 M.insert, M.remove = edit.insert, edit.remove
 
--- The value a JSON null reads as (qjson.null; set by qjson.init).
-function M.set_null(v)
-  F.null = v
-end
-
 return M

@@ -612,7 +612,7 @@ end
 -- timeout; docs/security.md has how often it hung before the fix).
 local STORM_SECONDS = 2 -- of CPU time
 function S.storm()
-  qjson.decode_views(require("qjson.decode.config").LUA52COMPAT)
+  qjson.decode_views(require("qjson.decode.settings").LUA52COMPAT)
   local text = '{"id":7,"name":"n","tags":["a","b",{"k":[1,2.5,null]}],"o":{"p":true,"q":"x\\u00e9"}}'
   -- Plain tables of mixed shapes: keys and values of several types in one
   -- table, holes, nesting, an array part beside a hash part.

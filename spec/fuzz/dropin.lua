@@ -19,7 +19,7 @@ local function ref()
       reference = { name = "OpenResty's lua-cjson", decode = real.cjson.new().decode }
     else
       local port = require("qjson.cjson.decoder")
-      local settings = require("qjson.decode.config").defaults()
+      local settings = require("qjson.decode.settings").defaults()
       settings.null = require("qjson").null
       reference = {
         name = "qjson.cjson.decoder",

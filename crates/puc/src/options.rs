@@ -1,5 +1,5 @@
 //! The options tables of `parse`, `decode` and `encode`: checked, with
-//! the LuaJIT binding's messages (`lua/qjson/options.lua`,
+//! the LuaJIT binding's messages (`lua/qjson/parse/options.lua`,
 //! `lua/qjson/encode/options.lua`), raised as Lua's argument errors.
 
 use std::ffi::c_int;

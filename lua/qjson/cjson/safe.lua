@@ -5,7 +5,7 @@
 -- lua-cjson. Errors inside come as from a C pcall: no position, and
 -- argument errors name the function '?'.
 local cjson = require("qjson.cjson")
-local argerror = require("qjson.cjson.args").argerror
+local argerror = require("qjson.args").argerror
 
 local select, pcall = select, pcall
 

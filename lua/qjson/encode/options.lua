@@ -1,6 +1,6 @@
--- The options table of `qjson.encode(v, opts)`: checked, and combined
--- with the instance's settings (lua-cjson's configuration) into what one
--- call uses. Every option is off by default, so the output is lua-cjson's.
+-- Per-call encode options, the table of `qjson.encode(v, opts)`:
+-- checked, and combined with the instance's settings
+-- (qjson.encode.settings) into what one call uses. Every option is off by default, so the output is lua-cjson's.
 local strings = require("qjson.encode.string")
 
 local type, next, tostring, floor, rep = type, next, tostring, math.floor, string.rep
@@ -8,7 +8,7 @@ local type, next, tostring, floor, rep = type, next, tostring, math.floor, strin
 local M = {}
 
 -- (A number or string as itself, anything else by its type.)
-local describe = require("qjson.options").describe
+local describe = require("qjson.parse.options").describe
 
 local function bad(name, want, got)
   return ("bad option '%s' (%s expected, got %s)"):format(name, want, describe(got))

@@ -1,9 +1,9 @@
 -- qjson.encode.walk: the walk that encodes one Lua value, a walker at a
 -- time (a walker is the encoding state and the functions that use it;
 -- qjson.encode keeps one and makes another for an encode called in the
--- middle of a walk). `E` is qjson.encode's module table: the values
--- other modules register there (null, views' hooks, refused metatables,
--- lua-cjson's array markers).
+-- middle of a walk). `E` is qjson.encode's module table: what other
+-- modules register there (views' hooks, refused metatables); the values
+-- shared with lua-cjson (null, the array markers) are qjson.markers'.
 --
 -- M.new has no upvalues (it looks up everything it uses itself), so that
 -- M.uncompiled can load a second copy of it, whose functions LuaJIT never
@@ -26,7 +26,7 @@ function M.new(E)
   local buffer = require("string.buffer")
   local strings = require("qjson.encode.string")
   local numbers = require("qjson.encode.number")
-  local copied_text = require("qjson.encode.text")
+  local copied_text = require("qjson.encode.copied_text")
   local clear = require("table.clear")
   local band = require("bit").band
 
@@ -48,7 +48,7 @@ function M.new(E)
   local number_text, int_limit = numbers.text, numbers.int_limit
   local ESCAPE_SLASH = strings.ESCAPE_SLASH
   -- String flags that copied text (a view's bytes) must be passed through
-  -- qjson.encode.text for.
+  -- qjson.encode.copied_text for.
   local TEXT_FLAGS = strings.ASCII + strings.HTML_SAFE
   local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
 
@@ -91,7 +91,10 @@ function M.new(E)
   end
 
   local views, refused = E.views, E.refused
-  local array_mt, empty_array_mt, empty_array, sentinel_mt = E.array_mt, E.empty_array_mt, E.empty_array, E.sentinel_mt
+  local markers = require("qjson.markers")
+  local array_mt, empty_array_mt, empty_array, sentinel_mt =
+    markers.array_mt, markers.empty_array_mt, markers.empty_array, markers.sentinel_mt
+  local null = markers.null
   local W = { busy = false }
   local buf = buffer.new()
   -- stack[d]: the table being written at depth d. Weak, so the encoder
@@ -106,7 +109,7 @@ function M.new(E)
   local scratch = buffer.new()
 
   -- Settings of the call in progress.
-  local null, max_depth, sparse_convert, sparse_ratio, sparse_safe
+  local max_depth, sparse_convert, sparse_ratio, sparse_safe
   local empty_as_object, skip, precision, limit, invalid, flags, indent, sort_keys
   local general -- indent, sort_keys, skip or cjson_stack: take the general paths
   -- qjson.cjson: a cycle reported as lua-cjson does, int64 cdata refused
@@ -627,7 +630,6 @@ function M.new(E)
   local function load(s, prec, fl, ind, srt, plain)
     loaded, loaded_version, loaded_plain = s, s.version, plain
     view_field = E.view_field
-    null = E.null
     max_depth = s.max_depth
     cycle_as_nesting = s.dropin
     cjson_stack = s.dropin and max_depth >= CJSON_STACK_FIRST

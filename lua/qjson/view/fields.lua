@@ -80,9 +80,7 @@ local error_message = base.error_message
 
 local M = {}
 
--- Set by qjson.init (through qjson.view.set_null): the value a JSON null
--- reads as.
-M.null = nil
+M.null = require("qjson.markers").null -- what a JSON null reads as
 
 -- A view's private keys (see the top of this file). new_view and decoded
 -- spell the first eight again, as constants of their constructors.

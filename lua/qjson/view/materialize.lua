@@ -1,6 +1,6 @@
 -- qjson.materialize: plain Lua tables from views (and from plain tables
 -- that hold views), equal to what lua-cjson's decode builds.
-local tables = require("qjson.tables")
+local tables = require("qjson.plain_tables")
 local encoder = require("qjson.encode")
 local F = require("qjson.view.fields")
 local read = require("qjson.view.read")

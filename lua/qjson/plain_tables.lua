@@ -1,4 +1,4 @@
--- qjson.tables: plain Lua tables from JSON, built from the stream of
+-- qjson.plain_tables: plain Lua tables from JSON, built from the stream of
 -- events the native library produces for a whole value in one call (see
 -- crates/core/src/events/): qjson.cjson.decode and qjson.materialize use it.
 --
@@ -7,9 +7,9 @@
 -- An object of a shape built before (the native side gives objects with
 -- the same keys the same shape id) is a copy of a table with those keys
 -- (OpenResty's table.clone, which LuaJIT compiles): storing into a key
--- the table has is about half the cost of inserting a new one (an 8-key
--- object: 92 against 189 ns, 2026-11-24). Without table.clone (LuaJIT
--- other than OpenResty's), every object has its keys inserted.
+-- the table has is much cheaper than inserting a new one
+-- (docs/performance-log.md). Without table.clone (LuaJIT other than
+-- OpenResty's), every object has its keys inserted.
 local ffi = require("ffi")
 local base = require("qjson.base")
 local C = base.C

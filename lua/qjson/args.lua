@@ -1,4 +1,6 @@
--- Argument checks with the messages lua-cjson's C functions get from
+-- Argument checks for the configuration functions of qjson and
+-- qjson.cjson (qjson.encode.settings, qjson.decode.settings, qjson_strict),
+-- with the messages lua-cjson's C functions get from
 -- LuaJIT's lauxlib (luaL_argerror, luaL_checkinteger, luaL_checkoption,
 -- luaL_checklstring): the function named as the caller's code names it
 -- ('?' when called through pcall or from C), `calling 'f' on bad self`

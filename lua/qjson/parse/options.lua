@@ -1,4 +1,6 @@
--- Parse options: a Lua table checked and packed into `qjson_options`.
+-- Per-call parse options (qjson.parse, decode, select, stream): a Lua
+-- table checked and packed into `qjson_options`. An instance's settings
+-- are qjson.decode.settings'.
 local base = require("qjson.base")
 local C, new_options = base.C, base.new_options
 

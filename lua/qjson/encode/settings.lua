@@ -1,8 +1,10 @@
--- lua-cjson's encoder configuration functions, bound to one settings
--- table (an instance's). Same names, arguments, defaults, range checks and
--- return values as OpenResty's lua-cjson: called with no argument they
--- only read; every call returns the settings in force after it.
-local args = require("qjson.cjson.args")
+-- An instance's encoder settings (qjson, each qjson.new(), qjson.cjson):
+-- the table, and lua-cjson's configuration functions that set it, bound to
+-- it. Per-call options are qjson.encode.options'. Same names,
+-- arguments, defaults, range checks and return values as OpenResty's
+-- lua-cjson: called with no argument they only read; every call returns
+-- the settings in force after it.
+local args = require("qjson.args")
 
 local too_many, checkstring = args.too_many, args.checkstring
 
@@ -30,7 +32,7 @@ function M.defaults()
   }
 end
 
--- The checks shared with the decoder's configuration (qjson.cjson.args).
+-- The checks shared with the decoder's configuration (qjson.args).
 local integer, enum = args.integer_option, args.enum_option
 local ON_OFF, ON_OFF_VALUES = args.ON_OFF, args.ON_OFF_VALUES
 local INVALID = { "off", "on", "null" }

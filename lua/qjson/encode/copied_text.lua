@@ -48,7 +48,7 @@ local SEPARATORS = { ["\226\128\168"] = "\\u2028", ["\226\128\169"] = "\\u2029" 
 
 -- Checks `out` as strict JSON (raises with the parser's message).
 local function check(out, invalid_numbers, max_depth)
-  local options, parse = require("qjson.options"), require("qjson.parse")
+  local options, parse = require("qjson.parse.options"), require("qjson.parse")
   local o, err = options.pack({ invalid_numbers = invalid_numbers or nil, max_depth = max(max_depth, 1000) })
   if o == nil then
     error("qjson: " .. err, 0)

@@ -1,10 +1,11 @@
--- lua-cjson's decoder configuration functions, bound to one settings
--- table (an instance's). Same names, arguments, defaults, range checks and
--- return values as OpenResty's lua-cjson: called with no argument they
--- only read; every call returns the setting in force after it. The
--- encoder's are in qjson.encode.config.
-local args = require("qjson.cjson.args")
-local DEFAULT_MAX_DEPTH = require("qjson.options").DEFAULT_MAX_DEPTH
+-- An instance's decoder settings (qjson, each qjson.new(), qjson.cjson):
+-- the table, and lua-cjson's configuration functions that set it, bound to
+-- it. Per-call options are qjson.parse.options'. Same names,
+-- arguments, defaults, range checks and return values as OpenResty's
+-- lua-cjson: called with no argument they only read; every call returns
+-- the setting in force after it. The encoder's are qjson.encode.settings.
+local args = require("qjson.args")
+local DEFAULT_MAX_DEPTH = require("qjson.parse.options").DEFAULT_MAX_DEPTH
 
 local too_many = args.too_many
 
@@ -34,11 +35,11 @@ function M.defaults()
   }
 end
 
--- The checks shared with the encoder's configuration (qjson.cjson.args).
+-- The checks shared with the encoder's configuration (qjson.args).
 local integer, enum = args.integer_option, args.enum_option
 local ON_OFF, ON_OFF_VALUES = args.ON_OFF, args.ON_OFF_VALUES
--- Installs the configuration functions for settings `s` into `into`;
--- `dropin` (qjson.cjson) adds decode_allow_comment.
+-- Installs the configuration functions for settings `s` into `into`:
+-- qjson.cjson's (`dropin`) have decode_allow_comment, qjson's decode_views.
 function M.install(into, s, dropin)
   -- Deepest nesting of arrays and objects decode accepts, 1..2^31-1.
   function into.decode_max_depth(...)
@@ -55,14 +56,6 @@ function M.install(into, s, dropin)
     return s.invalid_numbers
   end
 
-  -- Whether qjson.decode returns lazy views (true) or plain tables, as
-  -- qjson.cjson.decode builds them (false). Not lua-cjson's: qjson's own.
-  function into.decode_views(...)
-    too_many(1, 1, ...)
-    s.views = enum(1, (...), ON_OFF, ON_OFF_VALUES, s.views)
-    return s.views
-  end
-
   -- Whether decoded arrays get array_mt, so they encode back as arrays
   -- even when empty.
   function into.decode_array_with_array_mt(...)
@@ -77,6 +70,15 @@ function M.install(into, s, dropin)
       too_many(1, 1, ...)
       s.allow_comment = enum(1, (...), ON_OFF, ON_OFF_VALUES, s.allow_comment)
       return s.allow_comment
+    end
+  else
+    -- Whether qjson.decode returns lazy views (true) or plain tables, as
+    -- qjson.materialize builds them (false). qjson's own, not lua-cjson's:
+    -- the drop-in's decode always builds plain tables, so it has none.
+    function into.decode_views(...)
+      too_many(1, 1, ...)
+      s.views = enum(1, (...), ON_OFF, ON_OFF_VALUES, s.views)
+      return s.views
     end
   end
 
