@@ -602,7 +602,7 @@ function M.new_options()
   return options_t()
 end
 
--- Per decode slot (see qjson.tables): stream info, error and options.
+-- Per decode slot (see qjson.plain_tables): stream info, error and options.
 local infos, errs, opts = {}, {}, {}
 function M.slot_boxes(slot)
   local i = slot + 1

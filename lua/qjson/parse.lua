@@ -134,7 +134,7 @@ function M.open_file(path, max_size, o)
 end
 
 -- Whether a document parsed with options `opts` (checked: see
--- qjson.options) was parsed in lazy mode, and with lua-cjson's numbers
+-- qjson.parse.options) was parsed in lazy mode, and with lua-cjson's numbers
 -- beyond JSON (qjson.view.write tells the encoder how to copy its bytes).
 local function lazy_mode(opts)
   return type(opts) == "table" and opts.mode == "lazy" or nil

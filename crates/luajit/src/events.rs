@@ -109,7 +109,7 @@ pub extern "C" fn qjson_text_events(
         // SAFETY: as above.
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
         // Straight from the bytes first, with no tape: faster at every
-        // size (docs/design.md, under `plain_tables.lua`). A text it does not
+        // size (docs/performance-log.md, under `tables.lua`). A text it does not
         // take is parsed as usual, which finds the error.
         if let Some(events) = stream.events_direct(input, &opts, keys) {
             return Ok((events.as_ptr(), events.len()));

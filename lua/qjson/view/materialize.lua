@@ -15,7 +15,7 @@ local DOC, NODE, DIRTY, PTR, BIG_INT = F.DOC, F.NODE, F.DIRTY, F.PTR, F.BIG_INT
 
 -- Plain tables equal to what lua-cjson's decode builds. Arrays carry
 -- `array_mt` when given, else empty arrays carry empty_array_mt (so that
--- they encode as []). An untouched view is built by qjson.tables in one
+-- they encode as []). An untouched view is built by qjson.plain_tables in one
 -- native call; a changed one is walked, its untouched parts built so.
 -- A plain table (one assigned into a view, say) is returned as it is
 -- unless it holds a view at some depth: then a copy with those views
@@ -24,7 +24,7 @@ local DOC, NODE, DIRTY, PTR, BIG_INT = F.DOC, F.NODE, F.DIRTY, F.PTR, F.BIG_INT
 -- changed views to their tables: a cycle gives a cycle of the new tables.
 local materialize
 
--- qjson.tables' settings for an untouched view: one table per `array_mt`
+-- qjson.plain_tables' settings for an untouched view: one table per `array_mt`
 -- (the encoder's, or none), so that a finalizer's materialize with the
 -- other cannot change them while this one's build runs.
 local build_settings = setmetatable({}, { __mode = "k" })

@@ -1,8 +1,8 @@
 //! The walk straight from the bytes of a strict text to its events, with
 //! no tape: one pass that checks the text as it reads it. Building a tape
 //! and then walking it costs more than reading the bytes once, at every
-//! size measured, so `qjson_text_events` tries this walk first (docs/design.md,
-//! under `plain_tables.lua`). The tape walk stays for documents already parsed
+//! size measured, so `qjson_text_events` tries this walk first (docs/performance-log.md,
+//! under `tables.lua`). The tape walk stays for documents already parsed
 //! (`qjson_doc_events`) and for the errors.
 //!
 //! The walk never reports an error: a text it does not take (anything
