@@ -78,6 +78,9 @@ function M.put(buf, s, flags)
   end
   local p = buf:reserve(n * EXPANSION + SLACK + 2) -- and the quotes
   p[0] = QUOTE
+  -- The call writes the shared count box: it takes a ticket, so that a
+  -- read it interrupts (from a finalizer) sees its box was rewritten.
+  ticket()
   local w = qjson_escape(s, n, p + 1, flags, true, consumed)
   if w < 0 then
     local t = ticket()
