@@ -10,8 +10,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use qjson::doc::qjson_free;
 use qjson::events::{qjson_doc_events, qjson_text_events};
-use qjson::parse::{qjson_free, qjson_parse};
+use qjson::parse::qjson_parse;
 use qjson::{take_panic, ErrorInfo};
 use qjson_core::events::{Event, EventTag, EventsInfo};
 use qjson_core::{Document, Kind, Node, Options};
@@ -148,67 +149,76 @@ fn from_document(d: &mut Document<'_>, node: Node, cjson: bool) -> String {
 }
 
 fuzz_target!(|data: &[u8]| {
-    // The first byte: the options; then texts separated by 0xFF (a byte
-    // no JSON text holds), decoded one after another.
-    let Some((&ctl, rest)) = data.split_first() else { return };
-    let opts = Options {
-        invalid_numbers: u32::from(ctl & 1),
-        cjson_integers: u32::from(ctl >> 1 & 1),
-        max_depth: if ctl & 4 != 0 { 3 } else { 1000 },
-        ..Default::default()
-    };
-    for text in rest.split(|&b| b == 0xFF) {
-        let mut info = EventsInfo { count: 0, key_generation: 0 };
-        let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
-        let ev = qjson_text_events(text.as_ptr() as *const c_char, text.len(), &opts, 0, &mut info, &mut err);
-        if let Some(p) = take_panic() {
-            panic!("qjson_text_events panicked: {p}");
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        // The first byte: the options; then texts separated by 0xFF (a byte
+        // no JSON text holds), decoded one after another.
+        let Some((&ctl, rest)) = data.split_first() else { return };
+        let opts = Options {
+            invalid_numbers: u32::from(ctl & 1),
+            cjson_integers: u32::from(ctl >> 1 & 1),
+            max_depth: if ctl & 4 != 0 { 3 } else { 1000 },
+            ..Default::default()
+        };
+        for text in rest.split(|&b| b == 0xFF) {
+            let mut info = EventsInfo { count: 0, key_generation: 0 };
+            let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
+            let ev = qjson_text_events(text.as_ptr() as *const c_char, text.len(), &opts, 0, &mut info, &mut err);
+            if let Some(p) = take_panic() {
+                panic!("qjson_text_events panicked: {p}");
+            }
+            common::printing_panics();
+            let parsed = Document::parse(text, &opts);
+            if ev.is_null() {
+                assert!(err.message[0] != 0, "a failed decode explains itself");
+                assert!(parsed.is_err(), "decode refused what the parser accepts");
+                continue;
+            }
+            let mut d = parsed.expect("the parser refused what decode accepts");
+            let got = events_text(ev, &info);
+            assert_eq!(
+                got,
+                from_document(&mut d, qjson_core::ROOT, opts.cjson_integers != 0),
+                "events differ from the document"
+            );
         }
-        common::printing_panics();
-        let parsed = Document::parse(text, &opts);
-        if ev.is_null() {
-            assert!(err.message[0] != 0, "a failed decode explains itself");
-            assert!(parsed.is_err(), "decode refused what the parser accepts");
-            continue;
-        }
-        let mut d = parsed.expect("the parser refused what decode accepts");
-        let got = events_text(ev, &info);
-        assert_eq!(
-            got,
-            from_document(&mut d, qjson_core::ROOT, opts.cjson_integers != 0),
-            "events differ from the document"
-        );
-    }
 
-    // Lazy documents, walked (numbers as the document reads them).
-    let lazy = Options { mode: 1, ..opts };
-    let strict = Options { cjson_integers: 0, ..opts };
-    for text in rest.split(|&b| b == 0xFF) {
-        let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
-        let doc = qjson_parse(text.as_ptr() as *const c_char, text.len(), &lazy, &mut err);
-        let parsed = Document::parse(text, &strict);
-        if doc.is_null() {
-            assert!(parsed.is_err(), "a lazy parse refused what the strict one accepts");
-            continue;
-        }
-        let mut info = EventsInfo { count: 0, key_generation: 0 };
-        let ev = qjson_doc_events(doc, qjson_core::ROOT, 1, &mut info, &mut err);
-        if let Some(p) = take_panic() {
-            panic!("qjson_doc_events panicked: {p}");
-        }
-        match parsed {
-            Ok(mut d) => {
-                assert!(!ev.is_null(), "qjson_doc_events refused a valid document");
-                assert_eq!(
-                    events_text(ev, &info),
-                    from_document(&mut d, qjson_core::ROOT, false),
-                    "qjson_doc_events differs"
-                );
+        // Lazy documents, walked (numbers as the document reads them).
+        let lazy = Options { mode: 1, ..opts };
+        let strict = Options { cjson_integers: 0, ..opts };
+        for text in rest.split(|&b| b == 0xFF) {
+            let mut err = ErrorInfo { offset: 0, line: 0, column: 0, message: [0; 256] };
+            let doc = qjson_parse(text.as_ptr() as *const c_char, text.len(), &lazy, &mut err);
+            let parsed = Document::parse(text, &strict);
+            if doc.is_null() {
+                assert!(parsed.is_err(), "a lazy parse refused what the strict one accepts");
+                continue;
             }
-            Err(_) => {
-                assert!(ev.is_null() && err.message[0] != 0, "qjson_doc_events accepted what the strict parse refuses")
+            let mut info = EventsInfo { count: 0, key_generation: 0 };
+            let ev = qjson_doc_events(doc, qjson_core::ROOT, 1, &mut info, &mut err);
+            if let Some(p) = take_panic() {
+                panic!("qjson_doc_events panicked: {p}");
             }
+            match parsed {
+                Ok(mut d) => {
+                    assert!(!ev.is_null(), "qjson_doc_events refused a valid document");
+                    assert_eq!(
+                        events_text(ev, &info),
+                        from_document(&mut d, qjson_core::ROOT, false),
+                        "qjson_doc_events differs"
+                    );
+                }
+                Err(_) => {
+                    assert!(
+                        ev.is_null() && err.message[0] != 0,
+                        "qjson_doc_events accepted what the strict parse refuses"
+                    )
+                }
+            }
+            qjson_free(doc);
         }
-        qjson_free(doc);
     }
 });

@@ -57,26 +57,32 @@ fn read(sel: &Selector, d: &mut Document<'_>) -> Result<Vec<String>, String> {
 /// Reads `sel` from the JSON text through the C ABI, as the Lua binding
 /// does: items as text, or an error.
 fn read_text(sel: &Selector, json: &[u8], opts: &Options) -> Result<Vec<String>, String> {
-    let (mut items, mut bytes) = (vec![blank(); 1], vec![0u8; 1]);
-    loop {
-        let mut out = SelectOut::new(&mut items, &mut bytes);
-        // (A slot holding `sel`, as the binding passes it.)
-        let slot = sel as *const Selector as *mut Selector;
-        let status = qjson_select(&slot, null_mut(), 0, json.as_ptr() as *const c_char, json.len(), opts, &mut out);
-        if let Some(p) = take_panic() {
-            panic!("qjson_select panicked: {p}");
-        }
-        match status {
-            1 => return Ok(items[..out.count as usize].iter().map(item_text).collect()),
-            0 => {
-                items = vec![blank(); out.count as usize];
-                bytes = vec![0u8; out.used as usize];
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let (mut items, mut bytes) = (vec![blank(); 1], vec![0u8; 1]);
+        loop {
+            let mut out = SelectOut::new(&mut items, &mut bytes);
+            // (A slot holding `sel`, as the binding passes it.)
+            let slot = sel as *const Selector as *mut Selector;
+            let status = qjson_select(&slot, null_mut(), 0, json.as_ptr() as *const c_char, json.len(), opts, &mut out);
+            if let Some(p) = take_panic() {
+                panic!("qjson_select panicked: {p}");
             }
-            -1 => {
-                assert!(out.err.message[0] != 0, "a failed select explains itself");
-                return Err(String::new());
+            match status {
+                1 => return Ok(items[..out.count as usize].iter().map(item_text).collect()),
+                0 => {
+                    items = vec![blank(); out.count as usize];
+                    bytes = vec![0u8; out.used as usize];
+                }
+                -1 => {
+                    assert!(out.err.message[0] != 0, "a failed select explains itself");
+                    return Err(String::new());
+                }
+                s => panic!("undocumented status {s}"),
             }
-            s => panic!("undocumented status {s}"),
         }
     }
 }

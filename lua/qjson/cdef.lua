@@ -168,6 +168,12 @@ typedef struct {
 } qjson_value;
 const char *qjson_version(void);
 const char *qjson_backend(void);
+void qjson_free(qjson_doc *doc);
+void qjson_close(qjson_doc *doc);
+int32_t qjson_pin(qjson_doc *doc);
+void qjson_unpin(qjson_doc *doc);
+void qjson_finalize(qjson_doc *doc);
+uint64_t qjson_live_documents(void);
 int32_t qjson_escape(const char *src,
                      size_t len,
                      uint8_t *dst,
@@ -175,14 +181,6 @@ int32_t qjson_escape(const char *src,
                      bool last,
                      size_t *consumed);
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
-int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
-int32_t qjson_raw_span(qjson_doc *doc, uint32_t node, uint32_t *out);
-int32_t qjson_copy_input(qjson_doc *doc, uint32_t start, uint32_t len, uint8_t *dst);
-int32_t qjson_member_span(qjson_doc *doc,
-                          uint32_t parent,
-                          uint32_t child,
-                          uint32_t parent_end,
-                          uint32_t *out);
 const qjson_event *qjson_text_events(const char *input,
                                      size_t len,
                                      const qjson_options *opts,
@@ -235,12 +233,6 @@ int32_t qjson_parse_measured_in(const char *input,
                                 size_t size,
                                 qjson_error *err);
 size_t qjson_handle_size(void);
-void qjson_free(qjson_doc *doc);
-void qjson_close(qjson_doc *doc);
-int32_t qjson_pin(qjson_doc *doc);
-void qjson_unpin(qjson_doc *doc);
-void qjson_finalize(qjson_doc *doc);
-uint64_t qjson_live_documents(void);
 int32_t qjson_path_compile_in(const char *path, size_t len, qjson_path **out, qjson_error *err);
 void qjson_path_release(qjson_path **path);
 int32_t qjson_find(qjson_doc *doc,
@@ -302,8 +294,8 @@ int32_t qjson_child_holding(qjson_doc *doc,
                             uint32_t *out_node,
                             uint32_t *out_index);
 int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
-void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 size_t qjson_index_bytes(const qjson_doc *doc);
+void qjson_last_error(const qjson_doc *doc, qjson_error *err);
 int32_t qjson_schema_new_in(const char *schema,
                             size_t len,
                             const char *remotes,
@@ -369,4 +361,12 @@ int32_t qjson_entry(qjson_doc *doc,
                     uint32_t prev,
                     qjson_value *key,
                     qjson_value *value);
+int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
+int32_t qjson_raw_span(qjson_doc *doc, uint32_t node, uint32_t *out);
+int32_t qjson_copy_input(qjson_doc *doc, uint32_t start, uint32_t len, uint8_t *dst);
+int32_t qjson_member_span(qjson_doc *doc,
+                          uint32_t parent,
+                          uint32_t child,
+                          uint32_t parent_end,
+                          uint32_t *out);
 ]]

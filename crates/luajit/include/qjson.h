@@ -33,7 +33,9 @@ enum qjson_event_tag {
   QJSON_EVENT_TAG_NULL = 0,
   QJSON_EVENT_TAG_FALSE = 1,
   QJSON_EVENT_TAG_TRUE = 2,
-  // `v.num` is the number's nearest double.
+  // `v.num` is the number's nearest double; or, when `n` is
+  // [`INTEGER`] (a walker with `Walker::set_integers`), an integer
+  // literal within the int64 range, `Event::integer` its value.
   QJSON_EVENT_TAG_NUMBER = 3,
   // `v.ptr` and `n` are the unescaped bytes and their count.
   QJSON_EVENT_TAG_STRING = 4,
@@ -162,9 +164,7 @@ typedef uint32_t qjson_stream_format;
 // placed in memory the caller owns (`qjson_parse_in`), which the caller
 // simply releases: such a handle owns no heap memory at all (its tape and
 // string scratch live in the same block). The message of a failed read
-// is kept per thread, not in the handle: a small document
-// is placed in Lua memory on every decode, and an inline message would
-// have been half of that memory.
+// is kept per thread, not in the handle (`read_error.rs`).
 typedef struct qjson_doc qjson_doc;
 
 // A path checked and split once, for reuse (`qjson.path` in Lua).
@@ -332,6 +332,64 @@ const char *qjson_version(void);
 // NUL-terminated.
 const char *qjson_backend(void);
 
+// Frees a document (null is ignored).
+//
+// # Safety
+// - `doc` is null or a handle from `qjson_parse`,
+//   `qjson_parse_measured` or `qjson_parse_file` not yet freed; it is
+//   not used again after this call.
+void qjson_free(qjson_doc *doc);
+
+// Releases a document's memory now (its tape, and its bytes for
+// `qjson_parse_file`); the handle stays valid and every later read on it
+// fails with "document is closed". A pinned document is only marked
+// closed: its memory goes with the last pin. Null is ignored.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+void qjson_close(qjson_doc *doc);
+
+// Pins a document: its memory stays until `qjson_unpin`, even if it is
+// closed meanwhile (reads then fail as for a closed document). For a
+// reader that keeps pointers into the document across calls that may run
+// other code. Returns 1, or `Error` for a closed document or null.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+int32_t qjson_pin(qjson_doc *doc);
+
+// Takes back a pin of `qjson_pin`; the last one completes a close that
+// waited for it. Null is ignored.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+void qjson_unpin(qjson_doc *doc);
+
+// Releases the document of a handle in caller memory at the end of the
+// memory's life (its finalizer), pins or not. The handle stays readable
+// (closed) until the memory is freed. Null is ignored.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+void qjson_finalize(qjson_doc *doc);
+
+// How many documents are alive (parsed, neither closed nor freed),
+// process-wide:
+// a leak check for tests and a gauge for monitoring.
+uint64_t qjson_live_documents(void);
+
 // Escapes the `len` bytes at `src` into `dst` (room for
 // `QJSON_LIMIT_ESCAPE_EXPANSION` × `len` + `QJSON_LIMIT_ESCAPE_SLACK`
 // bytes) as the body of a JSON string; `flags` are `qjson_escape_flag`
@@ -343,6 +401,13 @@ const char *qjson_backend(void);
 // when `len` is over `QJSON_LIMIT_ESCAPE_MAX_CHUNK` (the caller passes
 // longer strings in parts, so the result always fits an `int32_t`, a
 // plain number in LuaJIT).
+//
+// # Safety
+// - `src` is null or points to `len` readable bytes, for the call.
+// - `dst` is null or points to room for `len` ×
+//   `QJSON_LIMIT_ESCAPE_EXPANSION` plus `QJSON_LIMIT_ESCAPE_SLACK`
+//   writable bytes, not overlapping `src`.
+// - `consumed` is null or points to a writable `size_t`.
 int32_t qjson_escape(const char *src,
                      size_t len,
                      uint8_t *dst,
@@ -354,15 +419,802 @@ int32_t qjson_escape(const char *src,
 // `QJSON_LIMIT_NUMBER_MAX_LEN` bytes) as C's
 // `%.{precision}g` (1..17), or as the shortest text that reads back to
 // `v` when `precision` is 0. Returns the bytes written (0 on a bug).
+//
+// # Safety
+// - `dst` is null or points to `QJSON_LIMIT_NUMBER_MAX_LEN` writable
+//   bytes.
 uint32_t qjson_format_number(double v, uint32_t precision, uint8_t *dst);
+
+// Parses the `len` bytes at `input` and returns the events of the whole
+// value, their number in `info`. Null on invalid input, with `err`
+// filled in as `qjson_parse` does. String events point into `input` or
+// into the slot's buffers, key events into the thread's key cache: valid
+// while `input` is, until the next call with the same `slot` on this
+// thread (or, for keys, until a call with slot 0 renews the cache, which
+// `info.key_generation` then tells). A caller that may decode while
+// still reading another decode's events (a finalizer run by the Lua
+// collector) passes a different slot.
+//
+// # Safety
+// - `input` is null or points to `len` readable bytes, for the call.
+//   The events returned point into it: the caller keeps it while it
+//   reads them.
+// - `opts` is null or points to a readable `qjson_options`.
+// - `info` is null or points to a writable `qjson_events_info`.
+// - `err` is null or points to a writable `qjson_error`.
+const qjson_event *qjson_text_events(const char *input,
+                                     size_t len,
+                                     const qjson_options *opts,
+                                     uint32_t slot,
+                                     qjson_events_info *info,
+                                     qjson_error *err);
+
+// The events of the value at `node` of a parsed document, as
+// `qjson_text_events`; strings stay valid while the document is open, until
+// the next call with the same `slot` on this thread.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `info` is null or points to a writable `qjson_events_info`.
+// - `err` is null or points to a writable `qjson_error`.
+const qjson_event *qjson_doc_events(qjson_doc *doc,
+                                    uint32_t node,
+                                    uint32_t slot,
+                                    qjson_events_info *info,
+                                    qjson_error *err);
+
+// The double at `p` (0 when `p` is null).
+//
+// # Safety
+// - `p` is null or points to a readable, initialised `double`.
+double qjson_load_f64(const double *p);
+
+// Parses `len` bytes at `input`, which must stay alive and unchanged until
+// the document is freed (the Lua binding keeps the string referenced).
+// Returns null on error, with `err` filled in.
+//
+// # Safety
+// - `input` is null or points to `len` readable bytes that stay alive
+//   and unchanged until the document is freed (or its memory
+//   released).
+// - `opts` is null or points to a readable `qjson_options`.
+// - `err` is null or points to a writable `qjson_error`.
+qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
+
+// First half of a parse in two calls: parses `len` bytes at `input` (same
+// contract as `qjson_parse`) and returns how many bytes `qjson_parse_in`
+// needs to place the document in caller memory (saturating at
+// `INT32_MAX`), or 0 on error, with `err` filled in. The caller then
+// places it (`qjson_parse_in`, worth it for small documents, where a
+// boxed handle's allocation and finalizer would cost more than the
+// parse) or has it boxed (`qjson_parse_measured`); either way the input
+// is parsed once.
+//
+// # Safety
+// - `input` is null or points to `len` readable bytes, for the call.
+//   When the document is then made by `qjson_parse_in` or
+//   `qjson_parse_measured`, their requirements on `input` apply.
+// - `opts` is null or points to a readable `qjson_options`.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_parse_size(const char *input,
+                         size_t len,
+                         const qjson_options *opts,
+                         qjson_error *err);
+
+// Second half for a document the caller chose not to place (it needs more
+// memory than the caller would give it): a boxed document, as from
+// `qjson_parse`, of the same `input`, `len` and `opts` as the
+// `qjson_parse_size` call before, without parsing again.
+//
+// # Safety
+// - `input` is null or points to `len` readable bytes that stay alive
+//   and unchanged until the document is freed (or its memory
+//   released).
+// - `opts` is null or points to a readable `qjson_options`.
+// - `err` is null or points to a writable `qjson_error`.
+qjson_doc *qjson_parse_measured(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                qjson_error *err);
+
+// Second half: builds the document in `mem` (`size` bytes, 8-byte
+// aligned, as `qjson_parse_size` asked for; same `input`, `len` and
+// `opts`), which then serves as its `qjson_doc *` until the caller
+// releases the memory. It owns nothing else: never pass it to
+// `qjson_free`. Returns 1, or 0 with `err` filled in.
+//
+// # Safety
+// - `input` is null or points to `len` readable bytes that stay alive
+//   and unchanged until the document is freed (or its memory
+//   released).
+// - `opts` is null or points to a readable `qjson_options`.
+// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+//   that the caller keeps, unmoved and unused otherwise, for the
+//   document's life.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_parse_in(const char *input,
+                       size_t len,
+                       const qjson_options *opts,
+                       void *mem,
+                       size_t size,
+                       qjson_error *err);
+
+// A parse in one call for small documents: parses `len` bytes at `input`
+// (same contract as `qjson_parse`) and places the document in `mem`
+// (`size` bytes, 8-byte aligned) when it fits, as `qjson_parse_in` does.
+// Returns minus the bytes it used when placed; else the bytes it needs
+// (the parse is kept: follow with `qjson_parse_in` on memory that large,
+// or `qjson_parse_measured`), or 0 with `err` filled in. A double, exact
+// for any size: LuaJIT boxes a 64-bit integer result, an allocation that
+// may run a finalizer (which may parse) before the caller reads `err`.
+//
+// # Safety
+// - `input` is null or points to `len` readable bytes that stay alive
+//   and unchanged until the document is freed (or its memory
+//   released).
+// - `opts` is null or points to a readable `qjson_options`.
+// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+//   that the caller keeps, unmoved and unused otherwise, for the
+//   document's life.
+// - `err` is null or points to a writable `qjson_error`.
+double qjson_parse_into(const char *input,
+                        size_t len,
+                        const qjson_options *opts,
+                        void *mem,
+                        size_t size,
+                        qjson_error *err);
+
+// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
+// parses it; the document owns the bytes. Only a regular file of at most
+// `max_size` bytes is read (values above the input limit, 4 GiB − 1
+// bytes, mean that limit): its size is checked before reading, and a file
+// that grows past the limit while read is refused. A FIFO, a device or a
+// directory is refused without blocking.
+//
+// # Safety
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `opts` is null or points to a readable `qjson_options`.
+// - `err` is null or points to a writable `qjson_error`.
+qjson_doc *qjson_parse_file(const char *path,
+                            size_t path_len,
+                            uint64_t max_size,
+                            const qjson_options *opts,
+                            qjson_error *err);
+
+// `qjson_parse_file`, with the handle written to `mem` (`size` bytes,
+// 8-byte aligned, at least `qjson_handle_size()`), as for
+// `qjson_parse_measured_in`. Returns 1, or 0 with `err` filled in.
+//
+// # Safety
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `opts` is null or points to a readable `qjson_options`.
+// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+//   that the caller keeps, unmoved and unused otherwise, for the
+//   document's life. It is passed to `qjson_finalize` before it is
+//   released.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_parse_file_in(const char *path,
+                            size_t path_len,
+                            uint64_t max_size,
+                            const qjson_options *opts,
+                            void *mem,
+                            size_t size,
+                            qjson_error *err);
+
+// Second half for a document too large to place, like
+// `qjson_parse_measured`, but with the handle itself written to `mem`
+// (`size` bytes, 8-byte aligned, at least `qjson_handle_size()`), memory
+// the caller owns and frees after `qjson_finalize`; the document's tape
+// and strings are on the heap. The handle then lives exactly as long as
+// that memory: a read after `qjson_finalize` (the Lua binding's
+// finalizer; at `lua_close` LuaJIT runs it before finalizers of other
+// objects that may still read) reports a closed document instead of
+// reading freed memory. Returns 1, or 0 with `err` filled in.
+//
+// # Safety
+// - `input` is null or points to `len` readable bytes that stay alive
+//   and unchanged until the document is freed (or its memory
+//   released).
+// - `opts` is null or points to a readable `qjson_options`.
+// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+//   that the caller keeps, unmoved and unused otherwise, for the
+//   document's life. It is passed to `qjson_finalize` before it is
+//   released.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_parse_measured_in(const char *input,
+                                size_t len,
+                                const qjson_options *opts,
+                                void *mem,
+                                size_t size,
+                                qjson_error *err);
+
+// Bytes of caller memory a handle needs (`qjson_parse_measured_in`,
+// `qjson_parse_file_in`).
+size_t qjson_handle_size(void);
+
+// `box_into`): 1, or 0 on a syntax error, with `err` filled in.
+//
+// # Safety
+// - `path` is null or points to `len` readable bytes, for the call.
+// - `out` is null or points to a writable slot holding null or a path
+//   from `qjson_path_compile_in` (released by this call).
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_path_compile_in(const char *path, size_t len, qjson_path **out, qjson_error *err);
+
+// Frees the compiled path in slot `path` and empties the slot (null or
+// empty: nothing).
+//
+// # Safety
+// - `path` is null or points to a writable slot holding null or the
+//   compiled path `qjson_path_compile_in` put there and no one has
+//   freed since.
+void qjson_path_release(qjson_path **path);
+
+// The kind at `path`; with `out_node`, the node too (for cursors).
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out_node` is null or points to a writable `uint32_t`.
+int32_t qjson_find(qjson_doc *doc,
+                   uint32_t base,
+                   const char *path,
+                   size_t path_len,
+                   qjson_path *const *compiled,
+                   uint32_t *out_node);
+
+// A string, unescaped. The bytes stay valid until the next read.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out_ptr` is null or points to a writable `const char *`.
+// - `out_len` is null or points to a writable `size_t`.
+int32_t qjson_get_str(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      qjson_path *const *compiled,
+                      const char **out_ptr,
+                      size_t *out_len);
+
+// Copies the string at `node`, unescaped, to `dst` when it fits in `cap`
+// bytes; returns its length either way, or a negative status (`Error`
+// for a closed document or a value that is not a string). The Lua
+// binding's way to read a string with no pointer into the document held
+// while Lua code may run (see lua/qjson/base.lua).
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `dst` is null or points to `cap` writable bytes, outside the
+//   document's memory.
+int64_t qjson_copy_str(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
+
+// `qjson_copy_str` for the exact JSON text of any value.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `dst` is null or points to `cap` writable bytes, outside the
+//   document's memory.
+int64_t qjson_copy_raw(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
+
+// A number as the nearest double.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out` is null or points to a writable `double`.
+int32_t qjson_get_num(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      qjson_path *const *compiled,
+                      double *out);
+
+// A number as an exact int64; an error when it is not an integer in range.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out` is null or points to a writable `int64_t`.
+int32_t qjson_get_i64(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      qjson_path *const *compiled,
+                      int64_t *out);
+
+// A number as an exact uint64; an error when it is not an integer in range.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out` is null or points to a writable `uint64_t`.
+int32_t qjson_get_u64(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      qjson_path *const *compiled,
+                      uint64_t *out);
+
+// A boolean (1 for true, 0 for false).
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out` is null or points to a writable `uint8_t`.
+int32_t qjson_get_bool(qjson_doc *doc,
+                       uint32_t base,
+                       const char *path,
+                       size_t path_len,
+                       qjson_path *const *compiled,
+                       uint8_t *out);
+
+// The member or element count of an object or array.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out` is null or points to a writable `size_t`.
+int32_t qjson_get_len(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      qjson_path *const *compiled,
+                      size_t *out);
+
+// The exact JSON text of any value (borrowed from the input).
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `path` is null or points to `path_len` readable bytes, for the
+//   call.
+// - `compiled` is null or points to a slot holding null or a path from
+//   `qjson_path_compile_in` that no one has freed since.
+// - `out_ptr` is null or points to a writable `const char *`.
+// - `out_len` is null or points to a writable `size_t`.
+int32_t qjson_get_raw(qjson_doc *doc,
+                      uint32_t base,
+                      const char *path,
+                      size_t path_len,
+                      qjson_path *const *compiled,
+                      const char **out_ptr,
+                      size_t *out_len);
+
+// Iterates a container: `prev` 0 asks for the first child, otherwise the
+// child after `prev`. Writes the child's node to `out` (for an object,
+// the key's node; its value is the next node) and returns the kind of
+// the element or member value, or `Missing` after the last one.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out` is null or points to a writable `uint32_t`.
+int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out);
+
+// The child of container `parent` whose subtree holds node `target`:
+// writes its node (for an object, the key's node) to `out_node` and its
+// index among the children to `out_index`, and returns 1; `Missing` when
+// `target` is not inside `parent`. Checks no value on the way (unlike
+// `qjson_next`, whose kinds check each child in lazy mode): for finding
+// the path to a node without reading its siblings.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out_node` is null or points to a writable `uint32_t`.
+// - `out_index` is null or points to a writable `uint32_t`.
+int32_t qjson_child_holding(qjson_doc *doc,
+                            uint32_t parent,
+                            uint32_t target,
+                            uint32_t *out_node,
+                            uint32_t *out_index);
+
+// For an object whose keys repeat: writes up to `cap` pairs (key node,
+// node of the key's last value), each key once in order of first
+// appearance, and returns the number of pairs. Returns 0 when no key
+// repeats (iterate with `qjson_next` then), -1 on error.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out` is null or points to `2 × cap` writable `uint32_t`s.
+int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
+
+// Bytes of native memory the document's index holds (for measurements):
+// its tape, and the indexes built since for random access.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+size_t qjson_index_bytes(const qjson_doc *doc);
+
+// Copies the message of the last failed read into `err`: the panic
+// caught after a `Panic` status, else the error of the last failed read
+// on this thread when it was on `doc` (so call it right after the read).
+//
+// # Safety
+// - `doc` is only compared, never read: any value.
+// - `err` is null or points to a writable `qjson_error`.
+void qjson_last_error(const qjson_doc *doc, qjson_error *err);
+
+// Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
+// (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
+// documents `$ref` may reach; nothing is ever fetched. Boxes the schema
+// into the caller's slot `out` (see `box_into`) and returns 1; 0 on
+// error, with `err` filled in (the message says where in the schema).
+//
+// # Safety
+// - `schema` is null or points to `len` readable bytes, for the call.
+// - `remotes` is null or points to `remotes_len` readable bytes, for
+//   the call.
+// - `opts` is null or points to a readable `qjson_schema_options`.
+// - `out` is null or points to a writable slot holding null or a
+//   schema from `qjson_schema_new_in` (released by this call).
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_schema_new_in(const char *schema,
+                            size_t len,
+                            const char *remotes,
+                            size_t remotes_len,
+                            const qjson_schema_options *opts,
+                            qjson_schema **out,
+                            qjson_error *err);
+
+// Frees the compiled schema in slot `schema` and empties the slot (null
+// or empty: nothing).
+//
+// # Safety
+// - `schema` is null or points to a writable slot holding null or the
+//   compiled schema `qjson_schema_new_in` put there and no one has
+//   freed since.
+void qjson_schema_release(qjson_schema **schema);
+
+// Parses `len` bytes at `input` (strict) and checks them against the
+// schema in slot `schema`: 0 when valid; else the size of the error report, written to
+// `out` when it fits in `cap` bytes (call again with more room when it
+// does not). `Status::Error` (-1) when the input is not JSON (or a bad
+// argument), `Status::Panic` (-2), with `err` filled in.
+//
+// # Safety
+// - `schema` is null or points to a readable slot holding null or the
+//   compiled schema `qjson_schema_new_in` put there and no one has
+//   freed since.
+// - `input` is null or points to `len` readable bytes, for the call.
+// - `out` is null or points to `cap` writable bytes.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_schema_check(qjson_schema *const *schema,
+                           const char *input,
+                           size_t len,
+                           uint8_t *out,
+                           size_t cap,
+                           qjson_error *err);
+
+// As `qjson_schema_check`, for `node` of a parsed document.
+//
+// # Safety
+// - `schema` is null or points to a readable slot holding null or the
+//   compiled schema `qjson_schema_new_in` put there and no one has
+//   freed since.
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out` is null or points to `cap` writable bytes.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_schema_check_doc(qjson_schema *const *schema,
+                               qjson_doc *doc,
+                               uint32_t node,
+                               uint8_t *out,
+                               size_t cap,
+                               qjson_error *err);
+
+// 1 when the `len` bytes at `input` are JSON valid against `schema`, 0
+// when not; -1 when they are not JSON (or a bad argument), -2 on a
+// panic, with `err` filled in.
+//
+// # Safety
+// - `schema` is null or points to a readable slot holding null or the
+//   compiled schema `qjson_schema_new_in` put there and no one has
+//   freed since.
+// - `input` is null or points to `len` readable bytes, for the call.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_schema_valid(qjson_schema *const *schema,
+                           const char *input,
+                           size_t len,
+                           qjson_error *err);
+
+// As `qjson_schema_valid`, for `node` of a parsed document (-1 for a bad
+// argument or a closed document).
+//
+// # Safety
+// - `schema` is null or points to a readable slot holding null or the
+//   compiled schema `qjson_schema_new_in` put there and no one has
+//   freed since.
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_schema_valid_doc(qjson_schema *const *schema,
+                               qjson_doc *doc,
+                               uint32_t node,
+                               qjson_error *err);
+
+// A new, empty selector (`qjson_selector_add` fills it), boxed into the
+// caller's slot `out` (see `box_into`): 1, or 0 (a null slot, a caught
+// panic) with `err` filled in.
+//
+// # Safety
+// - `out` is null or points to a writable slot holding null or a
+//   selector from `qjson_selector_new_in` (released by this call).
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_selector_new_in(qjson_selector **out, qjson_error *err);
+
+// Adds a path to the selector in slot `sel`: `spec` is `path` or `path:type`, or with a
+// non-null `ty` the path alone and `ty` the type's name. Returns 1, or 0
+// with `err` filled in.
+//
+// # Safety
+// - `sel` is null or points to a writable slot holding null or the
+//   selector `qjson_selector_new_in` put there and no one has freed
+//   since.
+// - `spec` is null or points to `spec_len` readable bytes, for the
+//   call.
+// - `ty` is null or points to `ty_len` readable bytes, for the call.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_selector_add(qjson_selector **sel,
+                           const char *spec,
+                           size_t spec_len,
+                           const char *ty,
+                           size_t ty_len,
+                           qjson_error *err);
+
+// Frees the selector in slot `sel` and empties the slot (null or empty:
+// nothing).
+//
+// # Safety
+// - `sel` is null or points to a writable slot holding null or the
+//   selector `qjson_selector_new_in` put there and no one has freed
+//   since.
+void qjson_selector_release(qjson_selector **sel);
+
+// Reads every path of the selector in slot `sel` from node `node` of `doc`, or when `doc` is
+// null from the JSON text `input` (`len` bytes, parsed with `opts`; no
+// document is kept). Returns 1 with `out.count` items written, 0 when
+// `out` was too small (`count` and `used` say what is needed; nothing
+// else was written that the caller may use), -1 with `out.err` filled in
+// (invalid JSON with its position, or a type mismatch), -2 after a
+// caught panic (`out.err` says so).
+//
+// Strings point into the input (which the caller keeps alive while it
+// reads them) or into `out.bytes`; container items carry their node in
+// the document (for a text, in the document a parse of the same text
+// with the same options would build).
+//
+// # Safety
+// - `sel` is null or points to a readable slot holding null or the
+//   selector `qjson_selector_new_in` put there and no one has freed
+//   since.
+// - `doc` is null (then `input` is read) or a live handle: from
+//   `qjson_parse*` and not yet passed to `qjson_free`, or in caller
+//   memory that the caller has not released.
+// - `input` is null or points to `len` readable bytes, for the call.
+//   Strings in the output may point into it: the caller keeps it while
+//   it reads them.
+// - `opts` is null or points to a readable `qjson_options`.
+// - `out` is null or points to a writable `qjson_select_out` whose
+//   `items` is null or points to `cap` writable items and whose
+//   `bytes` is null or points to `bytes_cap` writable bytes.
+int32_t qjson_select(qjson_selector *const *sel,
+                     qjson_doc *doc,
+                     uint32_t node,
+                     const char *input,
+                     size_t len,
+                     const qjson_options *opts,
+                     qjson_select_out *out);
+
+// A splitter for `format` (a `qjson_stream_format`) whose values may
+// have up to `max_size` bytes (at most `qjson_stream_max_size()`;
+// more is taken as that), boxed into the caller's slot `out` (see
+// `box_into`): 1, or 0 (an unknown format, a null slot, a caught panic)
+// with `err` filled in.
+//
+// # Safety
+// - `out` is null or points to a writable slot holding null or a
+//   splitter from `qjson_stream_new_in` (released by this call).
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_stream_new_in(uint32_t format, size_t max_size, qjson_stream **out, qjson_error *err);
+
+// The largest `max_size` a splitter takes: a value's length is a `u32`.
+uint64_t qjson_stream_max_size(void);
+
+// Frees the splitter in slot `st` and empties the slot (null or empty:
+// nothing).
+//
+// # Safety
+// - `st` is null or points to a writable slot holding null or the
+//   splitter `qjson_stream_new_in` put there and no one has freed
+//   since.
+void qjson_stream_release(qjson_stream **st);
+
+// Forgets the last call's values and gives back what the splitter in
+// slot `st` holds beyond a small bound: for a splitter kept idle in a
+// pool (a null or empty slot is ignored).
+//
+// # Safety
+// - `st` is null or points to a writable slot holding null or the
+//   splitter `qjson_stream_new_in` put there and no one has freed
+//   since.
+void qjson_stream_trim(qjson_stream **st);
+
+// Splits, with the splitter in slot `st`, a whole stream of `len` bytes
+// at `input` (spans refer to
+// `input`, which the caller keeps). Returns 1, or -1 with `out.err`
+// filled in: the spans found before the error are still in `out`.
+// -2 after a caught panic.
+//
+// # Safety
+// - `st` is null or points to a writable slot holding null or the
+//   splitter `qjson_stream_new_in` put there and no one has freed
+//   since.
+// - `input` is null or points to `len` readable bytes, for the call.
+//   The spans refer to it: the caller keeps it while it reads them.
+// - `out` is null or points to a writable `qjson_stream_out`.
+int32_t qjson_stream_split(qjson_stream **st, const char *input, size_t len, qjson_stream_out *out);
+
+// Feeds the splitter in slot `st` the next `len` bytes of a stream
+// (copied: the caller may free
+// them); `end` non-zero says the stream ends there. Spans refer to the
+// splitter's own buffer (`out.data`) until its next call; when the
+// caller left `out.unread` at 1, the spans of the previous call come
+// first (`Splitter::feed_keeping`). Sets `out.unread` to 1. Returns as
+// `qjson_stream_split`; after an error every later call fails with it.
+//
+// # Safety
+// - `st` is null or points to a writable slot holding null or the
+//   splitter `qjson_stream_new_in` put there and no one has freed
+//   since.
+// - `chunk` is null or points to `len` readable bytes, for the call.
+// - `out` is null or points to a writable `qjson_stream_out`.
+int32_t qjson_stream_feed(qjson_stream **st,
+                          const char *chunk,
+                          size_t len,
+                          int32_t end,
+                          qjson_stream_out *out);
+
+// Reads a child of container `parent`: the member `key` of an object
+// (the last one when the key repeats) when `key` is non-null, else
+// element `index` (0-based) of an array. Returns the child's kind, or
+// `Missing` when there is no such child.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `key` is null or points to `key_len` readable bytes, for the call.
+// - `out` is null or points to a writable `qjson_value`.
+int32_t qjson_child(qjson_doc *doc,
+                    uint32_t parent,
+                    const char *key,
+                    size_t key_len,
+                    size_t index,
+                    qjson_value *out);
+
+// Reads the value at `node` (a node from `qjson_child` or `qjson_entry`).
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out` is null or points to a writable `qjson_value`.
+int32_t qjson_read(qjson_doc *doc, uint32_t node, qjson_value *out);
+
+// Steps through container `parent`: the child after node `prev` (0 for
+// the first). Reads an element into `value`; for an object, reads the
+// key into `key` (its `node` is the key's node) and the member's value
+// into `value`. Returns the value's kind, or `Missing` after the last.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `key` is null or points to a writable `qjson_value`.
+// - `value` is null or points to a writable `qjson_value`.
+int32_t qjson_entry(qjson_doc *doc,
+                    uint32_t parent,
+                    uint32_t prev,
+                    qjson_value *key,
+                    qjson_value *value);
 
 // The document's input text (`*out_ptr`, `*out_len`), for copying
 // untouched members of a changed view (see `qjson_member_span`).
 // Returns 1, or `Error` for a closed document.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out_ptr` is null or points to a writable `const char *`.
+// - `out_len` is null or points to a writable `size_t`.
 int32_t qjson_input(qjson_doc *doc, const char **out_ptr, size_t *out_len);
 
 // Where value `node` lies in the input: bytes `out[0]`..`out[1]` (for
 // `qjson_copy_input`). Returns the value's kind, or `Error`.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out` is null or points to 2 writable `uint32_t`s.
 int32_t qjson_raw_span(qjson_doc *doc, uint32_t node, uint32_t *out);
 
 // Copies the input's bytes `start`..`start + len` to `dst` (room for
@@ -370,6 +1222,14 @@ int32_t qjson_raw_span(qjson_doc *doc, uint32_t node, uint32_t *out);
 // one call per run, rather than from a pointer to the input that Lua
 // would hold across code that may close the document. Returns 1, or
 // `Error` (a closed document, a range past the input).
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `dst` is null or points to `len` writable bytes, outside the
+//   document's memory.
 int32_t qjson_copy_input(qjson_doc *doc, uint32_t start, uint32_t len, uint8_t *dst);
 
 // Where child `child` of container `parent` lies in the input, for
@@ -388,435 +1248,17 @@ int32_t qjson_copy_input(qjson_doc *doc, uint32_t start, uint32_t len, uint8_t *
 // text); a `parent_end` that is not just past the parent's closing
 // bracket is refused, whichever the child. Returns the value's kind, or
 // `Error`.
+//
+// # Safety
+// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+//   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+//   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+//   the caller has not released.
+// - `out` is null or points to 8 writable `uint32_t`s.
 int32_t qjson_member_span(qjson_doc *doc,
                           uint32_t parent,
                           uint32_t child,
                           uint32_t parent_end,
                           uint32_t *out);
-
-// Parses the `len` bytes at `input` and returns the events of the whole
-// value, their number in `info`. Null on invalid input, with `err`
-// filled in as `qjson_parse` does. String events point into `input` or
-// into the slot's buffers, key events into the thread's key cache: valid
-// while `input` is, until the next call with the same `slot` on this
-// thread (or, for keys, until a call with slot 0 renews the cache, which
-// `info.key_generation` then tells). A caller that may decode while
-// still reading another decode's events (a finalizer run by the Lua
-// collector) passes a different slot.
-const qjson_event *qjson_text_events(const char *input,
-                                     size_t len,
-                                     const qjson_options *opts,
-                                     uint32_t slot,
-                                     qjson_events_info *info,
-                                     qjson_error *err);
-
-// The events of the value at `node` of a parsed document, as
-// `qjson_text_events`; strings stay valid while the document is open, until
-// the next call with the same `slot` on this thread.
-const qjson_event *qjson_doc_events(qjson_doc *doc,
-                                    uint32_t node,
-                                    uint32_t slot,
-                                    qjson_events_info *info,
-                                    qjson_error *err);
-
-// The double at `p` (0 when `p` is null).
-double qjson_load_f64(const double *p);
-
-// Parses `len` bytes at `input`, which must stay alive and unchanged until
-// the document is freed (the Lua binding keeps the string referenced).
-// Returns null on error, with `err` filled in.
-qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
-
-// First half of a parse in two calls: parses `len` bytes at `input` (same
-// contract as `qjson_parse`) and returns how many bytes `qjson_parse_in`
-// needs to place the document in caller memory (saturating at
-// `INT32_MAX`), or 0 on error, with `err` filled in. The caller then
-// places it (`qjson_parse_in`, worth it for small documents, where a
-// boxed handle's allocation and finalizer would cost more than the
-// parse) or has it boxed (`qjson_parse_measured`); either way the input
-// is parsed once.
-int32_t qjson_parse_size(const char *input,
-                         size_t len,
-                         const qjson_options *opts,
-                         qjson_error *err);
-
-// Second half for a document the caller chose not to place (it needs more
-// memory than the caller would give it): a boxed document, as from
-// `qjson_parse`, of the same `input`, `len` and `opts` as the
-// `qjson_parse_size` call before, without parsing again.
-qjson_doc *qjson_parse_measured(const char *input,
-                                size_t len,
-                                const qjson_options *opts,
-                                qjson_error *err);
-
-// Second half: builds the document in `mem` (`size` bytes, 8-byte
-// aligned, as `qjson_parse_size` asked for; same `input`, `len` and
-// `opts`), which then serves as its `qjson_doc *` until the caller
-// releases the memory. It owns nothing else: never pass it to
-// `qjson_free`. Returns 1, or 0 with `err` filled in.
-int32_t qjson_parse_in(const char *input,
-                       size_t len,
-                       const qjson_options *opts,
-                       void *mem,
-                       size_t size,
-                       qjson_error *err);
-
-// A parse in one call for small documents: parses `len` bytes at `input`
-// (same contract as `qjson_parse`) and places the document in `mem`
-// (`size` bytes, 8-byte aligned) when it fits, as `qjson_parse_in` does.
-// Returns minus the bytes it used when placed; else the bytes it needs
-// (the parse is kept: follow with `qjson_parse_in` on memory that large,
-// or `qjson_parse_measured`), or 0 with `err` filled in. A double, exact
-// for any size: LuaJIT boxes a 64-bit integer result, an allocation that
-// may run a finalizer (which may parse) before the caller reads `err`.
-double qjson_parse_into(const char *input,
-                        size_t len,
-                        const qjson_options *opts,
-                        void *mem,
-                        size_t size,
-                        qjson_error *err);
-
-// Reads the file at `path` (`path_len` bytes, not NUL-terminated) and
-// parses it; the document owns the bytes. Only a regular file of at most
-// `max_size` bytes is read (values above the input limit, 4 GiB − 1
-// bytes, mean that limit): its size is checked before reading, and a file
-// that grows past the limit while read is refused. A FIFO, a device or a
-// directory is refused without blocking.
-qjson_doc *qjson_parse_file(const char *path,
-                            size_t path_len,
-                            uint64_t max_size,
-                            const qjson_options *opts,
-                            qjson_error *err);
-
-// `qjson_parse_file`, with the handle written to `mem` (`size` bytes,
-// 8-byte aligned, at least `qjson_handle_size()`), as for
-// `qjson_parse_measured_in`. Returns 1, or 0 with `err` filled in.
-int32_t qjson_parse_file_in(const char *path,
-                            size_t path_len,
-                            uint64_t max_size,
-                            const qjson_options *opts,
-                            void *mem,
-                            size_t size,
-                            qjson_error *err);
-
-// Second half for a document too large to place, like
-// `qjson_parse_measured`, but with the handle itself written to `mem`
-// (`size` bytes, 8-byte aligned, at least `qjson_handle_size()`), memory
-// the caller owns and frees after `qjson_finalize`; the document's tape
-// and strings are on the heap. The handle then lives exactly as long as
-// that memory: a read after `qjson_finalize` (the Lua binding's
-// finalizer; at `lua_close` LuaJIT runs it before finalizers of other
-// objects that may still read) reports a closed document instead of
-// reading freed memory. Returns 1, or 0 with `err` filled in.
-int32_t qjson_parse_measured_in(const char *input,
-                                size_t len,
-                                const qjson_options *opts,
-                                void *mem,
-                                size_t size,
-                                qjson_error *err);
-
-// Bytes of caller memory a handle needs (`qjson_parse_measured_in`,
-// `qjson_parse_file_in`).
-size_t qjson_handle_size(void);
-
-// Frees a document (null is ignored).
-void qjson_free(qjson_doc *doc);
-
-// Releases a document's memory now (its tape, and its bytes for
-// `qjson_parse_file`); the handle stays valid and every later read on it
-// fails with "document is closed". A pinned document is only marked
-// closed: its memory goes with the last pin. Null is ignored.
-void qjson_close(qjson_doc *doc);
-
-// Pins a document: its memory stays until `qjson_unpin`, even if it is
-// closed meanwhile (reads then fail as for a closed document). For a
-// reader that keeps pointers into the document across calls that may run
-// other code. Returns 1, or `Error` for a closed document or null.
-int32_t qjson_pin(qjson_doc *doc);
-
-// Takes back a pin of `qjson_pin`; the last one completes a close that
-// waited for it. Null is ignored.
-void qjson_unpin(qjson_doc *doc);
-
-// Releases the document of a handle in caller memory at the end of the
-// memory's life (its finalizer), pins or not. The handle stays readable
-// (closed) until the memory is freed. Null is ignored.
-void qjson_finalize(qjson_doc *doc);
-
-// How many documents are alive (parsed, neither closed nor freed),
-// process-wide:
-// a leak check for tests and a gauge for monitoring.
-uint64_t qjson_live_documents(void);
-
-// Compiles a path for reuse into the caller's slot `out` (see
-// `box_into`): 1, or 0 on a syntax error, with `err` filled in.
-int32_t qjson_path_compile_in(const char *path, size_t len, qjson_path **out, qjson_error *err);
-
-// Frees the compiled path in slot `path` and empties the slot (null or
-// empty: nothing).
-void qjson_path_release(qjson_path **path);
-
-// The kind at `path`; with `out_node`, the node too (for cursors).
-int32_t qjson_find(qjson_doc *doc,
-                   uint32_t base,
-                   const char *path,
-                   size_t path_len,
-                   qjson_path *const *compiled,
-                   uint32_t *out_node);
-
-// A string, unescaped. The bytes stay valid until the next read.
-int32_t qjson_get_str(qjson_doc *doc,
-                      uint32_t base,
-                      const char *path,
-                      size_t path_len,
-                      qjson_path *const *compiled,
-                      const char **out_ptr,
-                      size_t *out_len);
-
-// Copies the string at `node`, unescaped, to `dst` when it fits in `cap`
-// bytes; returns its length either way, or a negative status (`Error`
-// for a closed document or a value that is not a string). The Lua
-// binding's way to read a string with no pointer into the document held
-// while Lua code may run (see lua/qjson/base.lua).
-int64_t qjson_copy_str(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
-
-// `qjson_copy_str` for the exact JSON text of any value.
-int64_t qjson_copy_raw(qjson_doc *doc, uint32_t node, uint8_t *dst, size_t cap);
-
-// A number as the nearest double.
-int32_t qjson_get_num(qjson_doc *doc,
-                      uint32_t base,
-                      const char *path,
-                      size_t path_len,
-                      qjson_path *const *compiled,
-                      double *out);
-
-// A number as an exact int64; an error when it is not an integer in range.
-int32_t qjson_get_i64(qjson_doc *doc,
-                      uint32_t base,
-                      const char *path,
-                      size_t path_len,
-                      qjson_path *const *compiled,
-                      int64_t *out);
-
-// A number as an exact uint64; an error when it is not an integer in range.
-int32_t qjson_get_u64(qjson_doc *doc,
-                      uint32_t base,
-                      const char *path,
-                      size_t path_len,
-                      qjson_path *const *compiled,
-                      uint64_t *out);
-
-// A boolean (1 for true, 0 for false).
-int32_t qjson_get_bool(qjson_doc *doc,
-                       uint32_t base,
-                       const char *path,
-                       size_t path_len,
-                       qjson_path *const *compiled,
-                       uint8_t *out);
-
-// The member or element count of an object or array.
-int32_t qjson_get_len(qjson_doc *doc,
-                      uint32_t base,
-                      const char *path,
-                      size_t path_len,
-                      qjson_path *const *compiled,
-                      size_t *out);
-
-// The exact JSON text of any value (borrowed from the input).
-int32_t qjson_get_raw(qjson_doc *doc,
-                      uint32_t base,
-                      const char *path,
-                      size_t path_len,
-                      qjson_path *const *compiled,
-                      const char **out_ptr,
-                      size_t *out_len);
-
-// Iterates a container: `prev` 0 asks for the first child, otherwise the
-// child after `prev`. Writes the child's node to `out` (for an object,
-// the key's node; its value is the next node) and returns the kind of
-// the element or member value, or `Missing` after the last one.
-int32_t qjson_next(qjson_doc *doc, uint32_t parent, uint32_t prev, uint32_t *out);
-
-// The child of container `parent` whose subtree holds node `target`:
-// writes its node (for an object, the key's node) to `out_node` and its
-// index among the children to `out_index`, and returns 1; `Missing` when
-// `target` is not inside `parent`. Checks no value on the way (unlike
-// `qjson_next`, whose kinds check each child in lazy mode): for finding
-// the path to a node without reading its siblings.
-int32_t qjson_child_holding(qjson_doc *doc,
-                            uint32_t parent,
-                            uint32_t target,
-                            uint32_t *out_node,
-                            uint32_t *out_index);
-
-// For an object whose keys repeat: writes up to `cap` pairs (key node,
-// node of the key's last value), each key once in order of first
-// appearance, and returns the number of pairs. Returns 0 when no key
-// repeats (iterate with `qjson_next` then), -1 on error.
-int64_t qjson_unique_members(qjson_doc *doc, uint32_t obj, uint32_t *out, size_t cap);
-
-// Copies the message of the last failed read into `err`: the panic
-// caught after a `Panic` status, else the error of the last failed read
-// on this thread when it was on `doc` (so call it right after the read).
-void qjson_last_error(const qjson_doc *doc, qjson_error *err);
-
-// Bytes of native memory the document's index holds (for measurements):
-// its tape, and the indexes built since for random access.
-size_t qjson_index_bytes(const qjson_doc *doc);
-
-// Compiles the schema in `len` bytes of JSON at `schema`. `remotes`
-// (`remotes_len` bytes, or null) is a JSON object mapping URIs to the
-// documents `$ref` may reach; nothing is ever fetched. Boxes the schema
-// into the caller's slot `out` (see `box_into`) and returns 1; 0 on
-// error, with `err` filled in (the message says where in the schema).
-int32_t qjson_schema_new_in(const char *schema,
-                            size_t len,
-                            const char *remotes,
-                            size_t remotes_len,
-                            const qjson_schema_options *opts,
-                            qjson_schema **out,
-                            qjson_error *err);
-
-// Frees the compiled schema in slot `schema` and empties the slot (null
-// or empty: nothing).
-void qjson_schema_release(qjson_schema **schema);
-
-// Parses `len` bytes at `input` (strict) and checks them against the
-// schema in slot `schema`: 0 when valid; else the size of the error report, written to
-// `out` when it fits in `cap` bytes (call again with more room when it
-// does not). `Status::Error` (-1) when the input is not JSON (or a bad
-// argument), `Status::Panic` (-2), with `err` filled in.
-int32_t qjson_schema_check(qjson_schema *const *schema,
-                           const char *input,
-                           size_t len,
-                           uint8_t *out,
-                           size_t cap,
-                           qjson_error *err);
-
-// As `qjson_schema_check`, for `node` of a parsed document.
-int32_t qjson_schema_check_doc(qjson_schema *const *schema,
-                               qjson_doc *doc,
-                               uint32_t node,
-                               uint8_t *out,
-                               size_t cap,
-                               qjson_error *err);
-
-// 1 when the `len` bytes at `input` are JSON valid against `schema`, 0
-// when not; -1 when they are not JSON (or a bad argument), -2 on a
-// panic, with `err` filled in.
-int32_t qjson_schema_valid(qjson_schema *const *schema,
-                           const char *input,
-                           size_t len,
-                           qjson_error *err);
-
-// As `qjson_schema_valid`, for `node` of a parsed document (-1 for a bad
-// argument or a closed document).
-int32_t qjson_schema_valid_doc(qjson_schema *const *schema,
-                               qjson_doc *doc,
-                               uint32_t node,
-                               qjson_error *err);
-
-// A new, empty selector (`qjson_selector_add` fills it), boxed into the
-// caller's slot `out` (see `box_into`): 1, or 0 (a null slot, a caught
-// panic) with `err` filled in.
-int32_t qjson_selector_new_in(qjson_selector **out, qjson_error *err);
-
-// Adds a path to the selector in slot `sel`: `spec` is `path` or `path:type`, or with a
-// non-null `ty` the path alone and `ty` the type's name. Returns 1, or 0
-// with `err` filled in.
-int32_t qjson_selector_add(qjson_selector **sel,
-                           const char *spec,
-                           size_t spec_len,
-                           const char *ty,
-                           size_t ty_len,
-                           qjson_error *err);
-
-// Frees the selector in slot `sel` and empties the slot (null or empty:
-// nothing).
-void qjson_selector_release(qjson_selector **sel);
-
-// Reads every path of the selector in slot `sel` from node `node` of `doc`, or when `doc` is
-// null from the JSON text `input` (`len` bytes, parsed with `opts`; no
-// document is kept). Returns 1 with `out.count` items written, 0 when
-// `out` was too small (`count` and `used` say what is needed; nothing
-// else was written that the caller may use), -1 with `out.err` filled in
-// (invalid JSON with its position, or a type mismatch), -2 after a
-// caught panic (`out.err` says so).
-//
-// Strings point into the input (which the caller keeps alive while it
-// reads them) or into `out.bytes`; container items carry their node in
-// the document (for a text, in the document a parse of the same text
-// with the same options would build).
-int32_t qjson_select(qjson_selector *const *sel,
-                     qjson_doc *doc,
-                     uint32_t node,
-                     const char *input,
-                     size_t len,
-                     const qjson_options *opts,
-                     qjson_select_out *out);
-
-// A splitter for `format` (a `qjson_stream_format`) whose values may
-// have up to `max_size` bytes (at most `qjson_stream_max_size()`;
-// more is taken as that), boxed into the caller's slot `out` (see
-// `box_into`): 1, or 0 (an unknown format, a null slot, a caught panic)
-// with `err` filled in.
-int32_t qjson_stream_new_in(uint32_t format, size_t max_size, qjson_stream **out, qjson_error *err);
-
-// The largest `max_size` a splitter takes: a value's length is a `u32`.
-uint64_t qjson_stream_max_size(void);
-
-// Frees the splitter in slot `st` and empties the slot (null or empty:
-// nothing).
-void qjson_stream_release(qjson_stream **st);
-
-// Forgets the last call's values and gives back what the splitter in
-// slot `st` holds beyond a small bound: for a splitter kept idle in a
-// pool (a null or empty slot is ignored).
-void qjson_stream_trim(qjson_stream **st);
-
-// Splits, with the splitter in slot `st`, a whole stream of `len` bytes
-// at `input` (spans refer to
-// `input`, which the caller keeps). Returns 1, or -1 with `out.err`
-// filled in: the spans found before the error are still in `out`.
-// -2 after a caught panic.
-int32_t qjson_stream_split(qjson_stream **st, const char *input, size_t len, qjson_stream_out *out);
-
-// Feeds the splitter in slot `st` the next `len` bytes of a stream
-// (copied: the caller may free
-// them); `end` non-zero says the stream ends there. Spans refer to the
-// splitter's own buffer (`out.data`) until its next call; when the
-// caller left `out.unread` at 1, the spans of the previous call come
-// first (`Splitter::feed_keeping`). Sets `out.unread` to 1. Returns as
-// `qjson_stream_split`; after an error every later call fails with it.
-int32_t qjson_stream_feed(qjson_stream **st,
-                          const char *chunk,
-                          size_t len,
-                          int32_t end,
-                          qjson_stream_out *out);
-
-// Reads a child of container `parent`: the member `key` of an object
-// (the last one when the key repeats) when `key` is non-null, else
-// element `index` (0-based) of an array. Returns the child's kind, or
-// `Missing` when there is no such child.
-int32_t qjson_child(qjson_doc *doc,
-                    uint32_t parent,
-                    const char *key,
-                    size_t key_len,
-                    size_t index,
-                    qjson_value *out);
-
-// Reads the value at `node` (a node from `qjson_child` or `qjson_entry`).
-int32_t qjson_read(qjson_doc *doc, uint32_t node, qjson_value *out);
-
-// Steps through container `parent`: the child after node `prev` (0 for
-// the first). Reads an element into `value`; for an object, reads the
-// key into `key` (its `node` is the key's node) and the member's value
-// into `value`. Returns the value's kind, or `Missing` after the last.
-int32_t qjson_entry(qjson_doc *doc,
-                    uint32_t parent,
-                    uint32_t prev,
-                    qjson_value *key,
-                    qjson_value *value);
 
 #endif  /* QJSON_H */

@@ -1,8 +1,9 @@
-//! The document handle the C ABI hands out.
+//! The document handle the C ABI hands out, and its lifetime: freeing,
+//! closing, pinning, and the count of live documents.
 
-use std::cell::RefCell;
-
-use super::Status;
+use super::read_error::set_error;
+use super::slot::free_boxed;
+use super::{guard, Status};
 use qjson_core::Document;
 
 /// A parsed document. `doc` is `None` once closed: the document's memory
@@ -17,9 +18,7 @@ use qjson_core::Document;
 /// placed in memory the caller owns (`qjson_parse_in`), which the caller
 /// simply releases: such a handle owns no heap memory at all (its tape and
 /// string scratch live in the same block). The message of a failed read
-/// is kept per thread, not in the handle: a small document
-/// is placed in Lua memory on every decode, and an inline message would
-/// have been half of that memory.
+/// is kept per thread, not in the handle (`read_error.rs`).
 pub struct Handle {
     pub(crate) doc: Option<Document<'static>>,
     /// Counted in `LIVE` (boxed handles only: the caller frees a placed one
@@ -89,50 +88,103 @@ pub(crate) fn open_doc<'h>(doc: *mut Handle) -> Result<&'h mut Document<'static>
     }
 }
 
-/// How many failed reads' messages a thread keeps.
-const KEPT_ERRORS: usize = 8;
-
-thread_local! {
-    /// The last failed reads on this thread: each handle's address and
-    /// message, `.1` the slot the next one takes. Callers read a message
-    /// right after the failure (`qjson_last_error`); a finalizer that
-    /// fails reads on other documents in between (LuaJIT runs one at a
-    /// trace exit, between any two statements) leaves it there unless it
-    /// fails more than `KEPT_ERRORS - 1` of them.
-    /// (Each message's room is allocated with the first: a failed read
-    /// allocates nothing after that.)
-    static LAST_ERRORS: RefCell<([(usize, String); KEPT_ERRORS], usize)> =
-        RefCell::new((std::array::from_fn(|_| (0, String::with_capacity(MESSAGE_MAX))), 0));
+/// Frees a document (null is ignored).
+///
+/// # Safety
+/// - `doc` is null or a handle from `qjson_parse`,
+///   `qjson_parse_measured` or `qjson_parse_file` not yet freed; it is
+///   not used again after this call.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_free(doc: *mut Handle) {
+    // SAFETY: `doc` came from `qjson_parse*` and is freed once (the Lua
+    // binding frees it only from its garbage-collection hook).
+    unsafe { free_boxed(doc) }
 }
 
-/// Longest message kept, in bytes (as much as `qjson_error` holds), so the
-/// thread's buffers stay small whatever a message quotes.
-const MESSAGE_MAX: usize = 255;
-
-/// Records `msg` as the last error of handle `doc`; returns `Error`.
-pub(crate) fn set_error(doc: *const Handle, msg: &str) -> i32 {
-    let mut n = msg.len().min(MESSAGE_MAX);
-    while !msg.is_char_boundary(n) {
-        n -= 1;
-    }
-    LAST_ERRORS.with(|e| {
-        let (slots, next) = &mut *e.borrow_mut();
-        let slot = &mut slots[*next];
-        *next = (*next + 1) % KEPT_ERRORS;
-        slot.0 = doc as usize;
-        slot.1.clear();
-        slot.1.push_str(&msg[..n]);
-    });
-    Status::Error as i32
+/// Releases a document's memory now (its tape, and its bytes for
+/// `qjson_parse_file`); the handle stays valid and every later read on it
+/// fails with "document is closed". A pinned document is only marked
+/// closed: its memory goes with the last pin. Null is ignored.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_close(doc: *mut Handle) {
+    on_handle(doc, Handle::close)
 }
 
-/// Runs `f` with the message of the last failed read on `doc` on this
-/// thread, if it is still kept.
-pub(crate) fn with_error<R>(doc: *const Handle, f: impl FnOnce(Option<&str>) -> R) -> R {
-    LAST_ERRORS.with(|e| {
-        let (slots, next) = &*e.borrow();
-        let mut newest_first = (1..=KEPT_ERRORS).map(|back| &slots[(next + KEPT_ERRORS - back) % KEPT_ERRORS]);
-        let found = newest_first.find(|slot| slot.0 == doc as usize);
-        f(found.map(|slot| slot.1.as_str()))
+/// Runs `f` on the handle `doc` (null is ignored), inside `guard`.
+fn on_handle(doc: *mut Handle, f: impl FnOnce(&mut Handle)) {
+    guard((), || {
+        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
+        if let Some(h) = unsafe { doc.as_mut() } {
+            f(h);
+        }
     })
+}
+
+/// Pins a document: its memory stays until `qjson_unpin`, even if it is
+/// closed meanwhile (reads then fail as for a closed document). For a
+/// reader that keeps pointers into the document across calls that may run
+/// other code. Returns 1, or `Error` for a closed document or null.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_pin(doc: *mut Handle) -> i32 {
+    guard(Status::Panic as i32, || match open_doc(doc) {
+        Ok(_) => {
+            // SAFETY: `open_doc` checked that `doc` is a live handle.
+            let h = unsafe { &mut *doc };
+            h.pins = h.pins.saturating_add(1);
+            1
+        }
+        Err(status) => status,
+    })
+}
+
+/// Takes back a pin of `qjson_pin`; the last one completes a close that
+/// waited for it. Null is ignored.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_unpin(doc: *mut Handle) {
+    on_handle(doc, |h| {
+        h.pins = h.pins.saturating_sub(1);
+        if h.pins == 0 && h.closing {
+            h.release();
+        }
+    })
+}
+
+/// Releases the document of a handle in caller memory at the end of the
+/// memory's life (its finalizer), pins or not. The handle stays readable
+/// (closed) until the memory is freed. Null is ignored.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_finalize(doc: *mut Handle) {
+    on_handle(doc, Handle::release)
+}
+
+/// How many documents are alive (parsed, neither closed nor freed),
+/// process-wide:
+/// a leak check for tests and a gauge for monitoring.
+#[no_mangle]
+pub extern "C" fn qjson_live_documents() -> u64 {
+    LIVE.load(std::sync::atomic::Ordering::Relaxed)
 }

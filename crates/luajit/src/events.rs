@@ -93,8 +93,16 @@ fn with_stream(
 /// `info.key_generation` then tells). A caller that may decode while
 /// still reading another decode's events (a finalizer run by the Lua
 /// collector) passes a different slot.
+///
+/// # Safety
+/// - `input` is null or points to `len` readable bytes, for the call.
+///   The events returned point into it: the caller keeps it while it
+///   reads them.
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `info` is null or points to a writable `qjson_events_info`.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_text_events(
+pub unsafe extern "C" fn qjson_text_events(
     input: *const c_char,
     len: usize,
     opts: *const Options,
@@ -127,8 +135,16 @@ pub extern "C" fn qjson_text_events(
 /// The events of the value at `node` of a parsed document, as
 /// `qjson_text_events`; strings stay valid while the document is open, until
 /// the next call with the same `slot` on this thread.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `info` is null or points to a writable `qjson_events_info`.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_doc_events(
+pub unsafe extern "C" fn qjson_doc_events(
     doc: *mut Handle,
     node: u32,
     slot: u32,

@@ -14,8 +14,11 @@
 use super::guard;
 
 /// The double at `p` (0 when `p` is null).
+///
+/// # Safety
+/// - `p` is null or points to a readable, initialised `double`.
 #[no_mangle]
-pub extern "C" fn qjson_load_f64(p: *const f64) -> f64 {
+pub unsafe extern "C" fn qjson_load_f64(p: *const f64) -> f64 {
     // SAFETY: `p` is null or points to a double (a box of the binding).
     guard(0.0, || unsafe { p.as_ref() }.copied().unwrap_or(0.0))
 }

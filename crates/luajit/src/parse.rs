@@ -1,11 +1,13 @@
-//! Creating and freeing documents and compiled paths.
+//! Parsing: the entry points that make a document handle, boxed, placed
+//! in caller memory (`*_size`, `*_in`, `*_into`, `*_measured*`) or read
+//! from a file. Freeing and closing a handle are in `doc.rs`.
 
 use std::ffi::c_char;
 use std::os::unix::ffi::OsStrExt;
 
-use super::{box_into, bytes, fill_error, free_boxed, guard, panic_message, report, ErrorInfo, Handle, Status};
+use super::{bytes, fill_error, guard, panic_message, report, ErrorInfo, Handle};
 use qjson_core::document::file::read_file;
-use qjson_core::{Document, Options, Path};
+use qjson_core::{Document, Options};
 
 fn options(opts: *const Options) -> Options {
     // SAFETY: the caller passes a valid `qjson_options` or null.
@@ -15,8 +17,15 @@ fn options(opts: *const Options) -> Options {
 /// Parses `len` bytes at `input`, which must stay alive and unchanged until
 /// the document is freed (the Lua binding keeps the string referenced).
 /// Returns null on error, with `err` filled in.
+///
+/// # Safety
+/// - `input` is null or points to `len` readable bytes that stay alive
+///   and unchanged until the document is freed (or its memory
+///   released).
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse(
+pub unsafe extern "C" fn qjson_parse(
     input: *const c_char,
     len: usize,
     opts: *const Options,
@@ -51,8 +60,20 @@ fn boxed(
 /// boxed handle's allocation and finalizer would cost more than the
 /// parse) or has it boxed (`qjson_parse_measured`); either way the input
 /// is parsed once.
+///
+/// # Safety
+/// - `input` is null or points to `len` readable bytes, for the call.
+///   When the document is then made by `qjson_parse_in` or
+///   `qjson_parse_measured`, their requirements on `input` apply.
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse_size(input: *const c_char, len: usize, opts: *const Options, err: *mut ErrorInfo) -> i32 {
+pub unsafe extern "C" fn qjson_parse_size(
+    input: *const c_char,
+    len: usize,
+    opts: *const Options,
+    err: *mut ErrorInfo,
+) -> i32 {
     let measured = guard(None, || {
         // SAFETY: the caller passes `len` readable bytes.
         let input = unsafe { bytes(input as *const u8, len) };
@@ -66,8 +87,15 @@ pub extern "C" fn qjson_parse_size(input: *const c_char, len: usize, opts: *cons
 /// memory than the caller would give it): a boxed document, as from
 /// `qjson_parse`, of the same `input`, `len` and `opts` as the
 /// `qjson_parse_size` call before, without parsing again.
+///
+/// # Safety
+/// - `input` is null or points to `len` readable bytes that stay alive
+///   and unchanged until the document is freed (or its memory
+///   released).
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse_measured(
+pub unsafe extern "C" fn qjson_parse_measured(
     input: *const c_char,
     len: usize,
     opts: *const Options,
@@ -101,8 +129,18 @@ unsafe fn after_handle(mem: *mut std::ffi::c_void, size: usize) -> &'static mut 
 /// `opts`), which then serves as its `qjson_doc *` until the caller
 /// releases the memory. It owns nothing else: never pass it to
 /// `qjson_free`. Returns 1, or 0 with `err` filled in.
+///
+/// # Safety
+/// - `input` is null or points to `len` readable bytes that stay alive
+///   and unchanged until the document is freed (or its memory
+///   released).
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+///   that the caller keeps, unmoved and unused otherwise, for the
+///   document's life.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse_in(
+pub unsafe extern "C" fn qjson_parse_in(
     input: *const c_char,
     len: usize,
     opts: *const Options,
@@ -145,8 +183,18 @@ pub extern "C" fn qjson_parse_in(
 /// or `qjson_parse_measured`), or 0 with `err` filled in. A double, exact
 /// for any size: LuaJIT boxes a 64-bit integer result, an allocation that
 /// may run a finalizer (which may parse) before the caller reads `err`.
+///
+/// # Safety
+/// - `input` is null or points to `len` readable bytes that stay alive
+///   and unchanged until the document is freed (or its memory
+///   released).
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+///   that the caller keeps, unmoved and unused otherwise, for the
+///   document's life.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse_into(
+pub unsafe extern "C" fn qjson_parse_into(
     input: *const c_char,
     len: usize,
     opts: *const Options,
@@ -189,8 +237,14 @@ pub extern "C" fn qjson_parse_into(
 /// bytes, mean that limit): its size is checked before reading, and a file
 /// that grows past the limit while read is refused. A FIFO, a device or a
 /// directory is refused without blocking.
+///
+/// # Safety
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse_file(
+pub unsafe extern "C" fn qjson_parse_file(
     path: *const c_char,
     path_len: usize,
     max_size: u64,
@@ -204,8 +258,18 @@ pub extern "C" fn qjson_parse_file(
 /// `qjson_parse_file`, with the handle written to `mem` (`size` bytes,
 /// 8-byte aligned, at least `qjson_handle_size()`), as for
 /// `qjson_parse_measured_in`. Returns 1, or 0 with `err` filled in.
+///
+/// # Safety
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+///   that the caller keeps, unmoved and unused otherwise, for the
+///   document's life. It is passed to `qjson_finalize` before it is
+///   released.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse_file_in(
+pub unsafe extern "C" fn qjson_parse_file_in(
     path: *const c_char,
     path_len: usize,
     max_size: u64,
@@ -247,8 +311,19 @@ fn parse_file_at(
 /// finalizer; at `lua_close` LuaJIT runs it before finalizers of other
 /// objects that may still read) reports a closed document instead of
 /// reading freed memory. Returns 1, or 0 with `err` filled in.
+///
+/// # Safety
+/// - `input` is null or points to `len` readable bytes that stay alive
+///   and unchanged until the document is freed (or its memory
+///   released).
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `mem` is null or points to `size` writable bytes, 8-byte aligned,
+///   that the caller keeps, unmoved and unused otherwise, for the
+///   document's life. It is passed to `qjson_finalize` before it is
+///   released.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_parse_measured_in(
+pub unsafe extern "C" fn qjson_parse_measured_in(
     input: *const c_char,
     len: usize,
     opts: *const Options,
@@ -315,100 +390,4 @@ fn settle<T>(outcome: Option<Result<T, qjson_core::Error>>, err: *mut ErrorInfo)
             None
         }
     }
-}
-
-/// Frees a document (null is ignored).
-#[no_mangle]
-pub extern "C" fn qjson_free(doc: *mut Handle) {
-    // SAFETY: `doc` came from `qjson_parse*` and is freed once (the Lua
-    // binding frees it only from its garbage-collection hook).
-    unsafe { free_boxed(doc) }
-}
-
-/// Releases a document's memory now (its tape, and its bytes for
-/// `qjson_parse_file`); the handle stays valid and every later read on it
-/// fails with "document is closed". A pinned document is only marked
-/// closed: its memory goes with the last pin. Null is ignored.
-#[no_mangle]
-pub extern "C" fn qjson_close(doc: *mut Handle) {
-    on_handle(doc, Handle::close)
-}
-
-/// Runs `f` on the handle `doc` (null is ignored), inside `guard`.
-fn on_handle(doc: *mut Handle, f: impl FnOnce(&mut Handle)) {
-    guard((), || {
-        // SAFETY: `doc` is null or a live handle from `qjson_parse*`.
-        if let Some(h) = unsafe { doc.as_mut() } {
-            f(h);
-        }
-    })
-}
-
-/// Pins a document: its memory stays until `qjson_unpin`, even if it is
-/// closed meanwhile (reads then fail as for a closed document). For a
-/// reader that keeps pointers into the document across calls that may run
-/// other code. Returns 1, or `Error` for a closed document or null.
-#[no_mangle]
-pub extern "C" fn qjson_pin(doc: *mut Handle) -> i32 {
-    guard(Status::Panic as i32, || match super::doc::open_doc(doc) {
-        Ok(_) => {
-            // SAFETY: `open_doc` checked that `doc` is a live handle.
-            let h = unsafe { &mut *doc };
-            h.pins = h.pins.saturating_add(1);
-            1
-        }
-        Err(status) => status,
-    })
-}
-
-/// Takes back a pin of `qjson_pin`; the last one completes a close that
-/// waited for it. Null is ignored.
-#[no_mangle]
-pub extern "C" fn qjson_unpin(doc: *mut Handle) {
-    on_handle(doc, |h| {
-        h.pins = h.pins.saturating_sub(1);
-        if h.pins == 0 && h.closing {
-            h.release();
-        }
-    })
-}
-
-/// Releases the document of a handle in caller memory at the end of the
-/// memory's life (its finalizer), pins or not. The handle stays readable
-/// (closed) until the memory is freed. Null is ignored.
-#[no_mangle]
-pub extern "C" fn qjson_finalize(doc: *mut Handle) {
-    on_handle(doc, Handle::release)
-}
-
-/// How many documents are alive (parsed, neither closed nor freed),
-/// process-wide:
-/// a leak check for tests and a gauge for monitoring.
-#[no_mangle]
-pub extern "C" fn qjson_live_documents() -> u64 {
-    super::doc::LIVE.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Compiles a path for reuse into the caller's slot `out` (see
-/// `box_into`): 1, or 0 on a syntax error, with `err` filled in.
-#[no_mangle]
-pub extern "C" fn qjson_path_compile_in(
-    path: *const c_char,
-    len: usize,
-    out: *mut *mut Path,
-    err: *mut ErrorInfo,
-) -> i32 {
-    let compiled = guard(None, || {
-        // SAFETY: the caller passes `len` readable bytes.
-        Some(Path::compile(unsafe { bytes(path as *const u8, len) }))
-    });
-    box_into(compiled, out, err, |r, e| r.fill(&e.to_string(), e.offset as u64, 0, 0))
-}
-
-/// Frees the compiled path in slot `path` and empties the slot (null or
-/// empty: nothing).
-#[no_mangle]
-pub extern "C" fn qjson_path_release(path: *mut *mut Path) {
-    // SAFETY: a slot filled by `qjson_path_compile_in`.
-    unsafe { super::release(path) }
 }

@@ -9,8 +9,10 @@
 
 use std::ffi::c_char;
 
-use super::doc::{open_doc, set_error, with_error};
-use super::{bytes, guard, in_slot, ErrorInfo, Handle, Status};
+use super::doc::open_doc;
+use super::read_error::set_error;
+use super::slot::in_slot;
+use super::{bytes, guard, Handle, Status};
 use qjson_core::error::ErrorKind;
 use qjson_core::{Document, Error, Kind, Node, Path};
 
@@ -75,8 +77,19 @@ fn put_bytes(out_ptr: *mut *const c_char, out_len: *mut usize, s: &[u8]) {
 }
 
 /// The kind at `path`; with `out_node`, the node too (for cursors).
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out_node` is null or points to a writable `uint32_t`.
 #[no_mangle]
-pub extern "C" fn qjson_find(
+pub unsafe extern "C" fn qjson_find(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -91,8 +104,20 @@ pub extern "C" fn qjson_find(
 }
 
 /// A string, unescaped. The bytes stay valid until the next read.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out_ptr` is null or points to a writable `const char *`.
+/// - `out_len` is null or points to a writable `size_t`.
 #[no_mangle]
-pub extern "C" fn qjson_get_str(
+pub unsafe extern "C" fn qjson_get_str(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -114,14 +139,30 @@ pub extern "C" fn qjson_get_str(
 /// for a closed document or a value that is not a string). The Lua
 /// binding's way to read a string with no pointer into the document held
 /// while Lua code may run (see lua/qjson/base.lua).
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `dst` is null or points to `cap` writable bytes, outside the
+///   document's memory.
 #[no_mangle]
-pub extern "C" fn qjson_copy_str(doc: *mut Handle, node: u32, dst: *mut u8, cap: usize) -> i64 {
+pub unsafe extern "C" fn qjson_copy_str(doc: *mut Handle, node: u32, dst: *mut u8, cap: usize) -> i64 {
     copy_out(doc, node, dst, cap, |d, node| d.str(node))
 }
 
 /// `qjson_copy_str` for the exact JSON text of any value.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `dst` is null or points to `cap` writable bytes, outside the
+///   document's memory.
 #[no_mangle]
-pub extern "C" fn qjson_copy_raw(doc: *mut Handle, node: u32, dst: *mut u8, cap: usize) -> i64 {
+pub unsafe extern "C" fn qjson_copy_raw(doc: *mut Handle, node: u32, dst: *mut u8, cap: usize) -> i64 {
     copy_out(doc, node, dst, cap, |d, node| d.raw(node))
 }
 
@@ -150,8 +191,19 @@ fn copy_out(
 }
 
 /// A number as the nearest double.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out` is null or points to a writable `double`.
 #[no_mangle]
-pub extern "C" fn qjson_get_num(
+pub unsafe extern "C" fn qjson_get_num(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -196,8 +248,19 @@ fn integer_into<T>(
 }
 
 /// A number as an exact int64; an error when it is not an integer in range.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out` is null or points to a writable `int64_t`.
 #[no_mangle]
-pub extern "C" fn qjson_get_i64(
+pub unsafe extern "C" fn qjson_get_i64(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -209,8 +272,19 @@ pub extern "C" fn qjson_get_i64(
 }
 
 /// A number as an exact uint64; an error when it is not an integer in range.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out` is null or points to a writable `uint64_t`.
 #[no_mangle]
-pub extern "C" fn qjson_get_u64(
+pub unsafe extern "C" fn qjson_get_u64(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -222,8 +296,19 @@ pub extern "C" fn qjson_get_u64(
 }
 
 /// A boolean (1 for true, 0 for false).
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out` is null or points to a writable `uint8_t`.
 #[no_mangle]
-pub extern "C" fn qjson_get_bool(
+pub unsafe extern "C" fn qjson_get_bool(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -240,8 +325,19 @@ pub extern "C" fn qjson_get_bool(
 }
 
 /// The member or element count of an object or array.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out` is null or points to a writable `size_t`.
 #[no_mangle]
-pub extern "C" fn qjson_get_len(
+pub unsafe extern "C" fn qjson_get_len(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -258,8 +354,20 @@ pub extern "C" fn qjson_get_len(
 }
 
 /// The exact JSON text of any value (borrowed from the input).
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `path` is null or points to `path_len` readable bytes, for the
+///   call.
+/// - `compiled` is null or points to a slot holding null or a path from
+///   `qjson_path_compile_in` that no one has freed since.
+/// - `out_ptr` is null or points to a writable `const char *`.
+/// - `out_len` is null or points to a writable `size_t`.
 #[no_mangle]
-pub extern "C" fn qjson_get_raw(
+pub unsafe extern "C" fn qjson_get_raw(
     doc: *mut Handle,
     base: u32,
     path: *const c_char,
@@ -278,8 +386,15 @@ pub extern "C" fn qjson_get_raw(
 /// child after `prev`. Writes the child's node to `out` (for an object,
 /// the key's node; its value is the next node) and returns the kind of
 /// the element or member value, or `Missing` after the last one.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `out` is null or points to a writable `uint32_t`.
 #[no_mangle]
-pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut u32) -> i32 {
+pub unsafe extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut u32) -> i32 {
     guard(Status::Panic as i32, || {
         let d = match open_doc(doc) {
             Ok(d) => d,
@@ -302,8 +417,16 @@ pub extern "C" fn qjson_next(doc: *mut Handle, parent: u32, prev: u32, out: *mut
 /// `target` is not inside `parent`. Checks no value on the way (unlike
 /// `qjson_next`, whose kinds check each child in lazy mode): for finding
 /// the path to a node without reading its siblings.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `out_node` is null or points to a writable `uint32_t`.
+/// - `out_index` is null or points to a writable `uint32_t`.
 #[no_mangle]
-pub extern "C" fn qjson_child_holding(
+pub unsafe extern "C" fn qjson_child_holding(
     doc: *mut Handle,
     parent: u32,
     target: u32,
@@ -326,8 +449,15 @@ pub extern "C" fn qjson_child_holding(
 /// node of the key's last value), each key once in order of first
 /// appearance, and returns the number of pairs. Returns 0 when no key
 /// repeats (iterate with `qjson_next` then), -1 on error.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `out` is null or points to `2 × cap` writable `uint32_t`s.
 #[no_mangle]
-pub extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32, cap: usize) -> i64 {
+pub unsafe extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32, cap: usize) -> i64 {
     guard(-1, || {
         let Ok(d) = open_doc(doc) else { return -1 };
         let Some(pairs) = d.unique_members(obj) else { return 0 };
@@ -344,27 +474,16 @@ pub extern "C" fn qjson_unique_members(doc: *mut Handle, obj: u32, out: *mut u32
     })
 }
 
-/// Copies the message of the last failed read into `err`: the panic
-/// caught after a `Panic` status, else the error of the last failed read
-/// on this thread when it was on `doc` (so call it right after the read).
-#[no_mangle]
-pub extern "C" fn qjson_last_error(doc: *const Handle, err: *mut ErrorInfo) {
-    guard((), || {
-        // SAFETY: valid handle and error struct, or null.
-        let Some(e) = (unsafe { err.as_mut() }) else { return };
-        let panicked = qjson_core::panic::recorded();
-        if panicked {
-            e.fill(&super::panic_message(), 0, 0, 0);
-        } else {
-            with_error(doc, |m| e.fill(m.unwrap_or(""), 0, 0, 0));
-        }
-    })
-}
-
 /// Bytes of native memory the document's index holds (for measurements):
 /// its tape, and the indexes built since for random access.
+///
+/// # Safety
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
 #[no_mangle]
-pub extern "C" fn qjson_index_bytes(doc: *const Handle) -> usize {
+pub unsafe extern "C" fn qjson_index_bytes(doc: *const Handle) -> usize {
     // SAFETY: a valid handle or null.
     guard(0, || unsafe { doc.as_ref() }.and_then(|h| h.doc.as_ref()).map_or(0, |d| d.tape_bytes() + d.lookup_bytes()))
 }

@@ -9,7 +9,8 @@
 use std::ffi::c_char;
 
 use super::doc::{open_doc, Handle};
-use super::{box_into, bytes, fill_error, guard, in_slot, panic_message, report, ErrorInfo, Status};
+use super::slot::{box_into, in_slot};
+use super::{bytes, fill_error, guard, panic_message, report, ErrorInfo, Status};
 use qjson_core::schema::{Failure, Schema, SchemaOptions};
 
 /// Why a check failed: a bad argument, or input that is not JSON (with
@@ -43,8 +44,17 @@ fn fill_fail(err: *mut ErrorInfo, f: &Fail) {
 /// documents `$ref` may reach; nothing is ever fetched. Boxes the schema
 /// into the caller's slot `out` (see `box_into`) and returns 1; 0 on
 /// error, with `err` filled in (the message says where in the schema).
+///
+/// # Safety
+/// - `schema` is null or points to `len` readable bytes, for the call.
+/// - `remotes` is null or points to `remotes_len` readable bytes, for
+///   the call.
+/// - `opts` is null or points to a readable `qjson_schema_options`.
+/// - `out` is null or points to a writable slot holding null or a
+///   schema from `qjson_schema_new_in` (released by this call).
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_schema_new_in(
+pub unsafe extern "C" fn qjson_schema_new_in(
     schema: *const c_char,
     len: usize,
     remotes: *const c_char,
@@ -60,17 +70,22 @@ pub extern "C" fn qjson_schema_new_in(
         let remotes = (!remotes.is_null()).then(|| unsafe { bytes(remotes as *const u8, remotes_len) });
         // SAFETY: as above.
         let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
-        Some(Schema::compile(text, remotes, &opts))
+        Some(Schema::compile(text, remotes, &opts).map_err(|e| e.to_string()))
     });
-    box_into(built, out, err, |r, e| r.fill(&e.to_string(), 0, 0, 0))
+    box_into(built, out, err, |r, m| r.fill(&m, 0, 0, 0))
 }
 
 /// Frees the compiled schema in slot `schema` and empties the slot (null
 /// or empty: nothing).
+///
+/// # Safety
+/// - `schema` is null or points to a writable slot holding null or the
+///   compiled schema `qjson_schema_new_in` put there and no one has
+///   freed since.
 #[no_mangle]
-pub extern "C" fn qjson_schema_release(schema: *mut *mut Schema) {
+pub unsafe extern "C" fn qjson_schema_release(schema: *mut *mut Schema) {
     // SAFETY: a slot filled by `qjson_schema_new_in`.
-    unsafe { super::release(schema) }
+    unsafe { super::slot::release(schema) }
 }
 
 /// Parses `len` bytes at `input` (strict) and checks them against the
@@ -78,8 +93,16 @@ pub extern "C" fn qjson_schema_release(schema: *mut *mut Schema) {
 /// `out` when it fits in `cap` bytes (call again with more room when it
 /// does not). `Status::Error` (-1) when the input is not JSON (or a bad
 /// argument), `Status::Panic` (-2), with `err` filled in.
+///
+/// # Safety
+/// - `schema` is null or points to a readable slot holding null or the
+///   compiled schema `qjson_schema_new_in` put there and no one has
+///   freed since.
+/// - `input` is null or points to `len` readable bytes, for the call.
+/// - `out` is null or points to `cap` writable bytes.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_schema_check(
+pub unsafe extern "C" fn qjson_schema_check(
     schema: *const *mut Schema,
     input: *const c_char,
     len: usize,
@@ -96,8 +119,19 @@ pub extern "C" fn qjson_schema_check(
 }
 
 /// As `qjson_schema_check`, for `node` of a parsed document.
+///
+/// # Safety
+/// - `schema` is null or points to a readable slot holding null or the
+///   compiled schema `qjson_schema_new_in` put there and no one has
+///   freed since.
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `out` is null or points to `cap` writable bytes.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_schema_check_doc(
+pub unsafe extern "C" fn qjson_schema_check_doc(
     schema: *const *mut Schema,
     doc: *mut Handle,
     node: u32,
@@ -115,8 +149,15 @@ pub extern "C" fn qjson_schema_check_doc(
 /// 1 when the `len` bytes at `input` are JSON valid against `schema`, 0
 /// when not; -1 when they are not JSON (or a bad argument), -2 on a
 /// panic, with `err` filled in.
+///
+/// # Safety
+/// - `schema` is null or points to a readable slot holding null or the
+///   compiled schema `qjson_schema_new_in` put there and no one has
+///   freed since.
+/// - `input` is null or points to `len` readable bytes, for the call.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_schema_valid(
+pub unsafe extern "C" fn qjson_schema_valid(
     schema: *const *mut Schema,
     input: *const c_char,
     len: usize,
@@ -132,8 +173,18 @@ pub extern "C" fn qjson_schema_valid(
 
 /// As `qjson_schema_valid`, for `node` of a parsed document (-1 for a bad
 /// argument or a closed document).
+///
+/// # Safety
+/// - `schema` is null or points to a readable slot holding null or the
+///   compiled schema `qjson_schema_new_in` put there and no one has
+///   freed since.
+/// - `doc` is null or a live handle: from `qjson_parse*` and not yet
+///   passed to `qjson_free`, or in caller memory (`qjson_parse_in`,
+///   `qjson_parse_into`, `*_measured_in`, `qjson_parse_file_in`) that
+///   the caller has not released.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_schema_valid_doc(
+pub unsafe extern "C" fn qjson_schema_valid_doc(
     schema: *const *mut Schema,
     doc: *mut Handle,
     node: u32,

@@ -10,7 +10,8 @@
 use std::ffi::c_char;
 
 use super::doc::{open_doc, CLOSED};
-use super::{box_into, bytes, fill_error, guard, in_slot, panic_message, ErrorInfo, Handle};
+use super::slot::{box_into, in_slot};
+use super::{bytes, fill_error, guard, panic_message, ErrorInfo, Handle};
 use qjson_core::select::{Failure, Item, Output, Selector};
 use qjson_core::{Document, Options, ROOT};
 
@@ -53,16 +54,30 @@ impl SelectOut {
 /// A new, empty selector (`qjson_selector_add` fills it), boxed into the
 /// caller's slot `out` (see `box_into`): 1, or 0 (a null slot, a caught
 /// panic) with `err` filled in.
+///
+/// # Safety
+/// - `out` is null or points to a writable slot holding null or a
+///   selector from `qjson_selector_new_in` (released by this call).
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_selector_new_in(out: *mut *mut Selector, err: *mut ErrorInfo) -> i32 {
+pub unsafe extern "C" fn qjson_selector_new_in(out: *mut *mut Selector, err: *mut ErrorInfo) -> i32 {
     box_into(guard(None, || Some(Ok::<_, ()>(Selector::new()))), out, err, |_, ()| {})
 }
 
 /// Adds a path to the selector in slot `sel`: `spec` is `path` or `path:type`, or with a
 /// non-null `ty` the path alone and `ty` the type's name. Returns 1, or 0
 /// with `err` filled in.
+///
+/// # Safety
+/// - `sel` is null or points to a writable slot holding null or the
+///   selector `qjson_selector_new_in` put there and no one has freed
+///   since.
+/// - `spec` is null or points to `spec_len` readable bytes, for the
+///   call.
+/// - `ty` is null or points to `ty_len` readable bytes, for the call.
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_selector_add(
+pub unsafe extern "C" fn qjson_selector_add(
     sel: *mut *mut Selector,
     spec: *const c_char,
     spec_len: usize,
@@ -89,10 +104,15 @@ pub extern "C" fn qjson_selector_add(
 
 /// Frees the selector in slot `sel` and empties the slot (null or empty:
 /// nothing).
+///
+/// # Safety
+/// - `sel` is null or points to a writable slot holding null or the
+///   selector `qjson_selector_new_in` put there and no one has freed
+///   since.
 #[no_mangle]
-pub extern "C" fn qjson_selector_release(sel: *mut *mut Selector) {
+pub unsafe extern "C" fn qjson_selector_release(sel: *mut *mut Selector) {
     // SAFETY: a slot filled by `qjson_selector_new_in`.
-    unsafe { super::release(sel) }
+    unsafe { super::slot::release(sel) }
 }
 
 /// Reads every path of the selector in slot `sel` from node `node` of `doc`, or when `doc` is
@@ -107,8 +127,23 @@ pub extern "C" fn qjson_selector_release(sel: *mut *mut Selector) {
 /// reads them) or into `out.bytes`; container items carry their node in
 /// the document (for a text, in the document a parse of the same text
 /// with the same options would build).
+///
+/// # Safety
+/// - `sel` is null or points to a readable slot holding null or the
+///   selector `qjson_selector_new_in` put there and no one has freed
+///   since.
+/// - `doc` is null (then `input` is read) or a live handle: from
+///   `qjson_parse*` and not yet passed to `qjson_free`, or in caller
+///   memory that the caller has not released.
+/// - `input` is null or points to `len` readable bytes, for the call.
+///   Strings in the output may point into it: the caller keeps it while
+///   it reads them.
+/// - `opts` is null or points to a readable `qjson_options`.
+/// - `out` is null or points to a writable `qjson_select_out` whose
+///   `items` is null or points to `cap` writable items and whose
+///   `bytes` is null or points to `bytes_cap` writable bytes.
 #[no_mangle]
-pub extern "C" fn qjson_select(
+pub unsafe extern "C" fn qjson_select(
     sel: *const *mut Selector,
     doc: *mut Handle,
     node: u32,

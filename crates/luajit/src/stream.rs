@@ -10,7 +10,8 @@
 
 use std::ffi::c_char;
 
-use super::{box_into, bytes, guard, in_slot, panic_message, ErrorInfo};
+use super::slot::{box_into, in_slot};
+use super::{bytes, guard, panic_message, ErrorInfo};
 use qjson_core::stream::{Span, Splitter, StreamError, StreamFormat};
 
 /// What a split found. `spans` (`count` of them) stay valid until the
@@ -37,8 +38,13 @@ pub struct StreamOut {
 /// more is taken as that), boxed into the caller's slot `out` (see
 /// `box_into`): 1, or 0 (an unknown format, a null slot, a caught panic)
 /// with `err` filled in.
+///
+/// # Safety
+/// - `out` is null or points to a writable slot holding null or a
+///   splitter from `qjson_stream_new_in` (released by this call).
+/// - `err` is null or points to a writable `qjson_error`.
 #[no_mangle]
-pub extern "C" fn qjson_stream_new_in(
+pub unsafe extern "C" fn qjson_stream_new_in(
     format: u32,
     max_size: usize,
     out: *mut *mut Splitter,
@@ -56,17 +62,27 @@ pub extern "C" fn qjson_stream_max_size() -> u64 {
 
 /// Frees the splitter in slot `st` and empties the slot (null or empty:
 /// nothing).
+///
+/// # Safety
+/// - `st` is null or points to a writable slot holding null or the
+///   splitter `qjson_stream_new_in` put there and no one has freed
+///   since.
 #[no_mangle]
-pub extern "C" fn qjson_stream_release(st: *mut *mut Splitter) {
+pub unsafe extern "C" fn qjson_stream_release(st: *mut *mut Splitter) {
     // SAFETY: a slot filled by `qjson_stream_new_in`.
-    unsafe { super::release(st) }
+    unsafe { super::slot::release(st) }
 }
 
 /// Forgets the last call's values and gives back what the splitter in
 /// slot `st` holds beyond a small bound: for a splitter kept idle in a
 /// pool (a null or empty slot is ignored).
+///
+/// # Safety
+/// - `st` is null or points to a writable slot holding null or the
+///   splitter `qjson_stream_new_in` put there and no one has freed
+///   since.
 #[no_mangle]
-pub extern "C" fn qjson_stream_trim(st: *mut *mut Splitter) {
+pub unsafe extern "C" fn qjson_stream_trim(st: *mut *mut Splitter) {
     guard((), || {
         if let Ok(s) = in_slot(st, "stream splitter") {
             s.trim()
@@ -95,8 +111,16 @@ fn finish(st: &Splitter, data: *const c_char, r: Result<(), StreamError>, out: &
 /// `input`, which the caller keeps). Returns 1, or -1 with `out.err`
 /// filled in: the spans found before the error are still in `out`.
 /// -2 after a caught panic.
+///
+/// # Safety
+/// - `st` is null or points to a writable slot holding null or the
+///   splitter `qjson_stream_new_in` put there and no one has freed
+///   since.
+/// - `input` is null or points to `len` readable bytes, for the call.
+///   The spans refer to it: the caller keeps it while it reads them.
+/// - `out` is null or points to a writable `qjson_stream_out`.
 #[no_mangle]
-pub extern "C" fn qjson_stream_split(
+pub unsafe extern "C" fn qjson_stream_split(
     st: *mut *mut Splitter,
     input: *const c_char,
     len: usize,
@@ -116,8 +140,15 @@ pub extern "C" fn qjson_stream_split(
 /// caller left `out.unread` at 1, the spans of the previous call come
 /// first (`Splitter::feed_keeping`). Sets `out.unread` to 1. Returns as
 /// `qjson_stream_split`; after an error every later call fails with it.
+///
+/// # Safety
+/// - `st` is null or points to a writable slot holding null or the
+///   splitter `qjson_stream_new_in` put there and no one has freed
+///   since.
+/// - `chunk` is null or points to `len` readable bytes, for the call.
+/// - `out` is null or points to a writable `qjson_stream_out`.
 #[no_mangle]
-pub extern "C" fn qjson_stream_feed(
+pub unsafe extern "C" fn qjson_stream_feed(
     st: *mut *mut Splitter,
     chunk: *const c_char,
     len: usize,

@@ -12,8 +12,9 @@ mod common;
 use common::{error_info, message};
 
 use proptest::prelude::*;
+use qjson::doc::{qjson_close, qjson_free};
 use qjson::events::{qjson_doc_events, qjson_text_events};
-use qjson::parse::{qjson_close, qjson_free, qjson_parse};
+use qjson::parse::qjson_parse;
 use qjson_core::events::{Event, EventTag, EventsInfo, KeyCache, Walker};
 use qjson_core::{Document, Options, ROOT};
 use serde_json::{Map, Number, Value};
@@ -589,14 +590,20 @@ fn events<'a>(ptr: *const Event, info: &EventsInfo) -> &'a [Event] {
 }
 
 fn decode(input: &[u8], opts: Option<&Options>, slot: u32) -> Result<(*const Event, EventsInfo), String> {
-    let mut info = EventsInfo { count: 0, key_generation: 0 };
-    let mut err = error_info();
-    let opts = opts.map_or(null(), |o| o as *const Options);
-    let ptr = qjson_text_events(input.as_ptr().cast(), input.len(), opts, slot, &mut info, &mut err);
-    if ptr.is_null() {
-        Err(message(&err))
-    } else {
-        Ok((ptr, info))
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let mut info = EventsInfo { count: 0, key_generation: 0 };
+        let mut err = error_info();
+        let opts = opts.map_or(null(), |o| o as *const Options);
+        let ptr = qjson_text_events(input.as_ptr().cast(), input.len(), opts, slot, &mut info, &mut err);
+        if ptr.is_null() {
+            Err(message(&err))
+        } else {
+            Ok((ptr, info))
+        }
     }
 }
 
@@ -618,16 +625,22 @@ fn slots_keep_nested_decodes_apart() {
 /// Errors are qjson_parse's: same message, same position.
 #[test]
 fn decode_errors_are_parse_errors() {
-    common::print_test_panics();
-    for bad in [&b"[1,2"[..], b"{\"a\" 1}", b"", b"[\"\xff\"]", b"[1] x", b"\xEF\xBB\xBF[]"] {
-        let e = decode(bad, None, 0).unwrap_err();
-        let mut err = error_info();
-        assert!(qjson_parse(bad.as_ptr().cast(), bad.len(), null(), &mut err).is_null());
-        assert_eq!(e, message(&err), "{}", common::show(bad));
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        common::print_test_panics();
+        for bad in [&b"[1,2"[..], b"{\"a\" 1}", b"", b"[\"\xff\"]", b"[1] x", b"\xEF\xBB\xBF[]"] {
+            let e = decode(bad, None, 0).unwrap_err();
+            let mut err = error_info();
+            assert!(qjson_parse(bad.as_ptr().cast(), bad.len(), null(), &mut err).is_null());
+            assert_eq!(e, message(&err), "{}", common::show(bad));
+        }
+        let deep = Options { max_depth: 2, ..Options::default() };
+        let e = decode(b"[[[1]]]", Some(&deep), 0).unwrap_err();
+        assert!(e.starts_with("nesting deeper than max_depth (2)"), "{e}");
     }
-    let deep = Options { max_depth: 2, ..Options::default() };
-    let e = decode(b"[[[1]]]", Some(&deep), 0).unwrap_err();
-    assert!(e.starts_with("nesting deeper than max_depth (2)"), "{e}");
 }
 
 /// lua-cjson's decode_invalid_numbers: what C's strtod reads.
@@ -655,20 +668,26 @@ fn invalid_numbers_when_asked() {
 
 #[test]
 fn flatten_a_parsed_document() {
-    common::print_test_panics();
-    let bytes = br#"{"a":[1,"\u00e9"],"b":2}"#;
-    let mut err = error_info();
-    let doc = qjson_parse(bytes.as_ptr().cast(), bytes.len(), null(), &mut err);
-    assert!(!doc.is_null());
-    let mut info = EventsInfo { count: 0, key_generation: 0 };
-    let p = qjson_doc_events(doc, ROOT, 0, &mut info, &mut err);
-    assert_eq!(value_of(events(p, &info)), serde_json::json!({"a": [1.0, "é"], "b": 2.0}));
-    // A node past the tape is refused; so is a closed document.
-    assert!(qjson_doc_events(doc, 1 << 20, 0, &mut info, &mut err).is_null());
-    assert!(message(&err).contains("no value at node"));
-    qjson_close(doc);
-    assert!(qjson_doc_events(doc, ROOT, 0, &mut info, &mut err).is_null());
-    assert_eq!(message(&err), "document is closed");
-    qjson_free(doc);
-    assert!(qjson_doc_events(null_mut(), ROOT, 0, &mut info, &mut err).is_null());
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        common::print_test_panics();
+        let bytes = br#"{"a":[1,"\u00e9"],"b":2}"#;
+        let mut err = error_info();
+        let doc = qjson_parse(bytes.as_ptr().cast(), bytes.len(), null(), &mut err);
+        assert!(!doc.is_null());
+        let mut info = EventsInfo { count: 0, key_generation: 0 };
+        let p = qjson_doc_events(doc, ROOT, 0, &mut info, &mut err);
+        assert_eq!(value_of(events(p, &info)), serde_json::json!({"a": [1.0, "é"], "b": 2.0}));
+        // A node past the tape is refused; so is a closed document.
+        assert!(qjson_doc_events(doc, 1 << 20, 0, &mut info, &mut err).is_null());
+        assert!(message(&err).contains("no value at node"));
+        qjson_close(doc);
+        assert!(qjson_doc_events(doc, ROOT, 0, &mut info, &mut err).is_null());
+        assert_eq!(message(&err), "document is closed");
+        qjson_free(doc);
+        assert!(qjson_doc_events(null_mut(), ROOT, 0, &mut info, &mut err).is_null());
+    }
 }

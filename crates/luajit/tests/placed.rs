@@ -3,8 +3,10 @@
 //! heap: they read like boxed ones, and own no native memory, since the
 //! caller releases them without telling the library.
 
-use qjson::parse::{qjson_close, qjson_free, qjson_parse, qjson_parse_in, qjson_parse_measured, qjson_parse_size};
-use qjson::read::{qjson_get_num, qjson_get_str, qjson_last_error};
+use qjson::doc::{qjson_close, qjson_free};
+use qjson::parse::{qjson_parse, qjson_parse_in, qjson_parse_measured, qjson_parse_size};
+use qjson::read::{qjson_get_num, qjson_get_str};
+use qjson::read_error::qjson_last_error;
 use qjson::{Handle, Status};
 use qjson_core::{Document, Kind, Node, Options, ROOT};
 use std::cell::Cell;
@@ -30,20 +32,32 @@ impl Placed {
 }
 
 fn measure(text: &[u8], opts: &Options) -> Result<usize, String> {
-    let mut err = error_info();
-    match qjson_parse_size(text.as_ptr().cast(), text.len(), opts, &mut err) {
-        0 => Err(message(&err)),
-        n => Ok(n as usize),
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let mut err = error_info();
+        match qjson_parse_size(text.as_ptr().cast(), text.len(), opts, &mut err) {
+            0 => Err(message(&err)),
+            n => Ok(n as usize),
+        }
     }
 }
 
 fn place_measured(text: &[u8], opts: &Options, size: usize) -> Result<Placed, String> {
-    let mut p = Placed { mem: vec![0; size.div_ceil(8)], size };
-    let mut err = error_info();
-    let mem = p.mem.as_mut_ptr().cast::<c_void>();
-    match qjson_parse_in(text.as_ptr().cast(), text.len(), opts, mem, size, &mut err) {
-        1 => Ok(p),
-        _ => Err(message(&err)),
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let mut p = Placed { mem: vec![0; size.div_ceil(8)], size };
+        let mut err = error_info();
+        let mem = p.mem.as_mut_ptr().cast::<c_void>();
+        match qjson_parse_in(text.as_ptr().cast(), text.len(), opts, mem, size, &mut err) {
+            1 => Ok(p),
+            _ => Err(message(&err)),
+        }
     }
 }
 
@@ -52,141 +66,189 @@ fn place(text: &[u8], opts: &Options) -> Result<Placed, String> {
 }
 
 fn get_str(doc: *mut Handle, path: &str) -> Result<String, (i32, String)> {
-    let (mut ptr, mut len) = (null(), 0);
-    let k = qjson_get_str(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut ptr, &mut len);
-    if k != Kind::String as i32 {
-        return Err((k, last_error(doc)));
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let (mut ptr, mut len) = (null(), 0);
+        let k = qjson_get_str(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut ptr, &mut len);
+        if k != Kind::String as i32 {
+            return Err((k, last_error(doc)));
+        }
+        // Sound: the read just returned `len` bytes at `ptr`.
+        Ok(String::from_utf8(std::slice::from_raw_parts(ptr.cast::<u8>(), len).to_vec()).unwrap())
     }
-    // SAFETY: the read just returned `len` bytes at `ptr`.
-    Ok(String::from_utf8(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }.to_vec()).unwrap())
 }
 
 fn get_num(doc: *mut Handle, path: &str) -> Option<f64> {
-    let mut v = 0.0;
-    let k = qjson_get_num(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut v);
-    (k == Kind::Number as i32).then_some(v)
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let mut v = 0.0;
+        let k = qjson_get_num(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut v);
+        (k == Kind::Number as i32).then_some(v)
+    }
 }
 
 fn last_error(doc: *const Handle) -> String {
-    let mut err = error_info();
-    qjson_last_error(doc, &mut err);
-    message(&err)
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let mut err = error_info();
+        qjson_last_error(doc, &mut err);
+        message(&err)
+    }
 }
 
 const DOC: &[u8] = br#"{"id":1234567,"note":"caf\u00e9 \"ok\"","long":"\\n\u00e9\ud83d\ude00 and more text after the escapes","k":[1.5,"x"]}"#;
 
 #[test]
 fn a_placed_document_reads_like_a_boxed_one() {
-    let opts = Options::default();
-    let mut placed = place(DOC, &opts).unwrap();
-    let mut err = error_info();
-    let boxed = qjson_parse(DOC.as_ptr().cast(), DOC.len(), &opts, &mut err);
-    assert!(!boxed.is_null());
-    for doc in [placed.handle(), boxed] {
-        assert_eq!(get_num(doc, "id"), Some(1234567.0));
-        assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
-        assert_eq!(get_str(doc, "long").unwrap(), "\\n\u{e9}\u{1F600} and more text after the escapes");
-        assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
-        assert_eq!(get_num(doc, "k[0]"), Some(1.5));
-        assert_eq!(get_str(doc, "k[1]").unwrap(), "x");
-        // A failed read keeps its message on the handle.
-        let (k, msg) = get_str(doc, "k[").unwrap_err();
-        assert_eq!(k, Status::Error as i32);
-        assert!(msg.starts_with("invalid path"), "{msg}");
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let opts = Options::default();
+        let mut placed = place(DOC, &opts).unwrap();
+        let mut err = error_info();
+        let boxed = qjson_parse(DOC.as_ptr().cast(), DOC.len(), &opts, &mut err);
+        assert!(!boxed.is_null());
+        for doc in [placed.handle(), boxed] {
+            assert_eq!(get_num(doc, "id"), Some(1234567.0));
+            assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
+            assert_eq!(get_str(doc, "long").unwrap(), "\\n\u{e9}\u{1F600} and more text after the escapes");
+            assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
+            assert_eq!(get_num(doc, "k[0]"), Some(1.5));
+            assert_eq!(get_str(doc, "k[1]").unwrap(), "x");
+            // A failed read keeps its message on the handle.
+            let (k, msg) = get_str(doc, "k[").unwrap_err();
+            assert_eq!(k, Status::Error as i32);
+            assert!(msg.starts_with("invalid path"), "{msg}");
+        }
+        qjson_free(boxed);
+        qjson_close(placed.handle());
+        assert_eq!(get_str(placed.handle(), "note").unwrap_err().1, "document is closed");
+        assert!(placed.size >= std::mem::size_of::<Handle>());
     }
-    qjson_free(boxed);
-    qjson_close(placed.handle());
-    assert_eq!(get_str(placed.handle(), "note").unwrap_err().1, "document is closed");
-    assert!(placed.size >= std::mem::size_of::<Handle>());
 }
 
 #[test]
 fn a_placed_document_owns_no_native_memory() {
-    // Lazy mode too: its strings are checked, and unescaped, when read.
-    // Reads that succeed, fail (a bad path: the message is kept per
-    // thread) and miss.
-    let reads = |doc: *mut Handle| {
-        for _ in 0..3 {
-            let (mut ptr, mut len) = (null(), 0);
-            for path in ["note", "long", "k[1]", "k[", "nope", "id"] {
-                qjson_get_str(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut ptr, &mut len);
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        // Lazy mode too: its strings are checked, and unescaped, when read.
+        // Reads that succeed, fail (a bad path: the message is kept per
+        // thread) and miss.
+        let reads = |doc: *mut Handle| {
+            for _ in 0..3 {
+                let (mut ptr, mut len) = (null(), 0);
+                for path in ["note", "long", "k[1]", "k[", "nope", "id"] {
+                    qjson_get_str(doc, 0, path.as_ptr().cast(), path.len(), null(), &mut ptr, &mut len);
+                }
             }
+        };
+        for opts in [Options::default(), Options::lazy()] {
+            // Warm the thread's buffers, then count from here.
+            let mut warm = place(DOC, &opts).unwrap();
+            reads(warm.handle());
+            drop(warm);
+            let size = measure(DOC, &opts).unwrap();
+            let mut p = Placed { mem: vec![0; size.div_ceil(8)], size };
+            let before = LIVE.with(Cell::get);
+            let mut err = error_info();
+            let mem = p.mem.as_mut_ptr().cast::<c_void>();
+            assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, mem, size, &mut err), 1);
+            let doc = p.handle();
+            reads(doc);
+            qjson_close(doc);
+            assert_eq!(LIVE.with(Cell::get), before, "a placed document left native allocations behind");
         }
-    };
-    for opts in [Options::default(), Options::lazy()] {
-        // Warm the thread's buffers, then count from here.
-        let mut warm = place(DOC, &opts).unwrap();
-        reads(warm.handle());
-        drop(warm);
-        let size = measure(DOC, &opts).unwrap();
-        let mut p = Placed { mem: vec![0; size.div_ceil(8)], size };
-        let before = LIVE.with(Cell::get);
-        let mut err = error_info();
-        let mem = p.mem.as_mut_ptr().cast::<c_void>();
-        assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, mem, size, &mut err), 1);
-        let doc = p.handle();
-        reads(doc);
-        qjson_close(doc);
-        assert_eq!(LIVE.with(Cell::get), before, "a placed document left native allocations behind");
     }
 }
 
 #[test]
 fn placing_parses_again_when_another_parse_ran_in_between() {
-    // As when a finalizer run by the caller's allocation parses another
-    // document between the two calls.
-    let opts = Options::default();
-    let other = br#"{"note":"other","id":1}"#;
-    let size = measure(DOC, &opts).unwrap();
-    measure(other, &opts).unwrap();
-    let mut err = error_info();
-    let boxed = qjson_parse(other.as_ptr().cast(), other.len(), &opts, &mut err);
-    qjson_free(boxed);
-    let mut p = place_measured(DOC, &opts, size).unwrap();
-    assert_eq!(get_str(p.handle(), "note").unwrap(), "café \"ok\"");
-    assert_eq!(get_num(p.handle(), "id"), Some(1234567.0));
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        // As when a finalizer run by the caller's allocation parses another
+        // document between the two calls.
+        let opts = Options::default();
+        let other = br#"{"note":"other","id":1}"#;
+        let size = measure(DOC, &opts).unwrap();
+        measure(other, &opts).unwrap();
+        let mut err = error_info();
+        let boxed = qjson_parse(other.as_ptr().cast(), other.len(), &opts, &mut err);
+        qjson_free(boxed);
+        let mut p = place_measured(DOC, &opts, size).unwrap();
+        assert_eq!(get_str(p.handle(), "note").unwrap(), "café \"ok\"");
+        assert_eq!(get_num(p.handle(), "id"), Some(1234567.0));
+    }
 }
 
 #[test]
 fn a_measured_document_can_be_boxed_instead() {
-    let opts = Options::default();
-    let mut err = error_info();
-    // Right after the measure (the tape is taken), and after another
-    // parse ran in between (parsed again).
-    for between in [false, true] {
-        measure(DOC, &opts).unwrap();
-        if between {
-            measure(br#"{"note":"other"}"#, &opts).unwrap();
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let opts = Options::default();
+        let mut err = error_info();
+        // Right after the measure (the tape is taken), and after another
+        // parse ran in between (parsed again).
+        for between in [false, true] {
+            measure(DOC, &opts).unwrap();
+            if between {
+                measure(br#"{"note":"other"}"#, &opts).unwrap();
+            }
+            let doc = qjson_parse_measured(DOC.as_ptr().cast(), DOC.len(), &opts, &mut err);
+            assert!(!doc.is_null());
+            assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
+            assert_eq!(get_num(doc, "k[0]"), Some(1.5));
+            qjson_free(doc);
         }
-        let doc = qjson_parse_measured(DOC.as_ptr().cast(), DOC.len(), &opts, &mut err);
-        assert!(!doc.is_null());
-        assert_eq!(get_str(doc, "note").unwrap(), "café \"ok\"");
-        assert_eq!(get_num(doc, "k[0]"), Some(1.5));
-        qjson_free(doc);
+        let bad = br#"[1,]"#;
+        let doc = qjson_parse_measured(bad.as_ptr().cast(), bad.len(), &opts, &mut err);
+        assert!(doc.is_null());
+        assert!(message(&err).contains("line 1, column 4"), "{}", message(&err));
     }
-    let bad = br#"[1,]"#;
-    let doc = qjson_parse_measured(bad.as_ptr().cast(), bad.len(), &opts, &mut err);
-    assert!(doc.is_null());
-    assert!(message(&err).contains("line 1, column 4"), "{}", message(&err));
 }
 
 #[test]
 fn bad_memory_is_refused_with_a_message() {
-    let opts = Options::default();
-    let size = measure(DOC, &opts).unwrap();
-    let err = place_measured(DOC, &opts, size - 8).err().unwrap();
-    assert_eq!(err, "memory too small for the placed document");
-    let mut mem = vec![0u64; size.div_ceil(8) + 1];
-    let mut e = error_info();
-    // SAFETY: 4 bytes into an allocation of more than 8.
-    let odd = unsafe { mem.as_mut_ptr().cast::<u8>().add(4) }.cast::<c_void>();
-    assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, odd, size, &mut e), 0);
-    assert_eq!(message(&e), "bad memory for a placed document");
-    let mut e = error_info();
-    assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, std::ptr::null_mut(), size, &mut e), 0);
-    // Invalid JSON: the size call reports it with its position.
-    let bad = measure(br#"{"a":}"#, &opts).unwrap_err();
-    assert!(bad.contains("line 1, column 6"), "{bad}");
+    // SAFETY: the C ABI's contracts hold for every call here: pointers are null or
+    // point to locals, slices or statics of the right size that outlive the call;
+    // handles and slots come from this code's own parse/new calls and are freed once,
+    // after their last use; inputs outlive the documents parsed from them.
+    unsafe {
+        let opts = Options::default();
+        let size = measure(DOC, &opts).unwrap();
+        let err = place_measured(DOC, &opts, size - 8).err().unwrap();
+        assert_eq!(err, "memory too small for the placed document");
+        let mut mem = vec![0u64; size.div_ceil(8) + 1];
+        let mut e = error_info();
+        // Sound: 4 bytes into an allocation of more than 8.
+        let odd = mem.as_mut_ptr().cast::<u8>().add(4).cast::<c_void>();
+        assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, odd, size, &mut e), 0);
+        assert_eq!(message(&e), "bad memory for a placed document");
+        let mut e = error_info();
+        assert_eq!(qjson_parse_in(DOC.as_ptr().cast(), DOC.len(), &opts, std::ptr::null_mut(), size, &mut e), 0);
+        // Invalid JSON: the size call reports it with its position.
+        let bad = measure(br#"{"a":}"#, &opts).unwrap_err();
+        assert!(bad.contains("line 1, column 6"), "{bad}");
+    }
 }
 
 /// Every string (keys too) and number of `doc`, in document order.
