@@ -45,8 +45,10 @@ local function layout(top, lib_at)
   local dir = p:read("*l")
   p:close()
   local target = dir .. "/" .. lib_at
-  assert(os.execute(("cp -r '%s/lua' '%s/lua' && mkdir -p '%s' && cp '%s' '%s'")
-    :format(top, dir, target:match("^(.*)/[^/]*$"), library(top), target)) == 0)
+  local status = os.execute(("cp -r '%s/lua' '%s/lua' && mkdir -p '%s' && cp '%s' '%s'")
+    :format(top, dir, target:match("^(.*)/[^/]*$"), library(top), target))
+  assert(status == 0 or status == true, "could not lay out " .. dir) -- 5.1's and LUA52COMPAT's
+
   return dir
 end
 
