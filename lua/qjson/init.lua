@@ -38,6 +38,7 @@ encoder.install(qjson)
 -- Documents and cursors are not values: encode names what to encode.
 encoder.refused[DocMT] = "Cannot serialise a qjson document or cursor: encode doc:get() (a view of it) instead"
 require("qjson.schema").install(qjson)
+require("qjson.patch").install(qjson)
 qjson.empty_array = encoder.empty_array
 qjson.array_mt = encoder.array_mt
 qjson.empty_array_mt = encoder.empty_array_mt

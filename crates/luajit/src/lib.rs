@@ -15,6 +15,7 @@ mod encode;
 pub mod events;
 mod load;
 pub mod parse;
+pub mod patch;
 pub mod read;
 #[cfg(feature = "schema")]
 pub mod schema;
