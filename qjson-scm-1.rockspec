@@ -37,6 +37,7 @@ build = {
       ["qjson.markers"] = "lua/qjson/markers.lua",
       ["qjson.parse"] = "lua/qjson/parse.lua",
       ["qjson.parse.options"] = "lua/qjson/parse/options.lua",
+      ["qjson.patch"] = "lua/qjson/patch.lua",
       ["qjson.plain_tables"] = "lua/qjson/plain_tables.lua",
       ["qjson.safe"] = "lua/qjson/safe.lua",
       ["qjson.schema"] = "lua/qjson/schema.lua",

@@ -18,6 +18,7 @@ M.libs = {
   ["qjson-cursor"] = qjson.lib("cursor", "qjson.parse + doc:len/doc:open cursors, compiled paths"),
   ["qjson-ipairs"] = qjson.lib("ipairs", "qjson.parse + doc:ipairs cursors, compiled paths"),
   ["qjson.select"] = require("libs.qjson_select"),
+  ["qjson.patch"] = require("libs.qjson_patch"),
   ["qjson.decode"] = require("libs.qjson_decode"),
   ["qjson.cjson"] = require("libs.qjson_cjson"),
   ["lua-cjson"] = lua_cjson.baseline_lib,
@@ -30,8 +31,8 @@ M.libs = {
 
 -- The libraries run.lua compares, in table order, and the floors: memchr
 -- for the reading jobs, parse+copy for the edit of a top-level field.
-M.default = { "qjson", "qjson.select", "qjson.decode", "qjson.cjson", "lua-cjson", "lua-cjson-2.1.0", "dkjson",
-  "resty.simdjson", "memchr", "parse+copy" }
+M.default = { "qjson", "qjson.select", "qjson.patch", "qjson.decode", "qjson.cjson", "lua-cjson", "lua-cjson-2.1.0",
+  "dkjson", "resty.simdjson", "memchr", "parse+copy" }
 -- Other ways to write the qjson reader with the document API, timed too
 -- (not in --quick) to show what the API style costs.
 M.variants = { "qjson-cursor", "qjson-ipairs" }

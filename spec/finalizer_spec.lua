@@ -65,6 +65,10 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("options_box", mode))
       end)
 
+      it("patches between a patch and the copy of its result: each call its own result and message", function()
+        assert.are.equal("ok\nexit=0\n", run("patch_nested", mode))
+      end)
+
       it("materializes with other settings between a materialize and its build: each its own array_mt",
         function()
           assert.are.equal("ok\nexit=0\n", run("materialize_mt", mode))

@@ -83,6 +83,7 @@ enum qjson_stream_format {
 };
 typedef uint32_t qjson_stream_format;
 typedef struct qjson_doc qjson_doc;
+typedef struct qjson_patch qjson_patch;
 typedef struct qjson_path qjson_path;
 typedef struct qjson_schema qjson_schema;
 typedef struct qjson_selector qjson_selector;
@@ -114,6 +115,11 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+typedef struct {
+  uint8_t *data;
+  size_t len;
+  size_t cap;
+} qjson_bytes;
 typedef struct {
   uint32_t draft;
   uint32_t formats;
@@ -233,6 +239,33 @@ int32_t qjson_parse_measured_in(const char *input,
                                 size_t size,
                                 qjson_error *err);
 size_t qjson_handle_size(void);
+void qjson_bytes_release(qjson_bytes *out);
+int32_t qjson_patch_new_in(const char *ops,
+                           size_t len,
+                           int32_t args,
+                           qjson_patch **out,
+                           qjson_error *err);
+void qjson_patch_release(qjson_patch **patch);
+int32_t qjson_patch_args(qjson_patch *const *patch);
+int32_t qjson_patch_apply(qjson_patch *const *patch,
+                          qjson_doc *doc,
+                          uint32_t node,
+                          const char *input,
+                          size_t len,
+                          const char *values,
+                          const size_t *ends,
+                          size_t nvalues,
+                          size_t max_size,
+                          qjson_bytes *out,
+                          qjson_error *err);
+int32_t qjson_merge_patch(qjson_doc *doc,
+                          uint32_t node,
+                          const char *input,
+                          size_t len,
+                          const char *patch,
+                          size_t patch_len,
+                          qjson_bytes *out,
+                          qjson_error *err);
 int32_t qjson_path_compile_in(const char *path, size_t len, qjson_path **out, qjson_error *err);
 void qjson_path_release(qjson_path **path);
 int32_t qjson_find(qjson_doc *doc,

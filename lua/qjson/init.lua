@@ -28,6 +28,7 @@ local qjson = {
 -- configuration functions, with settings of this module's own.
 encoder.install(qjson)
 require("qjson.schema").install(qjson)
+require("qjson.patch").install(qjson)
 
 local install_decoder = decoder.install
 

@@ -106,6 +106,12 @@ end
 -- qjson.schema returning nil and a message, with validators that do not raise.
 safe.schema = require("qjson.schema").safe_compile
 
+-- patch and merge_patch returning nil and a message; patchers whose
+-- apply does so too.
+safe.patch = wrap(qjson.patch)
+safe.merge_patch = wrap(qjson.merge_patch)
+safe.patcher = require("qjson.patch").safe_patcher
+
 function safe.path(s)
   local p, err = parse.path(s)
   return p, err

@@ -8,8 +8,8 @@ local C = base.C
 local view = require("qjson.view.fields")
 local arg_error = require("qjson.base").arg_error
 
-local type, error, next, tostring, setmetatable, getmetatable, rawget, pcall, concat =
-  type, error, next, tostring, setmetatable, getmetatable, rawget, pcall, table.concat
+local type, error, next, tostring, setmetatable, getmetatable, pcall, concat =
+  type, error, next, tostring, setmetatable, getmetatable, pcall, table.concat
 local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
 local tonumber = tonumber
 
@@ -151,23 +151,11 @@ local function instance(v)
   if t == "string" then
     return "string", v
   elseif t == "table" then
-    if view.is_view(v) then
-      if rawget(v, view.DIRTY) or rawget(v, view.DCHILD) then
-        return "string", encode(v) -- edited: what it would encode to
-      end
-      -- Unedited: its bytes, unless a raw table operation changed it or
-      -- a view read from it (then the error materialize raises).
-      view.check_tree(v)
-      local d = rawget(v, view.DOC)
-      return "doc", rawget(d, view.PTR), rawget(v, view.NODE)
-    end
-    -- A document or cursor: { ptr = handle (a pointer, or the placed
-    -- document's memory), node = n, src = input }.
-    local ptr, node = rawget(v, "ptr"), rawget(v, "node")
-    if type(ptr) == "cdata" and type(node) == "number" then
+    local ptr, node = view.json_at(v)
+    if ptr ~= nil then
       return "doc", ptr, node
     end
-    return "string", encode(v)
+    return "string", encode(v) -- an edited view: what it would encode to
   end
   arg_error(1, "validate", "JSON string, document, view or table expected, got " .. t, 3)
 end

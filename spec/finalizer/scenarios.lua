@@ -508,6 +508,40 @@ function S.schema_message()
   end
 end
 
+-- A finalizer's patch (one that fails, and one that succeeds with other
+-- values) at each allocation of a patch, a patcher's apply and a merge
+-- patch of another document: each call returns its own result, and a
+-- failing one its own message.
+function S.patch_nested()
+  local body = '{"model":"m", "t": 0.70 ,"user":"u","n":[1, 2]}'
+  local p = qjson.patcher({ { op = "replace", path = "/t" }, { op = "add", path = "/x" } })
+  local d = qjson.parse(body)
+  -- (A replaced member is written anew, its key too; a removed one takes
+  -- the space before its comma with it.)
+  local want_apply = '{"model":"m","t":0.2,"user":"u","n":[1, 2],"x":{"k":[1]}}'
+  local want_patch = '{"model":"m","user":"u","n":[1, 2]}'
+  local want_merge = '{"model":"m", "t": 0.70,"n":[1, 2],"k":1}'
+  for from = 1, 30 do
+    arm(function()
+      local ok = pcall(qjson.patch, "{}", { { op = "test", path = "/nope", value = 1 } })
+      assert(not ok)
+      assert(p:apply('{"t":1}', { 5, "y" }) == '{"t":5,"x":"y"}')
+      assert(qjson.merge_patch('{"a":1}', '{"a":null}') == "{}")
+    end, from, 1)
+    stress()
+    local r1 = p:apply(d, { 0.2, { k = { 1 } } })
+    local r2 = qjson.patch(body, { { op = "remove", path = "/t" } })
+    local r3 = qjson.merge_patch(d, { user = qjson.null, k = 1 })
+    local ok, err = pcall(qjson.patch, d, '[{"op":"test","path":"/model","value":"z"}]')
+    calm()
+    check(r1 == want_apply, "apply, a patch at allocation " .. from .. ": " .. tostring(r1))
+    check(r2 == want_patch, "patch, a patch at allocation " .. from .. ": " .. tostring(r2))
+    check(r3 == want_merge, "merge_patch, a patch at allocation " .. from .. ": " .. tostring(r3))
+    check(not ok and tostring(err) == 'qjson: operation 1: test at "/model" failed: the values differ',
+      "a failing patch, a patch at allocation " .. from .. ": " .. tostring(err))
+  end
+end
+
 -- Reads in compiled loops, with finalizers that write the same boxes.
 -- A compiled trace that exits while the collector is in its finalize
 -- phase runs a collector step there, and so a finalizer, at whichever

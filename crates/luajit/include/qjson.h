@@ -167,6 +167,10 @@ typedef uint32_t qjson_stream_format;
 // is kept per thread, not in the handle (`read_error.rs`).
 typedef struct qjson_doc qjson_doc;
 
+// A compiled JSON Patch: its operations checked once, applied to any
+// number of documents.
+typedef struct qjson_patch qjson_patch;
+
 // A path checked and split once, for reuse (`qjson.path` in Lua).
 typedef struct qjson_path qjson_path;
 
@@ -228,6 +232,14 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+
+// A result's bytes, owned by this library until `qjson_bytes_release`
+// (which empties the struct): `len` bytes at `data`, `cap` allocated.
+typedef struct {
+  uint8_t *data;
+  size_t len;
+  size_t cap;
+} qjson_bytes;
 
 // Options of a compiled schema, laid out for the C ABI. Zero in a bound
 // means its default.
@@ -636,6 +648,90 @@ int32_t qjson_parse_measured_in(const char *input,
 // Bytes of caller memory a handle needs (`qjson_parse_measured_in`,
 // `qjson_parse_file_in`).
 size_t qjson_handle_size(void);
+
+// Frees the bytes `out` holds and empties it (null or empty: nothing).
+//
+// # Safety
+// `out` is null or points to an `OutBytes` that is empty or was filled
+// by an export of this file.
+void qjson_bytes_release(qjson_bytes *out);
+
+// Compiles the JSON Patch in `len` bytes at `ops` (an array of RFC 6902
+// operations). With `args` non-zero, an `add`, `replace` or `test`
+// without a `value` takes the next of the values given to each
+// `qjson_patch_apply`, in order; with 0 it is an error. Boxes the patch
+// into the caller's slot `out` (see `box_into`) and returns 1; 0 with
+// `err` filled in (the message names the operation, counted from 1).
+//
+// # Safety
+// `ops` holds `len` readable bytes; `out` is null or a valid slot;
+// `err` is null or valid.
+int32_t qjson_patch_new_in(const char *ops,
+                           size_t len,
+                           int32_t args,
+                           qjson_patch **out,
+                           qjson_error *err);
+
+// Frees the patch in slot `patch` and empties the slot (null or empty:
+// nothing).
+//
+// # Safety
+// `patch` is null or a slot filled by `qjson_patch_new_in`.
+void qjson_patch_release(qjson_patch **patch);
+
+// How many values each `qjson_patch_apply` of the patch in slot `patch`
+// takes; `Status::Error` (-1) for an empty or null slot.
+//
+// # Safety
+// `patch` is null or a slot filled by `qjson_patch_new_in`.
+int32_t qjson_patch_args(qjson_patch *const *patch);
+
+// Applies the patch in slot `patch` to node `node` of document `doc`, or
+// when `doc` is null to the JSON text `input` (`len` bytes), with
+// `nvalues` values for the operations that take theirs per call: JSON
+// texts one after another at `values`, value `i` ending at byte
+// `ends[i]` (one string, so that the caller keeps one object alive). Writes the result into `out` and returns 1; else
+// returns -1 (nothing written to `out`) with `err` filled in: the
+// failing operation (counted from 1) and its pointer, a `test` that
+// failed, a target or value that is not JSON (with its position), a
+// result larger than `max_size` bytes (0: the default bound,
+// `qjson_core::patch::default_max_size`); -2 after a caught panic.
+//
+// # Safety
+// `patch` is null or a slot filled by `qjson_patch_new_in`; `doc` is
+// null or a live handle; `input` holds `len` readable bytes; `ends`
+// holds `nvalues` offsets, non-decreasing, and `values` that many bytes
+// (`ends[nvalues - 1]`); `out` and `err` are null or valid.
+int32_t qjson_patch_apply(qjson_patch *const *patch,
+                          qjson_doc *doc,
+                          uint32_t node,
+                          const char *input,
+                          size_t len,
+                          const char *values,
+                          const size_t *ends,
+                          size_t nvalues,
+                          size_t max_size,
+                          qjson_bytes *out,
+                          qjson_error *err);
+
+// Merges the JSON Merge Patch `patch` (`patch_len` bytes of JSON) into
+// node `node` of document `doc`, or when `doc` is null into the JSON
+// text `input` (`len` bytes). Writes the result into `out` and returns
+// 1; else -1 (nothing written to `out`) with `err` filled in (a target
+// or patch that is not JSON, with its position), or -2 after a caught
+// panic.
+//
+// # Safety
+// `doc` is null or a live handle; `input` holds `len` readable bytes and
+// `patch` `patch_len`; `out` and `err` are null or valid.
+int32_t qjson_merge_patch(qjson_doc *doc,
+                          uint32_t node,
+                          const char *input,
+                          size_t len,
+                          const char *patch,
+                          size_t patch_len,
+                          qjson_bytes *out,
+                          qjson_error *err);
 
 // `box_into`): 1, or 0 on a syntax error, with `err` filled in.
 //

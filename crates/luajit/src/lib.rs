@@ -13,6 +13,7 @@ mod encode;
 pub mod events;
 mod load;
 pub mod parse;
+pub mod patch;
 pub mod path;
 pub mod read;
 pub mod read_error;

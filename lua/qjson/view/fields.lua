@@ -339,6 +339,28 @@ local function child_view(pst, node, kind, key, len, leaf)
 end
 
 
+-- Where the JSON value `v` lies as bytes that are its value: the handle
+-- and node of a document or cursor ({ ptr = handle, node = n }) or of an
+-- unedited view (raising, as a read would, when a raw table operation
+-- changed it or a view read from it); nil for an edited view or another
+-- table, which must be encoded. (Schema checks and patches read targets
+-- so.)
+local function json_at(v)
+  if is_view(v) then
+    if rawget(v, DIRTY) or rawget(v, DCHILD) then
+      return nil
+    end
+    check_tree_all(v)
+    return rawget(rawget(v, DOC), PTR), rawget(v, NODE)
+  end
+  local ptr, node = rawget(v, "ptr"), rawget(v, "node")
+  if type(ptr) == "cdata" and type(node) == "number" then
+    return ptr, node
+  end
+  return nil
+end
+M.json_at = json_at
+
 M.DOC, M.NODE, M.PARENT, M.LEN, M.CKEY, M.CVIEW, M.CKEY2, M.CVIEW2 = DOC, NODE, PARENT, LEN, CKEY, CVIEW, CKEY2, CVIEW2
 M.DIRTY, M.DCHILD, M.EDITS, M.ENODE, M.ADDED, M.NENODE, M.REPLACED, M.ORIG, M.VALS, M.CACHE, M.UNIQ =
   DIRTY, DCHILD, EDITS, ENODE, ADDED, NENODE, REPLACED, ORIG, VALS, CACHE, UNIQ
