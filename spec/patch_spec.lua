@@ -4,6 +4,7 @@
 -- qjson.cjson.decode'd tables, byte passthrough, errors, per-call values.
 local support = require("support")
 local qjson = require("qjson")
+qjson.decode_views(true) -- views on every build (see spec/support.lua)
 local cjson = require("qjson.cjson")
 
 local stressed = os.getenv("QJSON_GC_STRESS") == "1"

@@ -13,7 +13,7 @@
 local ffi = require("ffi")
 local base = require("qjson.base")
 local fields = require("qjson.view.fields")
-local describe = require("qjson.options").describe
+local describe = require("qjson.parse.options").describe
 
 local C, arg_error = base.C, base.arg_error
 local type, next, error, tonumber, tostring, setmetatable, getmetatable, pcall, floor, concat =
