@@ -307,8 +307,9 @@ describe("qjson.select", function()
     collectgarbage()
     collectgarbage()
     -- (Before: the pooled output record kept its 200,000 items and their
-    -- bytes, about 5 MB.)
-    assert.is_true(collectgarbage("count") - before < 512, collectgarbage("count") - before .. " KB kept")
+    -- bytes, about 5 MB. What else the process allocates meanwhile moves
+    -- the count by a few hundred KB: 516 KB was seen once.)
+    assert.is_true(collectgarbage("count") - before < 1024, collectgarbage("count") - before .. " KB kept")
   end)
 
   it("reads a lazy document's container without its siblings' errors, the same every time", function()

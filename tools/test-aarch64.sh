@@ -52,9 +52,9 @@ backend=$(lj -e 'io.write(require("qjson").backend())') || exit 1
 echo "test-aarch64: qjson.backend() = $backend"
 [ "$backend" = neon ] || { echo "test-aarch64: expected the neon backend under qemu (a cortex-max model with PMULL)"; exit 1; }
 # loader_spec starts the host's luajit (an x86 process): it tests the host
-# build, not this one, so it is left to the x86 legs; so does
-# finalizer_spec, which starts the interpreter it runs on as a process of
-# its own per scenario (an arm64 binary the shell cannot start here).
+# build, not this one, so it is left to the x86 legs; so do
+# finalizer_spec and modules_spec, which start the interpreter they run on as processes of
+# their own (an arm64 binary the shell cannot start here).
 # "qjson.plain_tables is right when a finalizer decodes in the middle of a
 # decode" checks first that its finalizer ran inside a build at all; on
 # arm64 LuaJIT it does not (the collector's steps fall elsewhere), so the
@@ -65,7 +65,7 @@ echo "test-aarch64: qjson.backend() = $backend"
 # lua-cjson on arm64 calls a table with the key 1e20 an excessively sparse
 # array (its double-to-int conversion saturates there), where the
 # drop-in tests take x86 lua-cjson's answers as the reference.
-specs=$(ls spec/*_spec.lua | grep -v -e loader_spec -e finalizer_spec)
+specs=$(ls spec/*_spec.lua | grep -v -e loader_spec -e finalizer_spec -e modules_spec)
 run_specs() {
   # spec/unbuffered.lua: each result is written at once, so a crash shows
   # which test was running.
