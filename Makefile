@@ -45,7 +45,11 @@ header:
 	QJSON_BLESS=1 cargo test --profile release-tests -p qjson-luajit --test header
 	$(LUAJIT) tools/gen-cdef.lua crates/luajit/include/qjson.h > lua/qjson/cdef.lua
 
-test: build test-rust test-lua test-gc test-cjson-suite test-install test-backends test-aarch64 fuzz-smoke bench-smoke test-puc
+# Every leg below, two at a time, each into target/test-logs/<leg>.log,
+# with a table of times at the end (tools/test.sh; LEGS to run some).
+LEGS ?=
+test: deps
+	tools/test.sh $(LEGS)
 
 # qjson for PUC Lua (crates/puc): target/lua/5.X/qjson.so for every lua5.X
 # found (tools/puc.sh), and its tests on each (tools/test-puc.sh: the specs
@@ -71,12 +75,14 @@ test-lua52: build
 
 # The whole Lua suite in forced-GC mode (spec/gc_stress.lua): the collector
 # never paused and finalizers that call qjson pending at every cycle, with
-# the JIT on, then off (docs/security.md, guarantee 11).
+# the JIT on, then off (docs/security.md, guarantee 11); GC_JIT=on or off
+# for one of them (make test runs the two side by side).
 # A run that hangs fails after GC_TIMEOUT seconds instead of taking the
 # CI budget with it.
 GC_TIMEOUT ?= 1200
+GC_JIT ?= on off
 test-gc: build
-	@for jit in on off; do \
+	@for jit in $(GC_JIT); do \
 	  echo "test-gc: the busted suite in forced-GC mode, JIT $$jit"; start=$$(date +%s); \
 	  QJSON_GC_STRESS=1 QJSON_GC_STRESS_JIT=$$jit QJSON_LUAJIT_BUILD=$(LUAJIT_BUILD) LUA_PATH='$(LUA_PATH_PREFIX);' \
 	    timeout $(GC_TIMEOUT) tools/busted.sh --lua=$(LUAJIT) --helper=spec/gc_stress.lua; rc=$$?; \

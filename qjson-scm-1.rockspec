@@ -12,7 +12,10 @@ dependencies = {
 }
 build = {
   type = "command",
-  build_command = "tools/build.sh", -- cargo build --release, profile-guided
+  -- cargo build --release, profile-guided. Without luarocks' CC (meant for
+  -- C modules): cargo's build scripts that compile C rerun when CC changes,
+  -- which would rebuild a checkout's library with a new profile each time.
+  build_command = "env -u CC tools/build.sh",
   install = {
     lua = {
       ["qjson"] = "lua/qjson/init.lua",

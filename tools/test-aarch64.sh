@@ -41,8 +41,10 @@ CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static"
   cargo test --profile release-tests --target $target --target-dir target/aarch64-static -p qjson-core --test hostile -- "${skip_args[@]}" || exit 1
 
 echo "test-aarch64: busted on an arm64 LuaJIT with the arm64 libqjson.so"
-cargo build --release --target $target -p qjson-luajit || exit 1
-lib=$PWD/target/$target/release/libqjson.so
+# The release-tests profile (no fat LTO): the code paths are the release
+# build's, and the link takes a minute less.
+cargo build --profile release-tests --target $target -p qjson-luajit || exit 1
+lib=$PWD/target/$target/release-tests/libqjson.so
 arm=$PWD/.deps/arm64/usr
 lj() {
   QJSON_LIB=$lib LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua;;" \
@@ -67,6 +69,9 @@ echo "test-aarch64: qjson.backend() = $backend"
 # lua-cjson on arm64 calls a table with the key 1e20 an excessively sparse
 # array (its double-to-int conversion saturates there), where the
 # drop-in tests take x86 lua-cjson's answers as the reference.
+# Two tests that loop in Lua (the Lua-level fuzz seeds, a failed parse
+# beside finalizers that parse) took 3 of the leg's 6 busted minutes under
+# emulation; neither depends on the CPU, and both run natively on x86.
 specs=$(ls spec/*_spec.lua | grep -v -e loader_spec -e finalizer_spec -e modules_spec -e schema_api7_spec)
 run_specs() {
   # spec/unbuffered.lua: each result is written at once, so a crash shows
@@ -76,6 +81,8 @@ run_specs() {
     --filter-out='"shortest" reads back to the same double' \
     --filter-out='encode matches lua%-cjson on number keys' \
     --filter-out='matches lua%-cjson with encode_invalid_numbers%("null"%)' \
+    --filter-out='Lua%-level fuzzing seed' \
+    --filter-out='a failed parse keeps its message when finalizers parse meanwhile' \
     $specs
 }
 run_specs
