@@ -48,7 +48,7 @@ header:
 # Every leg below, two at a time, each into target/test-logs/<leg>.log,
 # with a table of times at the end (tools/test.sh; LEGS to run some).
 LEGS ?=
-test: deps
+test:
 	tools/test.sh $(LEGS)
 
 # qjson for PUC Lua (crates/puc): target/lua/5.X/qjson.so for every lua5.X
@@ -99,8 +99,8 @@ test-install: build
 test-cjson-suite: build
 	LUAJIT=$(LUAJIT) tools/cjson-suite.sh
 
-# The document-parsing cargo tests and the busted suite again with each
-# other stage 1 backend this CPU has forced by QJSON_BACKEND (test-rust and
+# The document-parsing cargo tests and the busted specs that parse from Lua
+# again with each other stage 1 backend this CPU has forced by QJSON_BACKEND (test-rust and
 # test-lua run the one detected).
 test-backends: build
 	LUAJIT=$(LUAJIT) LUAJIT_BUILD=$(LUAJIT_BUILD) tools/test-backends.sh

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # `make test`: every leg of the gate, two at a time. Most legs are one
-# busted, qemu or fuzzer process, so on a 2-core machine two of them side
-# by side take little longer than one; the shared builds (the library,
-# the test binaries) are made first, once. Each leg's output goes to
-# target/test-logs/<leg>.log; a line says when each starts and ends, a
-# failed leg's log tail is printed, and a table of times closes the run.
-# Every leg runs even when one fails; the run fails if any failed.
-#   tools/test.sh [LEG...]   (default: all, longest first)
+# busted, qemu or fuzzer process and the builds have long one-core phases
+# (fat LTO, the PGO training), so two side by side keep both cores of the
+# development machine busy. The shared builds are steps of their own that
+# the legs needing them wait for: `build` (the profile-guided library) and
+# `test-binaries` (the release-tests cargo test executables). Each step's
+# output goes to target/test-logs/<step>.log; a line says when each starts
+# and ends, a failed step's log tail is printed, and a table of times
+# closes the run. Every leg runs unless a step it needs failed; the run
+# fails if anything failed.
+#   tools/test.sh [LEG...]   (default: all, in the order below)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -14,67 +17,107 @@ MAKE=${MAKE:-make}
 jobs=${QJSON_TEST_JOBS:-2}
 logs=target/test-logs
 
-# Longest first, so that the short legs fill the other lane at the end.
-# test-gc-on and test-gc-off are make test-gc's two halves.
-all=(test-aarch64 test-gc-off test-gc-on fuzz-smoke test-backends test-rust test-puc test-lua bench-smoke test-cjson-suite test-install)
-legs=("$@")
-[ ${#legs[@]} -gt 0 ] || legs=("${all[@]}")
-
-start=$(date +%s)
-stamp() { printf '[%3d:%02d]' $(( ($(date +%s) - start) / 60 )) $(( ($(date +%s) - start) % 60 )); }
-
-# Shared set-up, in the foreground: the Debian packages, the profile-guided
-# library, and the release-tests test binaries that test-rust and
-# test-backends run (built here so that the two legs do not wait on
-# cargo's lock for one another's build).
-echo "$(stamp) make test: set-up (tools/deps.sh, make build, cargo test --no-run)"
-$MAKE --no-print-directory build || exit 1
-cargo test --profile release-tests --workspace --no-run -q || exit 1
-mkdir -p "$logs"
-
-target_of() { # leg -> make arguments
+# Start order: the longest first among those ready, so that the short legs
+# fill the other lane at the end. test-gc-on and test-gc-off are make
+# test-gc's two halves.
+all=(build test-aarch64 test-binaries fuzz-smoke test-puc test-gc-off test-gc-on test-backends test-rust
+     test-lua bench-smoke test-cjson-suite test-install)
+declare -A needs=(
+  [test-gc-off]=build [test-gc-on]=build [test-lua]=build [bench-smoke]=build
+  [test-cjson-suite]=build [test-install]=build
+  [test-backends]="build test-binaries" [test-rust]=test-binaries
+)
+command_of() { # step -> its command
   case $1 in
-    test-gc-on) echo "test-gc GC_JIT=on" ;;
-    test-gc-off) echo "test-gc GC_JIT=off" ;;
-    *) echo "$1" ;;
+    build) echo "$MAKE --no-print-directory build" ;;
+    test-binaries) echo "cargo test --profile release-tests --workspace --no-run" ;;
+    test-gc-on | test-gc-off) echo "$MAKE --no-print-directory test-gc GC_JIT=${1#test-gc-}" ;;
+    *) echo "$MAKE --no-print-directory $1" ;;
   esac
 }
 
-declare -A pid_leg began took status
-run_leg() {
-  local leg=$1
-  echo "$(stamp) $leg: started (log: $logs/$leg.log)"
-  began[$leg]=$(date +%s)
-  # shellcheck disable=SC2046
-  $MAKE --no-print-directory $(target_of "$leg") >"$logs/$leg.log" 2>&1 &
-  pid_leg[$!]=$leg
+steps=("$@")
+if [ ${#steps[@]} -eq 0 ]; then
+  steps=("${all[@]}")
+else # the steps the named legs need come first
+  for leg in "$@"; do
+    for need in ${needs[$leg]:-}; do
+      [[ " ${steps[*]} " == *" $need "* ]] || steps=("$need" "${steps[@]}")
+    done
+  done
+fi
+
+start=$(date +%s)
+stamp() { local t=$(($(date +%s) - start)); printf '[%3d:%02d]' $((t / 60)) $((t % 60)); }
+# The Debian packages first, alone (apt allows one installer at a time).
+echo "$(stamp) make test: tools/deps.sh, then ${#steps[@]} steps, $jobs at a time, logs in $logs/"
+tools/deps.sh || exit 1
+mkdir -p "$logs"
+
+declare -A pid_step=() began=() took=() status=()
+pending=("${steps[@]}")
+# A step is ready when every step it needs passed; "blocked" when one failed.
+readiness() {
+  local need
+  for need in ${needs[$1]:-}; do
+    [[ " ${steps[*]} " == *" $need "* ]] || continue
+    case ${status[$need]:-} in
+      passed) ;;
+      FAILED | blocked) echo blocked; return ;;
+      *) echo waiting; return ;;
+    esac
+  done
+  echo ready
+}
+start_ready() {
+  local i step
+  for i in "${!pending[@]}"; do
+    [ ${#pid_step[@]} -lt "$jobs" ] || return
+    step=${pending[$i]}
+    case $(readiness "$step") in
+      waiting) continue ;;
+      blocked)
+        status[$step]=blocked took[$step]=0
+        echo "$(stamp) $step: not run (a step it needs failed)" ;;
+      ready)
+        echo "$(stamp) $step: started"
+        began[$step]=$(date +%s)
+        # shellcheck disable=SC2046
+        $(command_of "$step") >"$logs/$step.log" 2>&1 &
+        pid_step[$!]=$step ;;
+    esac
+    unset "pending[$i]"
+  done
 }
 finish_one() {
-  local pid rc leg
-  wait -n -p pid; rc=$?
-  leg=${pid_leg[$pid]}; unset "pid_leg[$pid]"
-  took[$leg]=$(( $(date +%s) - ${began[$leg]} ))
+  local pid rc step
+  wait -n -p pid
+  rc=$?
+  step=${pid_step[$pid]}
+  unset "pid_step[$pid]"
+  took[$step]=$(($(date +%s) - ${began[$step]}))
   if [ "$rc" = 0 ]; then
-    status[$leg]=passed
-    echo "$(stamp) $leg: passed in ${took[$leg]} s"
+    status[$step]=passed
+    echo "$(stamp) $step: passed in ${took[$step]} s"
   else
-    status[$leg]=FAILED
-    echo "$(stamp) $leg: FAILED (exit $rc) after ${took[$leg]} s; the end of $logs/$leg.log:"
-    tail -n 60 "$logs/$leg.log" | sed 's/^/  | /'
+    status[$step]=FAILED
+    echo "$(stamp) $step: FAILED (exit $rc) after ${took[$step]} s; the end of $logs/$step.log:"
+    tail -n 60 "$logs/$step.log" | sed 's/^/  | /'
   fi
 }
 
-for leg in "${legs[@]}"; do
-  while [ ${#pid_leg[@]} -ge "$jobs" ]; do finish_one; done
-  run_leg "$leg"
+start_ready
+while [ ${#pid_step[@]} -gt 0 ]; do
+  finish_one
+  start_ready
 done
-while [ ${#pid_leg[@]} -gt 0 ]; do finish_one; done
 
 failed=0
-echo "make test: each leg's time (two ran at a time)"
-for leg in "${legs[@]}"; do
-  printf '  %-18s %-7s %5d s\n' "$leg" "${status[$leg]}" "${took[$leg]}"
-  [ "${status[$leg]}" = passed ] || failed=$((failed + 1))
+echo "make test: each step's time ($jobs ran at a time)"
+for step in "${steps[@]}"; do
+  printf '  %-18s %-7s %5d s\n' "$step" "${status[$step]}" "${took[$step]}"
+  [ "${status[$step]}" = passed ] || failed=$((failed + 1))
 done
-echo "make test: $(( ${#legs[@]} - failed )) legs passed, $failed failed, in $(( ($(date +%s) - start) / 60 )) min $(( ($(date +%s) - start) % 60 )) s"
+total=$(($(date +%s) - start))
+echo "make test: $((${#steps[@]} - failed)) of ${#steps[@]} steps passed in $((total / 60)) min $((total % 60)) s"
 [ "$failed" = 0 ]
