@@ -158,8 +158,9 @@ end
 local meta = metadata()
 io.write(format("qjson benchmark%s: %s, %d cores, %s\n", opts.quick and " (quick)" or "", meta.cpu,
   meta.cores, meta.luajit))
-io.write(format("qjson %s (%s), lua-cjson %s (%s), dkjson %s; load average %.2f %.2f %.2f\n\n", meta.qjson,
-  meta.qjson_backend, meta.cjson, meta.cjson_which, meta.dkjson, unpack(meta.loadavg_start)))
+io.write(format("qjson %s (%s), lua-cjson %s (%s), dkjson %s, lua-resty-simdjson %s; load average %.2f %.2f %.2f\n\n",
+  meta.qjson, meta.qjson_backend, meta.cjson, meta.cjson_which, meta.dkjson, meta.simdjson or "not installed",
+  unpack(meta.loadavg_start)))
 
 -- 1. Workloads: generate (deterministic) and cache for the children.
 local data_dir = root .. "/bench/data"
