@@ -10,10 +10,10 @@
 -- cjson.decode's, encoder output that decodes back), then times every
 -- (workload, library) scenario in a fresh process (bench/one.lua), prints
 -- a table and writes bench/results/<date>.json, docs/benchmarks.md and the
--- plots. Libraries that cannot be loaded here (resty.simdjson when it is
--- not installed; qjson APIs not built yet) are skipped with one line each,
--- recorded in the results. A workload whose answers disagree is not timed;
--- the run reports it and exits 1.
+-- plots. Libraries that cannot be loaded here (resty.simdjson when
+-- ../shared is absent and none is installed; qjson APIs not built yet)
+-- are skipped with one line each, recorded in the results. A workload
+-- whose answers disagree is not timed; the run reports it and exits 1.
 --
 -- --smoke only checks the answers (every job of every library once) and
 -- exits 1 on any disagreement: `make bench-smoke`, part of `make test`.
