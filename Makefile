@@ -190,8 +190,10 @@ bench-gateway: build
 	@$(RESTY_SIMDJSON)
 	LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
-# The validation handler (bench/schema/gateway.lua) in the same nginx.
+# The validation handler (bench/schema/gateway.lua) in the same nginx
+# (whose handlers load lua-resty-simdjson, hence its build first).
 bench-gateway-schema: build
+	@$(RESTY_SIMDJSON)
 	QJSON_GATEWAY_SCRIPT=bench/schema/gateway.lua LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
 lint: deps
