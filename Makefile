@@ -144,7 +144,14 @@ soak: build
 	@tools/deps.sh --bench
 	tools/soak.sh
 
+# Kong's lua-resty-simdjson, a library the benchmark compares, built from
+# ../shared/vendor into .deps/resty-simdjson/ (tools/resty-simdjson.sh,
+# ~15 s once): a failed build fails the target; without ../shared the
+# script says so and the benchmark lists it as not installed.
+RESTY_SIMDJSON := tools/resty-simdjson.sh >/dev/null || [ $$? = 2 ]
+
 bench: build
+	@$(RESTY_SIMDJSON)
 	$(LUAJIT) bench/run.lua
 	$(MAKE) bench-core CORE_BENCH_ARGS=--quick
 
@@ -161,6 +168,7 @@ bench-core: deps
 		cargo bench --manifest-path bench/core/Cargo.toml --bench core -- --write $(CORE_BENCH_ARGS)
 
 bench-quick: build
+	@$(RESTY_SIMDJSON)
 	$(LUAJIT) bench/run.lua --quick
 
 # JSON Schema validation alone (also run at the end of `make bench`).
@@ -170,17 +178,22 @@ bench-schema: build
 # Every benchmark job of every library once, answers compared, and the
 # gateway job's step timer once, so that it keeps working (< 1 min).
 bench-smoke: build
+	@$(RESTY_SIMDJSON)
 	$(LUAJIT) bench/run.lua --smoke
 	$(LUAJIT) bench/gateway/parts.lua chat-2k 1
 
-# nginx (one worker, 127.0.0.1) + wrk: qjson and lua-cjson gateway handlers,
-# and an SSE stream relayed through their body filters.
+# nginx (one worker, 127.0.0.1) + wrk: qjson, lua-cjson and
+# lua-resty-simdjson gateway handlers, and an SSE stream relayed through
+# qjson's and lua-cjson's body filters.
 bench-gateway: build
 	@tools/deps.sh --bench
+	@$(RESTY_SIMDJSON)
 	LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
-# The validation handler (bench/schema/gateway.lua) in the same nginx.
+# The validation handler (bench/schema/gateway.lua) in the same nginx
+# (whose handlers load lua-resty-simdjson, hence its build first).
 bench-gateway-schema: build
+	@$(RESTY_SIMDJSON)
 	QJSON_GATEWAY_SCRIPT=bench/schema/gateway.lua LUAJIT=$(LUAJIT) bench/gateway/run.sh
 
 lint: deps

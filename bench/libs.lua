@@ -4,7 +4,9 @@
 --
 -- An adapter is { note, kinds (set of job kinds), load() (kind -> reader),
 -- version(), and optionally available() (true, or false and why not),
--- max_size, encode_check, passthrough, materialize, floor (a reference
+-- max_size, encode_check, number_digits (the significant digits its encoder
+-- writes, when fewer than 17: its outputs' numbers are checked to those),
+-- passthrough, materialize, floor (a reference
 -- row, not a library: no answer of its own, unless `verified`, and not
 -- among the libraries qjson's rows are compared with) }.
 local jobs = require("jobs")

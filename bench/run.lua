@@ -10,10 +10,10 @@
 -- cjson.decode's, encoder output that decodes back), then times every
 -- (workload, library) scenario in a fresh process (bench/one.lua), prints
 -- a table and writes bench/results/<date>.json, docs/benchmarks.md and the
--- plots. Libraries that cannot be loaded here (resty.simdjson when it is
--- not installed; qjson APIs not built yet) are skipped with one line each,
--- recorded in the results. A workload whose answers disagree is not timed;
--- the run reports it and exits 1.
+-- plots. Libraries that cannot be loaded here (resty.simdjson when
+-- ../shared is absent and none is installed; qjson APIs not built yet)
+-- are skipped with one line each, recorded in the results. A workload
+-- whose answers disagree is not timed; the run reports it and exits 1.
 --
 -- --smoke only checks the answers (every job of every library once) and
 -- exits 1 on any disagreement: `make bench-smoke`, part of `make test`.
@@ -158,8 +158,9 @@ end
 local meta = metadata()
 io.write(format("qjson benchmark%s: %s, %d cores, %s\n", opts.quick and " (quick)" or "", meta.cpu,
   meta.cores, meta.luajit))
-io.write(format("qjson %s (%s), lua-cjson %s (%s), dkjson %s; load average %.2f %.2f %.2f\n\n", meta.qjson,
-  meta.qjson_backend, meta.cjson, meta.cjson_which, meta.dkjson, unpack(meta.loadavg_start)))
+io.write(format("qjson %s (%s), lua-cjson %s (%s), dkjson %s, lua-resty-simdjson %s; load average %.2f %.2f %.2f\n\n",
+  meta.qjson, meta.qjson_backend, meta.cjson, meta.cjson_which, meta.dkjson, meta.simdjson or "not installed",
+  unpack(meta.loadavg_start)))
 
 -- 1. Workloads: generate (deterministic) and cache for the children.
 local data_dir = root .. "/bench/data"

@@ -204,14 +204,16 @@ end
 
 -- The bench's deep comparison: the path of the first difference between
 -- `a` (what was expected) and `b` (what came back), or nil when they are
--- equal. Unless `exact`, a number may also come back rounded to 14
--- significant digits: what cjson.encode and dkjson.encode (tostring) both
--- write; a fraction in canada.json does.
-function M.first_difference(a, b, where, exact)
+-- equal. `digits`: true, numbers must come back exactly; a count, a
+-- number may also come back rounded to that many significant digits (what
+-- an encoder writes); nil, to 14: what cjson.encode and dkjson.encode
+-- (tostring) both write; a fraction in canada.json does.
+function M.first_difference(a, b, where, digits)
   where = where or "$"
+  digits = digits or 14
   local ta, tb = type(a), type(b)
   if ta == "number" and tb == "number" then
-    if a == b or (not exact and tonumber(format("%.14g", a)) == b) then
+    if a == b or (digits ~= true and tonumber(format("%." .. digits .. "g", a)) == b) then
       return nil
     end
     return format("%s: %.17g became %.17g", where, a, b)
@@ -226,7 +228,7 @@ function M.first_difference(a, b, where, exact)
     return nil
   end
   for k, v in pairs(a) do
-    local d = M.first_difference(v, b[k], step(where, k), exact)
+    local d = M.first_difference(v, b[k], step(where, k), digits)
     if d then
       return d
     end

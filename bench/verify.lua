@@ -99,16 +99,24 @@ local function output_of(name, job, input)
   return sum, o
 end
 
--- The output, decoded by cjson, is `want` (`what` says what it should be).
+-- The output, decoded by cjson, is `want` (`what` says what it should
+-- be), its numbers to the library's `number_digits` significant digits
+-- when it has them (else util.first_difference's default, 14).
 local function decodes_to(name, o, want, what)
   local ok, back = pcall(libs.cjson_baseline().module.decode, o)
   if not ok then
     fail(format("cjson.decode cannot read %s's output: %s", name, tostring(back)))
   end
-  local d = first_difference(want, back, "$")
+  local d = first_difference(want, back, "$", libs.libs[name].number_digits)
   if d then
     fail(format("%s's output %s: %s", name, what, d))
   end
+end
+
+-- How an output's numbers were compared, when not to the default digits.
+local function digits_note(lib)
+  return lib.number_digits and format(" (numbers to %d significant digits, all its encoder writes)",
+    lib.number_digits) or ""
 end
 
 -- Encoding: the table every library encodes, against lua-cjson's bytes.
@@ -130,7 +138,7 @@ local function encode_jobs(v, s)
       else
         assert(lib.encode_check == "roundtrip", name)
         decodes_to(name, o, t, "does not decode to the table it encoded")
-        how[#how + 1] = name .. " decodes back equal"
+        how[#how + 1] = name .. " decodes back equal" .. digits_note(lib)
       end
       hot_check(name, lib.load().encode, t, sum)
       v.checksums[name] = sum
@@ -156,7 +164,7 @@ local function edit_jobs(v, s, kind)
         end
         how[#how + 1] = name .. " = the input byte for byte"
       else
-        how[#how + 1] = name .. " decodes to the edited document"
+        how[#how + 1] = name .. " decodes to the edited document" .. digits_note(lib)
       end
       hot_check(name, lib.load()[kind], s, sum)
       v.checksums[name] = sum

@@ -3,7 +3,8 @@
 # idempotently: a second run installs nothing and takes a second.
 set -euo pipefail
 
-packages=(luajit2 libluajit2-5.1-dev lua-cjson lua-dkjson lua-busted lua-check luarocks gnuplot-nox lua-rex-pcre2)
+# g++: lua-resty-simdjson's C++ part, built for the benchmark (tools/resty-simdjson.sh).
+packages=(luajit2 libluajit2-5.1-dev lua-cjson lua-dkjson lua-busted lua-check luarocks gnuplot-nox lua-rex-pcre2 g++)
 # PUC Lua (make puc, make test-puc): the interpreters, the headers and
 # libraries the failing-allocator host links, valgrind, haproxy (Lua 5.3).
 packages+=(lua5.1 lua5.2 lua5.3 lua5.4 liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev valgrind haproxy curl)

@@ -1,6 +1,6 @@
--- The gateway's job, done with qjson and with lua-cjson, for nginx's
--- content_by_lua (bench/gateway/nginx.conf) and, outside nginx, for the
--- check of what the handlers answer (bench/gateway/run.lua):
+-- The gateway's job, done with qjson, lua-cjson and lua-resty-simdjson,
+-- for nginx's content_by_lua (bench/gateway/nginx.conf) and, outside
+-- nginx, for the check of what the handlers answer (bench/gateway/run.lua):
 --
 -- read the request body, read `model` and every `messages[i].content`
 -- (a string, or parts whose `type` and `text` are read), set
@@ -81,6 +81,22 @@ function M.cjson_debian_job(body, file)
   return cjson_debian.encode(t)
 end
 
+-- lua-resty-simdjson, when it loads (bench/libs/resty_simdjson.lua finds
+-- the one tools/resty-simdjson.sh builds, and outside nginx gives it what
+-- OpenResty would): a handler of its own (simdjson); else
+-- M.simdjson_missing says why. Its parser:decode builds the table that its
+-- parser:encode writes.
+local simdjson_ok, simdjson = pcall(require("libs.resty_simdjson").parser)
+M.has_simdjson = simdjson_ok
+M.simdjson_missing = not simdjson_ok and tostring(simdjson) or nil
+
+function M.simdjson_job(body, file)
+  local t = assert(simdjson:decode(body or read_file(file)))
+  read_fields(t, plain_len)
+  t.temperature = 0.5
+  return simdjson:encode(t)
+end
+
 -- qjson: lazy views; the untouched parts are written as their bytes.
 -- (Views on every build: reads use qjson.len, see docs/api.md.)
 qjson.decode_views(true)
@@ -146,6 +162,10 @@ end
 
 function M.cjson_debian()
   respond(M.cjson_debian_job)
+end
+
+function M.simdjson()
+  respond(M.simdjson_job)
 end
 
 function M.floor()

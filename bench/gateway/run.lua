@@ -52,10 +52,11 @@ local BODIES = {
   { name = "chat-100k", label = "100 KB", file = true },
   { name = "chat-1m", label = "1 MB", file = true },
 }
--- (lua-cjson, the baseline, second: the ratios below take rows by place)
-local HANDLERS = { "qjson", "cjson", "floor", "bound", handlers.has_debian and "cjson_debian" or nil }
+local HANDLERS = { "qjson", "cjson", "floor", "bound" }
+HANDLERS[#HANDLERS + 1] = handlers.has_simdjson and "simdjson" or nil
+HANDLERS[#HANDLERS + 1] = handlers.has_debian and "cjson_debian" or nil
 local HANDLER_NAMES = { qjson = "qjson", cjson = "lua-cjson", floor = "floor (no JSON)",
-  bound = "bound (strict parse + output)", cjson_debian = "lua-cjson 2.1.0 (Debian)" }
+  bound = "bound (strict parse + output)", simdjson = "lua-resty-simdjson", cjson_debian = "lua-cjson 2.1.0 (Debian)" }
 
 local sh = util.sh
 
@@ -76,6 +77,11 @@ end
 
 io.write(format("bench-gateway: worker pid %d, handler qjson.decode views + qjson.encode; lua-cjson: %s%s\n", worker,
   opts.cjson or "?", handlers.has_debian and "; Debian's lua-cjson 2.1.0 as cjson_debian" or ""))
+if handlers.has_simdjson then
+  io.write("lua-resty-simdjson: " .. require("libs.resty_simdjson").version() .. "\n")
+else
+  io.write("*** SKIPPED handler simdjson (lua-resty-simdjson): " .. handlers.simdjson_missing .. "\n")
+end
 
 -- 1. Bodies and the answers the handlers must give.
 local body_dir = prefix .. "/bodies"
@@ -94,7 +100,10 @@ for _, b in ipairs(BODIES) do
       error(format("%s handler: a body read from a file gives another answer (%s)", h, b.name), 0)
     end
     if h ~= "floor" then
-      local d = util.first_difference(want, cjson.decode(out), "$", true)
+      -- (Numbers exactly; to the significant digits lua-resty-simdjson's
+      -- encoder writes for its handler, as bench/verify.lua checks it.)
+      local digits = h == "simdjson" and require("libs.resty_simdjson").number_digits or true
+      local d = util.first_difference(want, cjson.decode(out), "$", digits)
       if d then
         error(format("%s handler: the output for %s is not the request with temperature = 0.5: %s", h, b.name, d),
           0)
@@ -112,8 +121,8 @@ for _, b in ipairs(BODIES) do
       end
     end
   end
-  io.write(format("checked %-9s %9d bytes: responses %s (qjson), %s (cjson)\n", b.name, b.size,
-    b.expect.qjson, b.expect.cjson))
+  io.write(format("checked %-9s %9d bytes: responses %s (qjson), %s (cjson)%s\n", b.name, b.size,
+    b.expect.qjson, b.expect.cjson, b.expect.simdjson and format(", %s (simdjson)", b.expect.simdjson) or ""))
 end
 
 -- The stream: what each handler appends must not depend on where the
@@ -151,9 +160,8 @@ io.write(format("checked %-9s %9d bytes: every handler relays it; qjson and lua-
 local median = util.median
 
 local rows = {}
--- One group of rows: `hs` (lua-cjson second, the floor third, then the
--- bound when there is one: the ratios take rows by place) on body `b`,
--- each at route(h), `post` POSTed to it (nil: a GET).
+-- One group of rows: `hs` (qjson, lua-cjson and the floor among them) on
+-- body `b`, each at route(h), `post` POSTed to it (nil: a GET).
 local function measure(b, mode, hs, route, post)
   local acc = {}
   for _, h in ipairs(hs) do
@@ -173,7 +181,7 @@ local function measure(b, mode, hs, route, post)
       io.stdout:flush()
     end
   end
-  local first = #rows + 1
+  local by = {}
   for _, h in ipairs(hs) do
     local a = acc[h]
     local row = { body = b.name, body_label = b.label, body_size = b.size, mode = mode,
@@ -181,22 +189,30 @@ local function measure(b, mode, hs, route, post)
       p99_ms = median(a.p99), rps_runs = a.rps, p99_runs = a.p99, rss_before_kb = a.rss_before,
       rss_after_kb = a.rss_after, requests = a.requests, errors = a.errors, response = b.expect[h] }
     rows[#rows + 1] = row
+    by[h] = row
   end
   -- Ratios against lua-cjson's row of the same body and mode, and the
   -- share of the floor's requests/s.
-  local q, c, f = rows[first], rows[first + 1], rows[first + 2]
+  local q, c, f, bound = by.qjson, by.cjson, by.floor, by.bound
   q.x_rps, q.p99_ratio = q.rps / c.rps, q.p99_ms / c.p99_ms
   q.of_floor, c.of_floor = q.rps / f.rps, c.rps / f.rps
   f.x_rps = f.rps / c.rps
   q.floor_x_rps = f.x_rps
-  local bound = hs[4] == "bound" and rows[first + 3]
   if bound then
     bound.x_rps, bound.of_floor = bound.rps / c.rps, bound.rps / f.rps
     q.of_bound, c.of_bound, q.bound_of_floor = q.rps / bound.rps, c.rps / bound.rps, bound.of_floor
   end
-  local d = rows[first + (bound and 4 or 3)] -- Debian's lua-cjson, against the baseline too
-  if d then
-    d.x_rps, d.p99_ratio, d.of_floor = d.rps / c.rps, d.p99_ms / c.p99_ms, d.rps / f.rps
+  -- The other libraries doing the job, against the baseline too.
+  for _, h in ipairs({ "simdjson", "cjson_debian" }) do
+    local o = by[h]
+    if o then
+      o.x_rps, o.p99_ratio, o.of_floor = o.rps / c.rps, o.p99_ms / c.p99_ms, o.rps / f.rps
+    end
+  end
+  -- qjson against lua-resty-simdjson.
+  local sj = by.simdjson
+  if sj then
+    q.x_simdjson_rps, q.p99_simdjson_ratio = q.rps / sj.rps, q.p99_ms / sj.p99_ms
   end
 end
 
@@ -295,7 +311,11 @@ local results = {
   file_mode = true,
   file_buffer = "8k",
   qjson_api_note = "qjson: `qjson.decode` (a lazy view; `qjson.parse_file(path):get()` for a file), reads through "
-    .. "the view, `qjson.encode` of the edited view; lua-cjson: `cjson.decode`, table reads, `cjson.encode`.",
+    .. "the view, `qjson.encode` of the edited view; lua-cjson: `cjson.decode`, table reads, `cjson.encode`"
+    .. (handlers.has_simdjson and "; lua-resty-simdjson: `parser:decode`, table reads, `parser:encode` (a file "
+      .. "read with `io.open`)." or "."),
+  simdjson = handlers.has_simdjson and require("libs.resty_simdjson").version() or nil,
+  simdjson_missing = handlers.simdjson_missing,
   stream_note = "The `SSE stream` rows (`stream`): a GET whose response, a streamed chat completion of 1,000 "
     .. "server-sent events (" .. util.fmt_ops(SSE.size) .. " bytes, `bench/workloads.lua`'s sse-chat), this nginx "
     .. "serves from a file at an origin location and relays to the client through `proxy_pass` (unbuffered, "
@@ -317,10 +337,11 @@ for _, r in ipairs(rows) do
     r.x_rps and util.fmt_sig(r.x_rps, "x") or (r.handler == "lua-cjson" and "1x" or ""),
     r.of_floor and util.fmt_sig(r.of_floor, "x") or "", r.of_bound and util.fmt_sig(r.of_bound, "x") or "",
     format("%.2f", r.p50_ms), format("%.2f", r.p99_ms),
-    format("%.1f -> %.1f", r.rss_before_kb / 1024, r.rss_after_kb / 1024) }
+    format("%.1f -> %.1f", r.rss_before_kb / 1024, r.rss_after_kb / 1024),
+    r.x_simdjson_rps and util.fmt_sig(r.x_simdjson_rps, "x") or "" }
 end
 io.write("\n", util.text_table({ "body", "in", "handler", "req/s", "x cjson", "of floor", "of bound", "p50 ms",
-  "p99 ms", "worker RSS MB" }, text_rows), "\n\nTargets\n")
+  "p99 ms", "worker RSS MB", "x simdjson" }, text_rows), "\n\nTargets\n")
 local trows = {}
 for _, t in ipairs(targets) do
   trows[#trows + 1] = { t.what, t.measured, t.needed, t.ceiling or "", t.met and "met" or "NOT MET" }

@@ -35,7 +35,10 @@ function M.gateway_markdown(g, rel)
     (g.loadavg or "?"):match("^(%S+ %S+ %S+)") or "?",
     g.pinned and "the nginx worker runs on CPU 0 and wrk on CPU 1 (`worker_cpu_affinity`, `taskset`)"
       or "wrk and nginx share its cores"), "")
-  local rows = {}
+  local rows, simdjson = {}, false
+  for _, r in ipairs(g.rows) do
+    simdjson = simdjson or r.x_simdjson_rps ~= nil
+  end
   for _, r in ipairs(g.rows) do
     local base = r.handler == "lua-cjson"
     rows[#rows + 1] = { r.body_label, r.mode, r.handler == "qjson" and "**qjson**" or r.handler, fmt_ops(r.rps),
@@ -44,6 +47,9 @@ function M.gateway_markdown(g, rel)
       r.p99_ratio and fmt_sig(r.p99_ratio, "×") or (base and "1×" or ""),
       format("%.1f", r.rss_before_kb / 1024), format("%.1f", r.rss_after_kb / 1024), fmt_ops(r.requests),
       tostring(r.errors) }
+    if simdjson then
+      table.insert(rows[#rows], 6, r.x_simdjson_rps and fmt_sig(r.x_simdjson_rps, "×") or "")
+    end
   end
   add(format("lua-cjson, the baseline of every ratio: %s.%s", g.cjson or "Debian's lua-cjson 2.1.0",
     g.cjson and not g.cjson:find("^Debian") and " The `lua-cjson 2.1.0 (Debian)` rows do the same job with "
@@ -58,9 +64,18 @@ function M.gateway_markdown(g, rel)
     .. "body and one new string of its size (the body with `temperature` replaced as text; no JSON edit, no "
     .. "reads); \"of bound\" = requests/s over the bound's. The worker's RSS is read from `/proc` before a handler's "
     .. "first run and after its last (the handlers share the one worker and take turns).", "")
-  add(util.md_table({ "body", "body in", "handler", "requests/s", "× cjson", "of floor", "of bound", "p50 ms",
-    "p99 ms", "p99 / cjson's", "worker RSS before MB", "after MB", "requests", "errors" }, rows,
-    "lllrrrrrrrrrrr"), "")
+  if g.simdjson then
+    add("`lua-resty-simdjson` does the same job with Kong's lua-resty-simdjson (" .. g.simdjson .. "); "
+      .. "\"× simdjson\" = qjson's requests/s over its.", "")
+  elseif g.simdjson_missing then
+    add("lua-resty-simdjson was not measured: " .. g.simdjson_missing .. ".", "")
+  end
+  local head = { "body", "body in", "handler", "requests/s", "× cjson", "of floor", "of bound", "p50 ms",
+    "p99 ms", "p99 / cjson's", "worker RSS before MB", "after MB", "requests", "errors" }
+  if simdjson then
+    table.insert(head, 6, "× simdjson")
+  end
+  add(util.md_table(head, rows, "lll" .. string.rep("r", #head - 3)), "")
   if g.soak then
     local rows2 = {}
     for _, s in ipairs(g.soak) do

@@ -370,13 +370,19 @@ function sections.method(add, results)
       .. "grows LuaJIT's trace recorder buffers to their limit: they stay at the size of the longest trace "
       .. "ever recorded and never shrink, so they would otherwise count against whichever run records the "
       .. "longest trace (8 KB between two runs of the same code).",
-    "- **lua-resty-simdjson** is timed when `require(\"resty.simdjson\")` loads. It is not packaged in "
-      .. "Debian, so a fresh machine skips it (listed above when so); to include it, build it and put it on "
-      .. "`LUA_PATH` and `LUA_CPATH` (below). Outside nginx, `bench/libs/resty_simdjson.lua` gives it what "
-      .. "OpenResty would: "
+    "- **lua-resty-simdjson** (Kong's: simdjson's On-Demand parser behind a C++ FFI shim, then a Lua table; "
+      .. "a pure-Lua encoder) is timed in every job it can do: decode + reads, decode + edit + encode, encode. "
+      .. "`make bench`, `make bench-smoke` and `make bench-gateway` build it from "
+      .. "`../shared/vendor/lua-resty-simdjson` into `.deps/resty-simdjson/` (`tools/resty-simdjson.sh`: "
+      .. "C++17, about 15 s once, again only when a source changes; its Lua part is loaded from the vendor's "
+      .. "`lib/`, on the paths only while it loads); without `../shared` it is skipped, listed above as not "
+      .. "installed, unless `require(\"resty.simdjson\")` finds an installed one. Outside nginx, "
+      .. "`bench/libs/resty_simdjson.lua` gives it what OpenResty would: "
       .. "`ngx.null` (lua-cjson's null), resty.core.base's error-message box, and the `array_mt`, "
       .. "`empty_array_mt` and `empty_array` of OpenResty's lua-cjson (qjson's values), which Debian's "
-      .. "lua-cjson lacks.", "")
+      .. "lua-cjson lacks. Its encoder writes numbers with at most 16 significant digits "
+      .. "(`encode_number_precision` refuses 17), so its outputs are checked with numbers compared to 16 "
+      .. "significant digits (a 17-digit id such as 505874728897085440 comes back as 505874728897085400).", "")
 end
 
 -- The commands.
@@ -391,8 +397,7 @@ function sections.reproducing(add, results)
     "make bench-gateway  # nginx + wrk: the gateway section of this page",
     "luajit bench/run.lua --only=chat-2k --libs=qjson,lua-cjson --procs=5   # a subset, 5 processes each",
     "luajit bench/one.lua chat-1m qjson          # one scenario, one RESULT line of JSON",
-    "LUA_PATH='<dir>/lib/?.lua;<dir>/lib/?/init.lua;;' LUA_CPATH='<dir>/?.so;;' make bench"
-      .. "   # with lua-resty-simdjson built in <dir>",
+    "tools/resty-simdjson.sh   # build lua-resty-simdjson into .deps/ (make bench does): prints where",
     "luajit bench/one.lua read-twitter --verify  # check the libraries read the same values",
     "luajit bench/edit_floor.lua modtop-10m 1 3 # round trip, edit, parse + one or two copies, one process",
     "luajit bench/report.lua bench/results/<date>.json   # rebuild this page and the plots from a results file",
