@@ -100,7 +100,7 @@ end
 -- qjson: lazy views; the untouched parts are written as their bytes.
 -- (Views on every build: reads use qjson.len, see docs/api.md.)
 qjson.decode_views(true)
-local decode, encode, len, parse_file = qjson.decode, qjson.encode, qjson.len, qjson.parse_file
+local decode, encode, len, parse, parse_file = qjson.decode, qjson.encode, qjson.len, qjson.parse, qjson.parse_file
 -- A document read from a file owns a copy of the body in native memory,
 -- which the Lua GC does not see: it is closed as soon as the answer is
 -- made, as docs/api.md advises.
@@ -121,6 +121,53 @@ function M.qjson_job(body, file)
   return out
 end
 
+-- qjson without views: one strict parse into a document, the fields read
+-- from it with compiled selectors (qjson.select) and `temperature` set by
+-- a compiled patch (qjson.patcher), which writes the document's untouched
+-- bytes around the new value. Both read the document where it lies, so
+-- the body is parsed once. A content that is a string or a list of parts:
+-- a selector cannot ask which (a typed path raises on the other type), so
+-- the messages are walked with the document's cursors and their
+-- `typeof`; each content's values come from a selector over its message.
+-- A file-backed body: qjson.parse_file, as the view handler (the document
+-- owns the bytes; no Lua string of the body), closed once answered.
+local select_model = qjson.select({ "model:string" })
+local select_text = qjson.select({ "content:string" })
+local select_parts = qjson.select({ "content[*].type:string", "content[*].text:string" })
+local set_temperature = qjson.patcher({ { op = "replace", path = "/temperature" } })
+M.set_temperature = set_temperature -- (for bench/gateway/parts.lua)
+
+-- read_fields' reads (and its sum) over a document, with the selectors.
+function M.select_fields(doc)
+  local sum = #select_model(doc)
+  for _, message in doc:ipairs("messages") do
+    if message:typeof("content") == "string" then
+      sum = sum + #select_text(message)
+    else
+      local types, texts = select_parts(message)
+      for j = 1, #types do
+        sum = sum + #types[j]
+        local text = texts[j]
+        if text then
+          sum = sum + #text
+        end
+      end
+    end
+  end
+  return sum
+end
+local select_fields = M.select_fields
+
+function M.qjson_patch_job(body, file)
+  local d = body and parse(body) or parse_file(file)
+  select_fields(d)
+  local out = set_temperature:apply(d, 0.5)
+  if file then
+    d:close()
+  end
+  return out
+end
+
 -- The floor: the body read (from memory or its file) and its length
 -- answered, no JSON work: the most requests/s any handler can reach here.
 function M.floor_job(body, file)
@@ -134,7 +181,7 @@ end
 -- (right for these bodies, whose first members hold it; no JSON edit).
 -- No handler that does the job reaches it; it shows how much of the gap
 -- to the floor is left to remove.
-local parse, find, sub = qjson.parse, string.find, string.sub
+local find, sub = string.find, string.sub
 function M.bound_job(body, file)
   body = body or read_file(file)
   parse(body)
@@ -166,6 +213,10 @@ end
 
 function M.simdjson()
   respond(M.simdjson_job)
+end
+
+function M.qjson_patch()
+  respond(M.qjson_patch_job)
 end
 
 function M.floor()

@@ -3,9 +3,11 @@
 --   luajit bench/gateway/parts.lua [workload] [rounds]
 --
 -- The job of bench/gateway/handlers.lua (decode, read `model` and every
--- message's content, set `temperature`, encode) on one body (default
+-- message's content, set `temperature`, encode; or, without views, parse,
+-- select, patch) on one body (default
 -- chat-2k), timed cumulatively: each qjson row does the row above it and
--- one step more, so "adds" is that step's cost. Beside them, the same
+-- one step more, so "adds" is that step's cost (a row with `after`
+-- starts a chain of its own from that row). Beside them, the same
 -- steps in the handler's own function (handlers.qjson_job), the bound's
 -- job (strict parse and one output string) and lua-cjson's. Per call:
 --   ns        best batch of the rounds (this process's CPU time)
@@ -36,7 +38,8 @@ local name = arg[1] or "chat-2k"
 local rounds = tonumber(arg[2]) or 9
 local body = workloads.load(name, bench_dir .. "/data")
 local decode, encode, len, parse = qjson.decode, qjson.encode, qjson.len, qjson.parse
-local read_fields = handlers.read_fields
+local read_fields, select_fields = handlers.read_fields, handlers.select_fields
+local set_temperature = handlers.set_temperature
 
 -- (Each row spells its steps out: rows made by one function would share
 -- its compiled traces, which a handler of its own does not.)
@@ -64,6 +67,19 @@ local ROWS = {
   -- The same steps as the handler runs them: one function, whose traces
   -- LuaJIT forms differently from the rows' above.
   { "the handler's job", function() return handlers.qjson_job(body) end, other = true },
+  -- Without views (handlers.qjson_patch_job): the parse (the first row),
+  -- the selectors' reads, the compiled patch.
+  { "qjson.parse + selects", function()
+      local d = parse(body)
+      select_fields(d)
+      return d
+    end, after = 1 },
+  { "+ patch", function()
+      local d = parse(body)
+      select_fields(d)
+      return set_temperature:apply(d, 0.5)
+    end },
+  { "select+patch job", function() return handlers.qjson_patch_job(body) end, other = true },
   { "lua-cjson job", function() return handlers.cjson_job(body) end, other = true },
 }
 
@@ -132,6 +148,9 @@ print(string.format("%-20s %9s %9s %9s %9s", "", "ns", "adds", "GC off", "bytes"
 local prev
 for i, row in ipairs(ROWS) do
   local ns, adds = best[i] * 1e9, ""
+  if row.after then
+    prev = best[row.after] * 1e9
+  end
   if not row.other then
     adds = prev and string.format("%9.0f", ns - prev) or ""
     prev = ns

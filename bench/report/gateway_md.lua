@@ -35,13 +35,15 @@ function M.gateway_markdown(g, rel)
     (g.loadavg or "?"):match("^(%S+ %S+ %S+)") or "?",
     g.pinned and "the nginx worker runs on CPU 0 and wrk on CPU 1 (`worker_cpu_affinity`, `taskset`)"
       or "wrk and nginx share its cores"), "")
-  local rows, simdjson = {}, false
+  local rows, simdjson, views = {}, false, false
   for _, r in ipairs(g.rows) do
     simdjson = simdjson or r.x_simdjson_rps ~= nil
+    views = views or r.x_views_rps ~= nil
   end
   for _, r in ipairs(g.rows) do
     local base = r.handler == "lua-cjson"
-    rows[#rows + 1] = { r.body_label, r.mode, r.handler == "qjson" and "**qjson**" or r.handler, fmt_ops(r.rps),
+    local bold = r.handler == "qjson" or r.handler == "qjson select+patch"
+    rows[#rows + 1] = { r.body_label, r.mode, bold and "**" .. r.handler .. "**" or r.handler, fmt_ops(r.rps),
       r.x_rps and fmt_sig(r.x_rps, "×") or (base and "1×" or ""), r.of_floor and fmt_sig(r.of_floor, "×") or "",
       r.of_bound and fmt_sig(r.of_bound, "×") or "", format("%.2f", r.p50_ms), format("%.2f", r.p99_ms),
       r.p99_ratio and fmt_sig(r.p99_ratio, "×") or (base and "1×" or ""),
@@ -49,6 +51,9 @@ function M.gateway_markdown(g, rel)
       tostring(r.errors) }
     if simdjson then
       table.insert(rows[#rows], 6, r.x_simdjson_rps and fmt_sig(r.x_simdjson_rps, "×") or "")
+    end
+    if views then
+      table.insert(rows[#rows], 6, r.x_views_rps and fmt_sig(r.x_views_rps, "×") or "")
     end
   end
   add(format("lua-cjson, the baseline of every ratio: %s.%s", g.cjson or "Debian's lua-cjson 2.1.0",
@@ -62,7 +67,9 @@ function M.gateway_markdown(g, rel)
     .. "over lua-cjson a handler can reach there. `bound (strict parse + output)` does the least a handler that "
     .. "checks the body as strictly as qjson.decode and answers a re-encoded body can: `qjson.parse` of the "
     .. "body and one new string of its size (the body with `temperature` replaced as text; no JSON edit, no "
-    .. "reads); \"of bound\" = requests/s over the bound's. The worker's RSS is read from `/proc` before a handler's "
+    .. "reads); \"of bound\" = requests/s over the bound's. `qjson select+patch` does the job without views "
+    .. "(one parse, `qjson.select` reads, a compiled `qjson.patcher`); \"× views\" = its requests/s over the "
+    .. "`qjson` (views) row's. The worker's RSS is read from `/proc` before a handler's "
     .. "first run and after its last (the handlers share the one worker and take turns).", "")
   if g.simdjson then
     add("`lua-resty-simdjson` does the same job with Kong's lua-resty-simdjson (" .. g.simdjson .. "); "
@@ -74,6 +81,9 @@ function M.gateway_markdown(g, rel)
     "p99 ms", "p99 / cjson's", "worker RSS before MB", "after MB", "requests", "errors" }
   if simdjson then
     table.insert(head, 6, "× simdjson")
+  end
+  if views then
+    table.insert(head, 6, "× views")
   end
   add(util.md_table(head, rows, "lll" .. string.rep("r", #head - 3)), "")
   if g.soak then
@@ -114,12 +124,12 @@ function M.gateway_costs(g)
     local key = r.body_label .. "/" .. r.mode .. "/"
     local floor, cj, bound = by[key .. "floor (no JSON)"], by[key .. "lua-cjson"],
       by[key .. "bound (strict parse + output)"]
-    if r.handler == "qjson" and floor and cj then
+    if (r.handler == "qjson" or r.handler == "qjson select+patch") and floor and cj then
       local us = function(x)
         return 1e6 / x.rps
       end
       local q_job, c_job = us(r) - us(floor), us(cj) - us(floor)
-      rows[#rows + 1] = { r.body_label, r.mode, format("%.1f", us(floor)),
+      rows[#rows + 1] = { r.body_label, r.mode, r.handler, format("%.1f", us(floor)),
         bound and format("%.1f", us(bound) - us(floor)) or "", format("%.1f", us(cj)),
         format("%.1f", us(r)), format("%.1f", c_job), q_job > 0 and format("%.1f", q_job) or "below the floor",
         q_job > 0 and fmt_sig(c_job / q_job, "×") or "" }
@@ -131,8 +141,8 @@ function M.gateway_costs(g)
     .. "string). Where the floor is most of a request, as at 2 KB, the "
     .. "requests/s ratio stays well below the ratio of the jobs (`luajit bench/gateway/parts.lua` splits "
     .. "the job into its steps outside nginx, with and without the collector):\n\n"
-    .. util.md_table({ "body", "body in", "floor µs", "bound job µs", "lua-cjson µs", "qjson µs",
-      "lua-cjson job µs", "qjson job µs", "job × cjson" }, rows, "llrrrrrrr")
+    .. util.md_table({ "body", "body in", "handler", "floor µs", "bound job µs", "lua-cjson µs", "qjson µs",
+      "lua-cjson job µs", "qjson job µs", "job × cjson" }, rows, "lllrrrrrrr")
 end
 
 return M
