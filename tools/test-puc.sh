@@ -10,7 +10,8 @@
 #   oom       the failing-allocator host (crates/puc/tests/oom_host.c)
 #             under valgrind: every N, nothing leaked or corrupted
 #   haproxy   Debian's haproxy with qjson (tools/test-haproxy.sh)
-# Builds the modules first (tools/puc.sh). A missing tool fails the leg
+# Builds the modules first (tools/puc.sh, in the release-tests profile
+# unless PUC_PROFILE says otherwise). A missing tool fails the leg
 # (tools/skip.sh) unless QJSON_ALLOW_SKIP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +24,7 @@ PUC_SPECS="spec/puc_spec.lua spec/puc_differential_spec.lua spec/document_spec.l
   spec/parse_file_spec.lua spec/conformance_spec.lua spec/support_spec.lua"
 GC_SPECS="spec/puc_spec.lua spec/document_spec.lua spec/options_spec.lua spec/parse_file_spec.lua"
 
-tools/puc.sh
+PUC_PROFILE=${PUC_PROFILE:-release-tests} tools/puc.sh
 found=()
 for v in $versions; do
   [ -f "target/lua/$v/qjson.so" ] && command -v "lua$v" >/dev/null && found+=("$v")
