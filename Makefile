@@ -99,9 +99,9 @@ test-install: build
 test-cjson-suite: build
 	LUAJIT=$(LUAJIT) tools/cjson-suite.sh
 
-# The document-parsing cargo tests and the busted specs that parse from Lua
-# again with each other stage 1 backend this CPU has forced by QJSON_BACKEND (test-rust and
-# test-lua run the one detected).
+# The document-parsing cargo tests and the busted specs that parse from
+# Lua again with each other stage 1 backend this CPU has, forced by
+# QJSON_BACKEND (test-rust and test-lua run the one detected).
 test-backends: build
 	LUAJIT=$(LUAJIT) LUAJIT_BUILD=$(LUAJIT_BUILD) tools/test-backends.sh
 
