@@ -33,17 +33,22 @@ skip=(every_prefix_of_real_documents every_prefix_of_a_real_document ten_thousan
 skip_args=()
 for t in "${skip[@]}"; do skip_args+=(--skip "$t"); done
 
+# The core without its schema feature: none of these tests reads a schema
+# (validation has no CPU-specific code; the x86 legs test it), and the
+# jsonschema crates were three of the leg's build minutes here (the
+# busted library below is built without it too).
 echo "test-aarch64: cargo test (static, under qemu-aarch64-static; PROPTEST_CASES=$PROPTEST_CASES)"
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" \
-  cargo test --profile release-tests --target $target --target-dir target/aarch64-static -p qjson-core \
+  cargo test --profile release-tests --target $target --target-dir target/aarch64-static -p qjson-core --no-default-features \
   --test scan_agreement --test finders --test conformance --test differential --test errors || exit 1
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" \
-  cargo test --profile release-tests --target $target --target-dir target/aarch64-static -p qjson-core --test hostile -- "${skip_args[@]}" || exit 1
+  cargo test --profile release-tests --target $target --target-dir target/aarch64-static -p qjson-core --no-default-features --test hostile -- "${skip_args[@]}" || exit 1
 
 echo "test-aarch64: busted on an arm64 LuaJIT with the arm64 libqjson.so"
 # The release-tests profile (no fat LTO): the code paths are the release
-# build's, and the link takes a minute less.
-cargo build --profile release-tests --target $target -p qjson-luajit || exit 1
+# build's, and the link takes a minute less. Without the schema feature,
+# as the tests above: schema_spec is left to the x86 legs.
+cargo build --profile release-tests --target $target -p qjson-luajit --no-default-features || exit 1
 lib=$PWD/target/$target/release-tests/libqjson.so
 arm=$PWD/.deps/arm64/usr
 lj() {
@@ -57,8 +62,8 @@ echo "test-aarch64: qjson.backend() = $backend"
 # build, not this one, so it is left to the x86 legs; so do
 # finalizer_spec and modules_spec, which start the interpreter they run on as processes of
 # their own (an arm64 binary the shell cannot start here).
-# schema_api7_spec compares with api7's validator, whose regex library
-# (lua-rex-pcre2) is installed for the host only: the x86 legs run it.
+# The library has no schema validation here (built without the feature,
+# above): schema_spec and schema_api7_spec run on the x86 legs.
 # "qjson.plain_tables is right when a finalizer decodes in the middle of a
 # decode" checks first that its finalizer ran inside a build at all; on
 # arm64 LuaJIT it does not (the collector's steps fall elsewhere), so the
@@ -72,7 +77,7 @@ echo "test-aarch64: qjson.backend() = $backend"
 # Two tests that loop in Lua (the Lua-level fuzz seeds, a failed parse
 # beside finalizers that parse) took 3 of the leg's 6 busted minutes under
 # emulation; neither depends on the CPU, and both run natively on x86.
-specs=$(ls spec/*_spec.lua | grep -v -e loader_spec -e finalizer_spec -e modules_spec -e schema_api7_spec)
+specs=$(ls spec/*_spec.lua | grep -v -e loader_spec -e finalizer_spec -e modules_spec -e schema_spec -e schema_api7_spec)
 run_specs() {
   # spec/unbuffered.lua: each result is written at once, so a crash shows
   # which test was running.
