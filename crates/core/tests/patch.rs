@@ -98,6 +98,30 @@ fn untouched_bytes_are_copied_as_they_are() {
 }
 
 #[test]
+fn copied_values_end_where_their_text_does() {
+    // The writer finds where an original value ends from what follows it
+    // (the next member, or the closing bracket): whitespace before commas
+    // and brackets, containers last in containers, a string last in the
+    // document, and whitespace after the root.
+    let doc = "{ \"a\" : [ 1 , { \"b\" : \"x\" , \"c\" : [ \"u\" ] \n } \t] , \"d\" : { \"e\" : \"long\" } \n}\n ";
+    assert_eq!(
+        apply(doc, r#"[{"op":"replace","path":"/a/1/b","value":2}]"#).unwrap(),
+        "{ \"a\":[ 1,{ \"b\":2,\"c\" : [ \"u\" ] \n } \t],\"d\" : { \"e\" : \"long\" } \n}"
+    );
+    assert_eq!(
+        apply(doc, r#"[{"op":"add","path":"/a/1/c/-","value":"v"}]"#).unwrap(),
+        "{ \"a\":[ 1,{ \"b\" : \"x\",\"c\":[ \"u\",\"v\" ] \n } \t],\"d\" : { \"e\" : \"long\" } \n}"
+    );
+    assert_eq!(
+        apply(doc, r#"[{"op":"remove","path":"/d/e"}]"#).unwrap(),
+        "{ \"a\" : [ 1 , { \"b\" : \"x\" , \"c\" : [ \"u\" ] \n } \t],\"d\":{} \n}"
+    );
+    assert_eq!(apply(doc, "[]").unwrap(), doc.trim_end());
+    let arr = "[ [ \"s\" ] , [ [ 1 ] , \"t\" ] ]  ";
+    assert_eq!(apply(arr, r#"[{"op":"remove","path":"/1/1"}]"#).unwrap(), "[ [ \"s\" ],[ [ 1 ] ] ]");
+}
+
+#[test]
 fn test_compares_numbers_exactly() {
     assert!(apply("[1e400]", r#"[{"op":"test","path":"/0","value":10e399}]"#).is_ok());
     assert!(apply("[1e400]", r#"[{"op":"test","path":"/0","value":1e401}]"#).is_err());

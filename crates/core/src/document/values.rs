@@ -4,8 +4,9 @@
 use super::{Document, Scratch, Source};
 use crate::error::{Error, ErrorKind};
 use crate::number;
+use crate::stream::is_space;
 use crate::string;
-use crate::tape::Node;
+use crate::tape::{Node, ROOT};
 
 impl Document<'_> {
     /// Byte range of a scalar's text (numbers and literals end at the
@@ -35,9 +36,14 @@ impl Document<'_> {
     /// The offset just past a container's closing bracket, found from the
     /// end of its last member (the tape does not store closing offsets):
     /// descend through last members that are containers, then step over
-    /// whitespace and one closing bracket per level.
+    /// whitespace and one closing bracket per level. The root of a strict
+    /// document ends where its input does, but for whitespace: found from
+    /// there, without reading a last string to its end.
     fn close_end(&self, node: Node) -> Result<usize, Error> {
         let input = self.input();
+        if node == ROOT && self.opts.strict() {
+            return Ok(input.len() - input.iter().rev().take_while(|c| is_space(**c)).count());
+        }
         let mut levels = 0;
         let mut n = node;
         let mut end = loop {
@@ -51,7 +57,7 @@ impl Document<'_> {
             }
         };
         for _ in 0..levels {
-            end += input[end..].iter().position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(0) + 1;
+            end += input[end..].iter().position(|c| !is_space(*c)).unwrap_or(0) + 1;
         }
         Ok(end)
     }

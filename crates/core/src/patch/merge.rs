@@ -13,6 +13,8 @@ pub fn merge_patch(target: &Document<'_>, patch: &Document<'_>, out: &mut Vec<u8
     let s = Sources { docs: vec![target as &dyn Source, patch] };
     let mut root = Val::At(At { src: 0, node: crate::ROOT });
     merge(&mut root, At { src: 1, node: crate::ROOT }, &s);
+    // At most the target plus the patch, about: reserved at once.
+    out.reserve(target.input().len() + patch.input().len());
     write::value(&root, &s, out);
 }
 

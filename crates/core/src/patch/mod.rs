@@ -213,6 +213,9 @@ impl Patch {
         for (i, op) in self.ops.iter().enumerate() {
             run.op(op).map_err(|kind| PatchError { op: Some(i), kind })?;
         }
+        // The result is about the target plus what the operations added:
+        // reserved at once, not grown by doubling.
+        out.reserve(target.input().len().saturating_add(run.grown));
         write::value(&run.root, &s, out);
         Ok(())
     }

@@ -29,6 +29,7 @@ pub(crate) trait Source {
     fn unique_members(&self, obj: Node) -> Option<Vec<(Node, Node)>>;
     fn first_child(&self, node: Node) -> Option<Node>;
     fn next_child(&self, parent: Node, child: Node) -> Option<Node>;
+    fn skip(&self, node: Node) -> Node;
     fn member(&self, obj: Node, key: &[u8]) -> Option<Node>;
     fn element(&self, arr: Node, index: usize) -> Option<Node>;
     fn len(&self, node: Node) -> Option<usize>;
@@ -53,6 +54,9 @@ impl Source for Document<'_> {
     }
     fn next_child(&self, parent: Node, child: Node) -> Option<Node> {
         Document::next_child(self, parent, child)
+    }
+    fn skip(&self, node: Node) -> Node {
+        Document::skip(self, node)
     }
     fn member(&self, obj: Node, key: &[u8]) -> Option<Node> {
         Document::member(self, obj, key)
@@ -96,6 +100,12 @@ impl Sources<'_> {
     /// Where the value's text ends in its input.
     pub fn end(&self, at: At) -> usize {
         self.pos(at) + self.raw(at).len()
+    }
+
+    /// The value after `at` and everything inside it (in its container:
+    /// the next member's key, or the next element).
+    pub fn skip(&self, at: At) -> At {
+        At { src: at.src, node: self.doc(at).skip(at.node) }
     }
 
     /// A key's bytes, unescaped.

@@ -2,36 +2,68 @@
 //! original bytes, and so is every run of members (or elements) an
 //! opened container kept in their original order, with the whitespace
 //! and commas between them; only what changed is written anew.
+//!
+//! Where a copied value ends is found from what follows it in its
+//! container (the next member's start, or the container's closing
+//! bracket), stepping back over whitespace and a comma: never by reading
+//! the value itself, whose last string may be most of the document.
 
 use super::tree::{At, Key, Sources, Val};
 use crate::encode::escape;
+use crate::stream::is_space;
 
 /// Appends the text of `val` to `out`.
 pub(crate) fn value(val: &Val, s: &Sources<'_>, out: &mut Vec<u8>) {
+    value_ending(val, None, s, out);
+}
+
+/// Appends the text of `val`, whose source text (the reference's, or the
+/// original an opened container came from) ends at `end` when known.
+fn value_ending(val: &Val, end: Option<usize>, s: &Sources<'_>, out: &mut Vec<u8>) {
     match val {
-        Val::At(at) => out.extend_from_slice(s.raw(*at)),
+        Val::At(at) => match end {
+            Some(end) => out.extend_from_slice(&s.input(*at)[s.pos(*at)..end]),
+            None => out.extend_from_slice(s.raw(*at)),
+        },
         Val::Obj(obj) => {
-            let items: Vec<Item<'_>> =
-                obj.members.iter().map(|m| Item { kept: m.untouched(), key: Some(&m.key), val: &m.val }).collect();
-            container(b'{', b'}', obj.from, &items, s, out);
+            let items: Vec<Item<'_>> = obj
+                .members
+                .iter()
+                .map(|m| Item { kept: m.untouched(), orig: m.orig, key: Some(&m.key), val: &m.val })
+                .collect();
+            container(b'{', b'}', obj.from, end, &items, s, out);
         }
         Val::Arr(arr) => {
             let items: Vec<Item<'_>> =
-                arr.elems.iter().map(|e| Item { kept: e.untouched(), key: None, val: &e.val }).collect();
-            container(b'[', b']', arr.from, &items, s, out);
+                arr.elems.iter().map(|e| Item { kept: e.untouched(), orig: e.orig, key: None, val: &e.val }).collect();
+            container(b'[', b']', arr.from, end, &items, s, out);
         }
     }
 }
 
-/// A member or element to write: `kept`, its ordinal in the container it
-/// was opened from when it is unchanged there.
+/// A member or element to write, with its place and value in the
+/// container it was opened from (see `Member::orig`).
 struct Item<'t> {
+    /// Its ordinal there when it is unchanged.
     kept: Option<u32>,
+    orig: Option<(u32, At)>,
     key: Option<&'t Key>,
     val: &'t Val,
 }
 
 impl Item<'_> {
+    /// Its value's ordinal and node in the original when the value still
+    /// writes from there: unchanged, or opened from it.
+    fn in_original(&self) -> Option<(u32, At)> {
+        let (ordinal, was) = self.orig?;
+        let from = match self.val {
+            Val::At(v) => Some(*v),
+            Val::Obj(obj) => obj.from,
+            Val::Arr(arr) => arr.from,
+        };
+        (from == Some(was)).then_some((ordinal, was))
+    }
+
     /// Where the item's text starts in its source: its key, or its value.
     fn start(&self, s: &Sources<'_>) -> usize {
         match (self.key, self.val) {
@@ -40,34 +72,62 @@ impl Item<'_> {
             _ => unreachable!("a kept item is a reference"),
         }
     }
+}
 
-    fn end(&self, s: &Sources<'_>) -> usize {
-        match self.val {
-            Val::At(v) => s.end(*v),
-            _ => unreachable!("a kept item is a reference"),
+/// Where the value at `ordinal` (node `at`) of container `from` (of
+/// `count` members, its text ending at `from_end`) ends: back from the
+/// next member's start over whitespace, the comma and whitespace, or
+/// back from the closing bracket over whitespace.
+fn end_in(ordinal: u32, at: At, from_end: usize, count: usize, s: &Sources<'_>) -> usize {
+    let input = s.input(at);
+    let back = |mut i: usize| {
+        while is_space(input[i - 1]) {
+            i -= 1;
         }
+        i
+    };
+    if (ordinal as usize) + 1 < count {
+        let comma = back(s.pos(s.skip(at)));
+        debug_assert_eq!(input[comma - 1], b',');
+        back(comma - 1)
+    } else {
+        back(from_end - 1)
     }
 }
 
-fn container(open: u8, close: u8, from: Option<At>, items: &[Item<'_>], s: &Sources<'_>, out: &mut Vec<u8>) {
+fn container(
+    open: u8,
+    close: u8,
+    from: Option<At>,
+    end: Option<usize>,
+    items: &[Item<'_>],
+    s: &Sources<'_>,
+    out: &mut Vec<u8>,
+) {
     let original_len = from.map_or(0, |f| s.len(f));
+    let from_end = from.map(|f| end.unwrap_or_else(|| s.end(f)));
     // Nothing changed: the original text, as it is.
-    if let Some(f) = from {
+    if let (Some(f), Some(f_end)) = (from, from_end) {
         if items.len() == original_len && items.iter().enumerate().all(|(i, it)| it.kept == Some(i as u32)) {
-            out.extend_from_slice(s.raw(f));
+            out.extend_from_slice(&s.input(f)[s.pos(f)..f_end]);
             return;
         }
     }
     // The whitespace inside the brackets belongs to the container: kept
     // around whatever members it now has.
-    let (lead, trail) = match from {
-        Some(f) if original_len > 0 && !items.is_empty() => {
-            let text = &s.input(f)[s.pos(f) + 1..s.end(f) - 1];
+    let (lead, trail) = match (from, from_end) {
+        (Some(f), Some(f_end)) if original_len > 0 && !items.is_empty() => {
+            let text = &s.input(f)[s.pos(f) + 1..f_end - 1];
             let lead = text.iter().take_while(|c| is_space(**c)).count();
             let trail = text.iter().rev().take_while(|c| is_space(**c)).count();
             (&text[..lead], &text[text.len() - trail..])
         }
         _ => (&[][..], &[][..]),
+    };
+    // The end of item `it`'s value in the original, when it writes from there.
+    let end_of = |it: &Item<'_>| {
+        let (ordinal, at) = it.in_original()?;
+        Some(end_in(ordinal, at, from_end?, original_len, s))
     };
     out.push(open);
     out.extend_from_slice(lead);
@@ -77,7 +137,7 @@ fn container(open: u8, close: u8, from: Option<At>, items: &[Item<'_>], s: &Sour
             out.push(b',');
         }
         let Some(first) = items[i].kept else {
-            item(&items[i], s, out);
+            item(&items[i], end_of(&items[i]), s, out);
             i += 1;
             continue;
         };
@@ -90,18 +150,15 @@ fn container(open: u8, close: u8, from: Option<At>, items: &[Item<'_>], s: &Sour
             ordinal += 1;
         }
         let input = s.input(from.expect("kept items come from an original"));
-        out.extend_from_slice(&input[items[i].start(s)..items[last].end(s)]);
+        let run_end = end_of(&items[last]).expect("a kept item writes from its original");
+        out.extend_from_slice(&input[items[i].start(s)..run_end]);
         i = last + 1;
     }
     out.extend_from_slice(trail);
     out.push(close);
 }
 
-fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-fn item(it: &Item<'_>, s: &Sources<'_>, out: &mut Vec<u8>) {
+fn item(it: &Item<'_>, end: Option<usize>, s: &Sources<'_>, out: &mut Vec<u8>) {
     match it.key {
         Some(Key::At(k)) => {
             let key = *k;
@@ -114,7 +171,7 @@ fn item(it: &Item<'_>, s: &Sources<'_>, out: &mut Vec<u8>) {
         }
         None => {}
     }
-    value(it.val, s, out);
+    value_ending(it.val, end, s, out);
 }
 
 /// A JSON string of `bytes` (UTF-8, from a checked JSON text), escaped as
