@@ -7,7 +7,7 @@
 --
 -- The finalizers parse (small documents, placed in Lua memory, and a
 -- large one, on the native heap), read through the document API and
--- views, iterate, decode with qjson.cjson, materialize, encode an edited
+-- views, iterate, patch, decode with qjson.cjson, materialize, encode an edited
 -- view and plain tables, close what they opened, and raise errors inside
 -- qjson calls (caught there; spec/finalizer_spec.lua covers errors
 -- escaping a finalizer). Every value read is checked: a wrong one, or any other
@@ -47,6 +47,17 @@ local function check(got, want, what)
 end
 
 local actions = {
+  function()
+    check(qjson.patch(small, { { op = "replace", path = "/b/c", value = false } }),
+      '{"a":[1,2.5,"x\\u00e9y"],"b":{"c":false,"d":null},"s":"plain"}', "patch")
+    -- (A patcher made here: one made once would be freed before these
+    -- finalizers run at lua_close, as compiled paths are.)
+    local patcher = qjson.patcher({ { op = "replace", path = "/s" } })
+    check(patcher:apply(small, "new"), '{"a":[1,2.5,"x\\u00e9y"],"b":{"c":true,"d":null},"s":"new"}', "patcher")
+    local d = qjson.parse(small)
+    check(qjson.merge_patch(d:open("b"), '{"d":1}'), '{"c":true,"d":1}', "merge_patch of a cursor")
+    d:close()
+  end,
   function()
     local d = qjson.parse(small)
     check(d:get_str("s"), "plain", "get_str")

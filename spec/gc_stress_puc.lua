@@ -1,7 +1,7 @@
 -- Forced-GC mode on PUC Lua (make test-puc): spec/gc_stress.lua's helper
 -- for the native module. The collector never pauses and finalizers that
 -- call qjson stay pending at every cycle, so a finalizer that decodes,
--- encodes, parses, reads, iterates and closes can run at any allocation
+-- encodes, parses, reads, iterates, patches and closes can run at any allocation
 -- inside a qjson call of any spec. Loaded with
 -- --helper=spec/gc_stress_puc.lua when QJSON_GC_STRESS=1.
 -- QJSON_GC_MODE=generational runs Lua 5.4's generational collector
@@ -37,6 +37,17 @@ local function check(got, want, what)
 end
 
 local actions = {
+  function()
+    check(qjson.patch(small, { { op = "replace", path = "/b/c", value = false } }),
+      '{"a":[1,2.5,"x\\u00e9y"],"b":{"c":false,"d":null},"s":"plain"}', "patch")
+    -- (A patcher made here: one made once would be freed before these
+    -- finalizers run at lua_close, as compiled paths are.)
+    local patcher = qjson.patcher({ { op = "replace", path = "/s" } })
+    check(patcher:apply(small, "new"), '{"a":[1,2.5,"x\\u00e9y"],"b":{"c":true,"d":null},"s":"new"}', "patcher")
+    local d = qjson.parse(small)
+    check(qjson.merge_patch(d:open("b"), '{"d":1}'), '{"c":true,"d":1}', "merge_patch of a cursor")
+    d:close()
+  end,
   function()
     local d = qjson.parse(small)
     check(d:get_str("s"), "plain", "get_str")

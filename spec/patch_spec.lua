@@ -4,7 +4,9 @@
 -- qjson.cjson.decode'd tables, byte passthrough, errors, per-call values.
 local support = require("support")
 local qjson = require("qjson")
-qjson.decode_views(true) -- views on every build (see spec/support.lua)
+if not support.puc then
+  qjson.decode_views(true) -- views on every build (see spec/support.lua)
+end
 local cjson = require("qjson.cjson")
 
 local stressed = os.getenv("QJSON_GC_STRESS") == "1"
@@ -79,9 +81,13 @@ describe("qjson.merge_patch: RFC 7386's examples (appendix A)", function()
     end)
   end
 
-  it("takes the patch as a table, and a document or view as the target", function()
+  it("takes the patch as a table, and a document or cursor as the target", function()
     local d = qjson.parse('{"a" : 1, "b":{"c":2}}')
     assert.are.equal('{"a" : 1,"b":{"c":2,"d":3}}', qjson.merge_patch(d, { b = { d = 3 } }))
+    assert.are.equal('{"c":2,"d":3}', qjson.merge_patch(d:open("b"), '{"d":3}'))
+  end)
+
+  it("takes a view as the target #luajit", function()
     local v = qjson.decode('{"a" : 1, "b":{"c":2}}')
     assert.are.equal('{"a" : 1}', qjson.merge_patch(v, { b = qjson.null }))
   end)
@@ -104,12 +110,19 @@ describe("qjson.patch: untouched bytes", function()
     assert.are.equal('{ "model" : "m",\n  "n": 1.50, "t": 0.70,"messages":[ {"a" :1e0},{"b":2} ]\n}', r)
   end)
 
-  it("reads a document where it lies, and an unedited view; an edited view is encoded first", function()
+  it("reads a document or cursor where it lies", function()
     local d = qjson.parse(body)
     assert.are.equal(qjson.patch(body, { { op = "remove", path = "/n" } }),
       qjson.patch(d, { { op = "remove", path = "/n" } }))
     -- A cursor: the value it is at.
     assert.are.equal('[ {"a" :1e0},2 ]', qjson.patch(d:open("/messages"), { { op = "add", path = "/-", value = 2 } }))
+    -- A table: encoded first.
+    assert.are.equal('{"a":2}', qjson.patch({ a = 1 }, { { op = "replace", path = "/a", value = 2 } }))
+    d:close()
+    assert.has_error(function() qjson.patch(d, "[]") end, "qjson: document is closed")
+  end)
+
+  it("reads an unedited view where it lies; an edited view is encoded first #luajit", function()
     local v = qjson.decode(body)
     local remove_n = { { op = "remove", path = "/n" } }
     assert.are.equal(qjson.patch(body, remove_n), qjson.patch(v, remove_n))
@@ -152,7 +165,8 @@ describe("qjson.patch: errors", function()
   it("raises argument errors at the caller, as the rest of the API", function()
     local err = support.error_of(function() local r = qjson.patch(1, "[]") return r end)
     assert(support.points_at(err, "patch_spec.lua"), err)
-    assert.matches("bad argument #1 to 'patch' %(JSON string, document, view or table expected, got number%)", err)
+    local expected = support.puc and "JSON string, document or table" or "JSON string, document, view or table"
+    assert.matches("bad argument #1 to 'patch' %(" .. expected .. " expected, got number%)", err)
     err = support.error_of(function()
       local r = qjson.patcher({ { op = "add", path = "/a" } }):apply("{}")
       return r
@@ -293,8 +307,10 @@ local function random_op(rand, t, n)
   end
   local parent, last = parent_of(t, keys)
   if kind == "test" then
-    -- (Scalars only: an empty table would encode as {} where the text may have [].)
-    if type(here) == "table" then
+    -- (Scalars only: an empty table would encode as {} where the text may
+    -- have []. And numbers that encode as themselves: on PUC Lua 5.1 and
+    -- 5.2, twitter's ids are doubles that %.14g rounds.)
+    if type(here) == "table" or (type(here) == "number" and cjson.decode(qjson.encode(here)) ~= here) then
       return nil
     end
     return t, { op = "test", path = ptr, value = here }

@@ -15,8 +15,8 @@ use std::ffi::c_char;
 use super::doc::{open_doc, CLOSED};
 use super::slot::{box_into, in_slot};
 use super::{bytes, fill_error, guard, panic_message, report, ErrorInfo, Handle, Status};
-use qjson_core::patch::{merge_patch, Patch, PatchError, PatchErrorKind};
-use qjson_core::{Document, Options, ROOT};
+use qjson_core::patch::{self, merge_patch, Patch, PatchError, PatchErrorKind};
+use qjson_core::{Document, Options};
 
 /// A result's bytes, owned by this library until `qjson_bytes_release`
 /// (which empties the struct): `len` bytes at `data`, `cap` allocated.
@@ -179,17 +179,13 @@ pub unsafe extern "C" fn qjson_patch_apply(
         };
         // SAFETY: by this function's contract.
         let all = unsafe { bytes(values as *const u8, ends.last().copied().unwrap_or(0)) };
-        let mut args = Vec::with_capacity(ends.len());
+        let mut texts = Vec::with_capacity(ends.len());
         let mut start = 0;
         for (i, &end) in ends.iter().enumerate() {
-            let text = all.get(start..end).ok_or_else(|| Fail::Msg(format!("value {}: bad offsets", i + 1)))?;
-            let value = Document::parse(text, &Options::default())
-                .map_err(|e| Fail::Msg(format!("value {} is not JSON: {e}", i + 1)))?;
-            args.push(value);
+            texts.push(all.get(start..end).ok_or_else(|| Fail::Msg(format!("value {}: bad offsets", i + 1)))?);
             start = end;
         }
-        let args: Vec<&Document<'_>> = args.iter().collect();
-        with_target(doc, node, input, len, |target| p.apply(target, &args, max_size, result).map_err(Fail::from))
+        with_target(doc, node, input, len, |target| p.apply_texts(target, &texts, max_size, result).map_err(Fail::from))
     })
 }
 
@@ -288,10 +284,5 @@ fn with_target<R>(
     if node as usize >= d.tape_len() {
         return Err(Fail::Msg("no such node".into()));
     }
-    let o = d.options();
-    if node == ROOT && o.mode == strict.mode && o.invalid_numbers == 0 {
-        return f(d);
-    }
-    let text = d.raw(node).map_err(|e| Fail::Msg(e.to_string()))?;
-    f(&Document::parse(text, &strict).map_err(|e| Fail::Msg(format!("the target is not JSON: {e}")))?)
+    patch::with_target(d, node, f).map_err(Fail::Msg)?
 }

@@ -55,7 +55,7 @@ struct Pairs {
 
 /// Sets the value at the top as the user value of the userdata at `ud`
 /// (in a table on 5.1 and 5.2, whose user values must be tables).
-unsafe fn set_anchor(l: State, ud: c_int) {
+pub unsafe fn set_anchor(l: State, ud: c_int) {
     // SAFETY: a valid state.
     unsafe {
         if cfg!(any(feature = "lua51", feature = "lua52")) {
@@ -146,7 +146,7 @@ pub unsafe fn parse_file(l: State, max_depth: u32) -> Ret {
 }
 
 /// Runs pure Rust code (no Lua call), a panic becoming an error.
-fn guarded<T>(f: impl FnOnce() -> Result<T, Msg>) -> Result<T, Msg> {
+pub fn guarded<T>(f: impl FnOnce() -> Result<T, Msg>) -> Result<T, Msg> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
         .unwrap_or_else(|_| Err(msg!("qjson: internal error (a panic in the native module)")))
 }
@@ -190,15 +190,7 @@ unsafe fn this<'a>(l: State) -> Result<(&'a mut Document<'static>, Node, c_int),
     unsafe {
         // (self and the path; what this pushes goes above them.)
         sys::lua_settop(l, 2);
-        let (ud, node) = if lua::userdata_at::<Option<Doc>>(l, 1, DOC).is_some() {
-            (1, qjson_core::ROOT)
-        } else if is_cursor(l, 1) {
-            sys::lua_rawgeti(l, 1, 2);
-            let node = sys::lua_tonumber(l, -1) as Node;
-            sys::lua_pop(l, 1);
-            sys::lua_rawgeti(l, 1, 1);
-            (sys::lua_gettop(l), node)
-        } else {
+        let Some((ud, node)) = document_or_cursor(l, 1) else {
             let m = msg!("qjson document or cursor expected, got {}", lua::type_name(l, 1));
             lua::arg_error(l, 1, &m)
         };
@@ -206,8 +198,29 @@ unsafe fn this<'a>(l: State) -> Result<(&'a mut Document<'static>, Node, c_int),
     }
 }
 
+/// For a document or a cursor at `idx`: the stack index of its `Doc`
+/// userdata (a cursor's is pushed) and the node it is at; `None` for
+/// any other value. The document may be closed (see [`doc_at`]).
+pub unsafe fn document_or_cursor(l: State, idx: c_int) -> Option<(c_int, Node)> {
+    // SAFETY: a valid state and index.
+    unsafe {
+        if lua::userdata_at::<Option<Doc>>(l, idx, DOC).is_some() {
+            Some((sys::lua_absindex(l, idx), qjson_core::ROOT))
+        } else if is_cursor(l, idx) {
+            let idx = sys::lua_absindex(l, idx);
+            sys::lua_rawgeti(l, idx, 2);
+            let node = sys::lua_tonumber(l, -1) as Node;
+            sys::lua_pop(l, 1);
+            sys::lua_rawgeti(l, idx, 1);
+            Some((sys::lua_gettop(l), node))
+        } else {
+            None
+        }
+    }
+}
+
 /// The open document of the `Doc` userdata at `ud`.
-unsafe fn doc_at<'a>(l: State, ud: c_int) -> Result<&'a mut Document<'static>, Msg> {
+pub unsafe fn doc_at<'a>(l: State, ud: c_int) -> Result<&'a mut Document<'static>, Msg> {
     // SAFETY: a valid state; `ud` holds a Doc userdata.
     unsafe {
         let d = sys::lua_touserdata(l, ud).cast::<Option<Doc>>();

@@ -23,6 +23,7 @@ mod encode;
 mod lua;
 mod markers;
 mod options;
+mod patch;
 
 use config::{Config, CONFIG};
 use lua::{lua_fn, sys, Ret, State};
@@ -222,6 +223,9 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
                     }
                     sys::lua_setfield(l, -2, name.as_ptr());
                 }
+                for (name, plain, for_safe) in patch::FUNCTIONS {
+                    set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 1, safe, false);
+                }
                 sys::lua_pushstring(l, c"qjson".as_ptr());
                 sys::lua_setfield(l, -2, c"_NAME".as_ptr());
             }
@@ -246,6 +250,7 @@ unsafe fn register_types(l: State) {
         lua::register_type::<encode::Encoder>(l, encode::ENCODER, &[], &[]);
         doc::register(l);
         cjson::register(l);
+        patch::register(l, c_protected);
         markers::init(l);
     }
 }

@@ -313,6 +313,21 @@ pub unsafe fn arg_error(l: State, arg: c_int, what: &Msg) -> ! {
     }
 }
 
+/// `bad argument #n to 'name' (what)` for argument `arg` of method
+/// `name`, counted as the LuaJIT binding counts them (self is 0), with the
+/// caller's position in front: for methods Lua cannot name when they are
+/// called through `pcall` (their functions are in no loaded module).
+pub unsafe fn method_arg_error(l: State, arg: c_int, name: &str, what: &Msg) -> ! {
+    // SAFETY: a valid state.
+    unsafe {
+        let m = msg!("bad argument #{} to '{name}' ({})", arg - 1, String::from_utf8_lossy(what.bytes()));
+        sys::luaL_where(l, 1);
+        push_bytes(l, m.bytes());
+        sys::lua_concat(l, 2);
+        sys::lua_error(l)
+    }
+}
+
 /// The running function's field name in a loaded module (`parse` for
 /// `qjson.parse`), for a call Lua cannot name (through `pcall`); empty
 /// when it is in none.

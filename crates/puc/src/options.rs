@@ -139,6 +139,30 @@ pub unsafe fn parse(l: State, arg: c_int, max_depth: u32) -> Options {
     }
 }
 
+/// The options of `patch` and `patcher` at `arg`: `max_size`, the most
+/// bytes a result may have (0 when not given: the core's bound).
+pub unsafe fn patch(l: State, arg: c_int) -> usize {
+    // SAFETY: a valid state.
+    unsafe {
+        let mut max_size = 0;
+        if !table_or_nil(l, arg) {
+            return max_size;
+        }
+        each_option(l, arg, |name| {
+            if name != b"max_size" {
+                return false;
+            }
+            let v = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { f64::NAN };
+            if !(1.0..=4503599627370496.0).contains(&v) || v.floor() != v {
+                bad(l, arg, name, "positive integer", -1);
+            }
+            max_size = v as usize;
+            true
+        });
+        max_size
+    }
+}
+
 /// What `encode(v, opts)` does: the instance's settings `c` with the
 /// options at `arg`; the indent unit goes into `indent`.
 pub unsafe fn encode(l: State, arg: c_int, c: &Config, indent: &mut Vec<u8>) -> Call {

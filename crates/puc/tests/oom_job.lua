@@ -1,6 +1,7 @@
 -- The job the failing-allocator host (oom_host.c) runs at every N: a
 -- decode, an encode, the drop-in's decode (strict and its port) and
--- encode, and document reads. Each result is checked; a wrong one raises
+-- encode, document reads, and patches (of a text, a cursor and through a
+-- patcher with values). Each result is checked; a wrong one raises
 -- something other than "not enough memory", which fails the host.
 local qjson = require("qjson")
 local cjson = require("qjson.cjson")
@@ -39,5 +40,10 @@ function job()
   check(d:raw("e") == "[]", "raw")
   local ok, err = pcall(qjson.decode, "[1,")
   check(not ok and (err:find("unexpected end") or err:find("not enough memory")), "error path")
+  check(qjson.patch(text, { { op = "replace", path = "/temperature", value = 0.2 } }):find('"temperature":0.2,', 1, true),
+    "patch")
+  check(qjson.merge_patch(d:open("messages[0]"), { role = qjson.null }) == '{"content":"h\\u00e9llo"}', "merge_patch")
+  local pr = qjson.patcher({ { op = "add", path = "/e/-" }, { op = "remove", path = "/stream" } })
+  check(pr:apply(text, 5):find('"e":[5]}', 1, true), "patcher")
   d:close()
 end

@@ -21,7 +21,7 @@ use std::fmt;
 pub use merge::merge_patch;
 pub use pointer::{Pointer, PointerError};
 
-use crate::{Document, Options};
+use crate::{Document, Node, Options};
 use tree::{open, At, Elem, Key, Member, Obj, Ref, Source, Sources, Val};
 
 /// The six operations of RFC 6902.
@@ -219,6 +219,44 @@ impl Patch {
         write::value(&run.root, &s, out);
         Ok(())
     }
+}
+
+impl Patch {
+    /// [`Patch::apply`] with the values as JSON texts, each parsed here
+    /// (an `Args` error names the one that is not JSON, from 1).
+    pub fn apply_texts(
+        &self,
+        target: &Document<'_>,
+        values: &[&[u8]],
+        max_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), PatchError> {
+        let mut args = Vec::with_capacity(values.len());
+        for (i, text) in values.iter().enumerate() {
+            let value = Document::parse(text, &Options::default()).map_err(|e| PatchError {
+                op: None,
+                kind: PatchErrorKind::Args(format!("value {} is not JSON: {e}", i + 1)),
+            })?;
+            args.push(value);
+        }
+        let args: Vec<&Document<'_>> = args.iter().collect();
+        self.apply(target, &args, max_size, out)
+    }
+}
+
+/// Runs `f` on the value at `node` of `doc` as what [`Patch::apply`] and
+/// [`merge_patch`] take, a strict document: `doc` itself at the root of a
+/// strict document, else the value's text parsed again (and so checked,
+/// for a lazy document). The error is the message for the caller.
+pub fn with_target<R>(doc: &Document<'_>, node: Node, f: impl FnOnce(&Document<'_>) -> R) -> Result<R, String> {
+    let strict = Options::default();
+    let o = doc.options();
+    if node == crate::ROOT && o.mode == strict.mode && o.invalid_numbers == 0 {
+        return Ok(f(doc));
+    }
+    let text = doc.raw(node).map_err(|e| e.to_string())?;
+    let value = Document::parse(text, &strict).map_err(|e| format!("the target is not JSON: {e}"))?;
+    Ok(f(&value))
 }
 
 fn bound(max_size: usize, read: usize) -> usize {
