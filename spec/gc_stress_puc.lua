@@ -93,6 +93,26 @@ local actions = {
     check(pcall(cjson.decode, "[1,"), false, "truncated decode")
     check(pcall(qjson.encode, { print }), false, "encode error")
   end,
+  function()
+    -- Streams: each() as documents, a feeder fed a value cut in two, a
+    -- bad value (the feeder made here, as the patcher above).
+    local sse = 'data: {"a":1}\n\ndata: [2,\ndata: "x\\u00e9"]\n\n'
+    local got = {}
+    for i, d in qjson.stream.each(sse, "sse") do
+      got[i] = d:raw()
+    end
+    check(table.concat(got, "|"), '{"a":1}|[2,\n"x\\u00e9"]', "stream.each")
+    local f = qjson.stream.feeder("ndjson", "raw")
+    for _ in f:feed('{"b":') do
+      error("no value expected")
+    end
+    for i, t in f:feed('2}\n[3]', true) do
+      check(t, i == 1 and '{"b":2}' or "[3]", "feeder")
+    end
+    check(pcall(function()
+      for _ in qjson.stream.each("1\n[\n", "ndjson") do end
+    end), false, "stream bad value")
+  end,
 }
 
 local new_finalizer

@@ -67,6 +67,18 @@ pub unsafe fn set_anchor(l: State, ud: c_int) {
     }
 }
 
+/// Pushes the value `set_anchor` set on the userdata at `ud`.
+pub unsafe fn push_anchor(l: State, ud: c_int) {
+    // SAFETY: a valid state; no allocation (the 5.1 and 5.2 table exists).
+    unsafe {
+        sys::lua_getuservalue(l, ud);
+        if cfg!(any(feature = "lua51", feature = "lua52")) {
+            sys::lua_rawgeti(l, -1, 1);
+            sys::lua_remove(l, -2);
+        }
+    }
+}
+
 /// `qjson.parse(str [, opts])`.
 pub unsafe fn parse(l: State, max_depth: u32) -> Ret {
     // SAFETY: called by Lua with the arguments at 1 and 2.
@@ -74,18 +86,38 @@ pub unsafe fn parse(l: State, max_depth: u32) -> Ret {
         sys::luaL_checktype(l, 1, sys::LUA_TSTRING);
         let opts = crate::options::parse(l, 2, max_depth);
         sys::lua_settop(l, 1);
+        let len = lua::string_at(l, 1).unwrap_or_default().len();
+        push_document(l, 1, 0..len, &opts)?;
+        Ok(1)
+    }
+}
+
+/// Pushes a new document over the bytes `range` of the string at
+/// `anchor` (its user value), parsed with `opts` (`qjson.parse`, and each
+/// value of `qjson.stream`). On a parse error, `qjson: <what>`; the
+/// document left on the stack is empty.
+pub unsafe fn push_document(
+    l: State,
+    anchor: c_int,
+    range: std::ops::Range<usize>,
+    opts: &qjson_core::Options,
+) -> Result<(), Msg> {
+    // SAFETY: a valid state; a string at `anchor`, `range` within it.
+    unsafe {
+        let anchor = sys::lua_absindex(l, anchor);
         // The userdata first (an allocation), then the parse, which calls
         // no Lua function.
         let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
-        sys::lua_pushvalue(l, 1);
-        set_anchor(l, 2);
-        let input = lua::string_at(l, 1).unwrap_or_default();
+        let at = sys::lua_gettop(l);
+        sys::lua_pushvalue(l, anchor);
+        set_anchor(l, at);
+        let input = &lua::string_at(l, anchor).unwrap_or_default()[range];
         // SAFETY: the input string is the document's user value, so it
         // outlives the document, which `close` or `__gc` drops.
         let input: &'static [u8] = std::slice::from_raw_parts(input.as_ptr(), input.len());
-        let parsed = guarded(|| Document::parse(input, &opts).map_err(|e| msg!("qjson: {e}")))?;
+        let parsed = guarded(|| Document::parse(input, opts).map_err(|e| msg!("qjson: {e}")))?;
         (*ud).as_mut().expect("just made").doc = Some(parsed);
-        Ok(1)
+        Ok(())
     }
 }
 

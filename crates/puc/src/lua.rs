@@ -319,8 +319,22 @@ pub unsafe fn arg_error(l: State, arg: c_int, what: &Msg) -> ! {
 /// called through `pcall` (their functions are in no loaded module).
 pub unsafe fn method_arg_error(l: State, arg: c_int, name: &str, what: &Msg) -> ! {
     // SAFETY: a valid state.
+    unsafe { named_arg_error(l, arg - 1, name, what) }
+}
+
+/// `bad argument #n to 'name' (what)` with the caller's position in
+/// front, for functions named as the LuaJIT binding names them whatever
+/// table they are in (`qjson.stream.each`).
+pub unsafe fn named_arg_error(l: State, arg: c_int, name: &str, what: &Msg) -> ! {
+    // SAFETY: a valid state.
+    unsafe { raise_here(l, &msg!("bad argument #{arg} to '{name}' ({})", String::from_utf8_lossy(what.bytes()))) }
+}
+
+/// Raises `m` with the caller's position in front (`error(m, 2)` in the
+/// calling Lua code).
+pub unsafe fn raise_here(l: State, m: &Msg) -> ! {
+    // SAFETY: a valid state; `m` has no destructor.
     unsafe {
-        let m = msg!("bad argument #{} to '{name}' ({})", arg - 1, String::from_utf8_lossy(what.bytes()));
         sys::luaL_where(l, 1);
         push_bytes(l, m.bytes());
         sys::lua_concat(l, 2);

@@ -35,7 +35,29 @@ pub unsafe fn describe(l: State, idx: c_int) -> Msg {
     }
 }
 
-unsafe fn bad(l: State, arg: c_int, name: &[u8], want: &str, value: c_int) -> ! {
+/// Whom a bad option is reported against: an argument of the running
+/// function (`bad argument #2 to 'parse' (...)`), or a named call whose
+/// options came in a table of their own (`bad argument to 'each' (...)`,
+/// as the LuaJIT binding's `qjson.stream` says).
+#[derive(Clone, Copy)]
+pub enum Blame<'a> {
+    Arg(c_int),
+    Call(&'a str),
+}
+
+unsafe fn blame(l: State, who: Blame<'_>, m: &Msg) -> ! {
+    // SAFETY: a valid state.
+    unsafe {
+        match who {
+            Blame::Arg(arg) => lua::arg_error(l, arg, m),
+            Blame::Call(name) => {
+                lua::raise_here(l, &msg!("bad argument to '{name}' ({})", String::from_utf8_lossy(m.bytes())))
+            }
+        }
+    }
+}
+
+unsafe fn bad(l: State, who: Blame<'_>, name: &[u8], want: &str, value: c_int) -> ! {
     // SAFETY: a valid state.
     unsafe {
         let got = describe(l, value);
@@ -44,7 +66,7 @@ unsafe fn bad(l: State, arg: c_int, name: &[u8], want: &str, value: c_int) -> ! 
             String::from_utf8_lossy(name),
             String::from_utf8_lossy(got.bytes())
         );
-        lua::arg_error(l, arg, &m)
+        blame(l, who, &m)
     }
 }
 
@@ -56,7 +78,7 @@ unsafe fn key_text<'a>(l: State) -> &'a [u8] {
 
 /// Walks the options table at `arg`, calling `each(name, value index)`
 /// for every field; a key that is not a string is an unknown option.
-unsafe fn each_option(l: State, arg: c_int, mut each: impl FnMut(&[u8]) -> bool) {
+unsafe fn each_option(l: State, arg: c_int, who: Blame<'_>, mut each: impl FnMut(&[u8]) -> bool) {
     // SAFETY: a valid state; the table at `arg`.
     unsafe {
         sys::luaL_checkstack(l, 3, std::ptr::null());
@@ -71,7 +93,7 @@ unsafe fn each_option(l: State, arg: c_int, mut each: impl FnMut(&[u8]) -> bool)
                     k.bytes()
                 };
                 let m = msg!("unknown option '{}'", String::from_utf8_lossy(shown));
-                lua::arg_error(l, arg, &m);
+                blame(l, who, &m);
             }
             sys::lua_pop(l, 1);
         }
@@ -97,25 +119,34 @@ unsafe fn table_or_nil(l: State, arg: c_int) -> bool {
 pub unsafe fn parse(l: State, arg: c_int, max_depth: u32) -> Options {
     // SAFETY: a valid state.
     unsafe {
-        let mut o = Options { max_depth, ..Options::default() };
         if !table_or_nil(l, arg) {
-            return o;
+            return Options { max_depth, ..Options::default() };
         }
-        each_option(l, arg, |name| {
+        parse_table(l, arg, max_depth, Blame::Arg(arg))
+    }
+}
+
+/// The parse options in the table at `arg`, a bad one reported against
+/// `who`.
+pub unsafe fn parse_table(l: State, arg: c_int, max_depth: u32, who: Blame<'_>) -> Options {
+    // SAFETY: a valid state; a table at `arg`.
+    unsafe {
+        let mut o = Options { max_depth, ..Options::default() };
+        each_option(l, arg, who, |name| {
             match name {
                 b"mode" => match lua::string_at(l, -1) {
                     Some(b"strict") => o.mode = MODE_STRICT,
                     Some(b"lazy") => o.mode = MODE_LAZY,
-                    _ => bad(l, arg, name, "\"strict\" or \"lazy\"", -1),
+                    _ => bad(l, who, name, "\"strict\" or \"lazy\"", -1),
                 },
                 b"duplicate_keys" => match lua::string_at(l, -1) {
                     Some(b"last") => o.duplicate_keys = DUPLICATES_LAST,
                     Some(b"reject") => o.duplicate_keys = DUPLICATES_REJECT,
-                    _ => bad(l, arg, name, "\"last\" or \"reject\"", -1),
+                    _ => bad(l, who, name, "\"last\" or \"reject\"", -1),
                 },
                 b"ijson" | b"invalid_numbers" => {
                     if sys::lua_type(l, -1) != sys::LUA_TBOOLEAN {
-                        bad(l, arg, name, "boolean", -1);
+                        bad(l, who, name, "boolean", -1);
                     }
                     let on = sys::lua_toboolean(l, -1) as u32;
                     if name == b"ijson" {
@@ -127,7 +158,7 @@ pub unsafe fn parse(l: State, arg: c_int, max_depth: u32) -> Options {
                 b"max_depth" => {
                     let v = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { f64::NAN };
                     if !(1.0..=2147483647.0).contains(&v) || v.floor() != v {
-                        bad(l, arg, name, "integer from 1 to 2^31-1", -1);
+                        bad(l, who, name, "integer from 1 to 2^31-1", -1);
                     }
                     o.max_depth = v as u32;
                 }
@@ -148,13 +179,13 @@ pub unsafe fn patch(l: State, arg: c_int) -> usize {
         if !table_or_nil(l, arg) {
             return max_size;
         }
-        each_option(l, arg, |name| {
+        each_option(l, arg, Blame::Arg(arg), |name| {
             if name != b"max_size" {
                 return false;
             }
             let v = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { f64::NAN };
             if !(1.0..=4503599627370496.0).contains(&v) || v.floor() != v {
-                bad(l, arg, name, "positive integer", -1);
+                bad(l, Blame::Arg(arg), name, "positive integer", -1);
             }
             max_size = v as usize;
             true
@@ -190,7 +221,7 @@ pub unsafe fn encode(l: State, arg: c_int, c: &Config, indent: &mut Vec<u8>) -> 
             return call;
         }
         use qjson_core::encode::escape::{ASCII, ESCAPE_SLASH, HTML_SAFE, VALIDATE_UTF8};
-        each_option(l, arg, |name| {
+        each_option(l, arg, Blame::Arg(arg), |name| {
             let flag = match name {
                 b"ascii" => ASCII,
                 b"html_safe" => HTML_SAFE,
@@ -204,7 +235,7 @@ pub unsafe fn encode(l: State, arg: c_int, c: &Config, indent: &mut Vec<u8>) -> 
                         let v =
                             if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { f64::NAN };
                         if !(1.0..=17.0).contains(&v) || v.floor() != v {
-                            bad(l, arg, name, "integer from 1 to 17 or \"shortest\"", -1);
+                            bad(l, Blame::Arg(arg), name, "integer from 1 to 17 or \"shortest\"", -1);
                         }
                         call.precision = v as u32;
                     }
@@ -215,7 +246,7 @@ pub unsafe fn encode(l: State, arg: c_int, c: &Config, indent: &mut Vec<u8>) -> 
                         sys::LUA_TNUMBER => {
                             let v = sys::lua_tonumber(l, -1);
                             if !(0.0..=64.0).contains(&v) || v.floor() != v {
-                                bad(l, arg, name, "0 to 64 spaces or a string", -1);
+                                bad(l, Blame::Arg(arg), name, "0 to 64 spaces or a string", -1);
                             }
                             indent.clear();
                             indent.resize(v as usize, b' ');
@@ -223,19 +254,19 @@ pub unsafe fn encode(l: State, arg: c_int, c: &Config, indent: &mut Vec<u8>) -> 
                         sys::LUA_TSTRING => {
                             let s = lua::string_at(l, -1).unwrap_or_default();
                             if s.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
-                                bad(l, arg, name, "a string of JSON whitespace (space, tab, CR, LF)", -1);
+                                bad(l, Blame::Arg(arg), name, "a string of JSON whitespace (space, tab, CR, LF)", -1);
                             }
                             indent.clear();
                             indent.extend_from_slice(s);
                         }
-                        _ => bad(l, arg, name, "number or string", -1),
+                        _ => bad(l, Blame::Arg(arg), name, "number or string", -1),
                     }
                     return true;
                 }
                 _ => return false,
             };
             if sys::lua_type(l, -1) != sys::LUA_TBOOLEAN {
-                bad(l, arg, name, "boolean", -1);
+                bad(l, Blame::Arg(arg), name, "boolean", -1);
             }
             let on = sys::lua_toboolean(l, -1) != 0;
             if name == b"sort_keys" {

@@ -17,7 +17,7 @@ use qjson_core::patch::{self, merge_patch, Patch};
 use qjson_core::{Document, Node, Options};
 
 use crate::config::{self, Config};
-use crate::doc::{doc_at, document_or_cursor, guarded, set_anchor};
+use crate::doc::{doc_at, document_or_cursor, guarded, push_anchor, set_anchor};
 use crate::encode;
 use crate::lua::{self, lua_fn, msg, sys, Msg, Ret, State};
 
@@ -188,11 +188,7 @@ unsafe fn settings_of<'a>(l: State, ud: c_int) -> &'a Config {
     // (on 5.1 and 5.2, in a table) an instance's settings, which it
     // keeps alive.
     unsafe {
-        sys::lua_getuservalue(l, ud);
-        if cfg!(any(feature = "lua51", feature = "lua52")) {
-            sys::lua_rawgeti(l, -1, 1);
-            sys::lua_remove(l, -2);
-        }
+        push_anchor(l, ud);
         let p = sys::lua_touserdata(l, -1).cast::<Option<Config>>();
         sys::lua_pop(l, 1);
         (*p).as_ref().expect("an instance's settings live as long as its patchers")

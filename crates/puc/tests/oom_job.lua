@@ -1,8 +1,9 @@
 -- The job the failing-allocator host (oom_host.c) runs at every N: a
 -- decode, an encode, the drop-in's decode (strict and its port) and
 -- encode, document reads, and patches (of a text, a cursor and through a
--- patcher with values). Each result is checked; a wrong one raises
--- something other than "not enough memory", which fails the host.
+-- patcher with values), a stream feeder. Each result is checked; a wrong
+-- one raises something other than "not enough memory", which fails the
+-- host.
 local qjson = require("qjson")
 local cjson = require("qjson.cjson")
 
@@ -46,4 +47,11 @@ function job()
   local pr = qjson.patcher({ { op = "add", path = "/e/-" }, { op = "remove", path = "/stream" } })
   check(pr:apply(text, 5):find('"e":[5]}', 1, true), "patcher")
   d:close()
+  local f, vals = qjson.stream.feeder("sse"), {}
+  for _, c in ipairs({ 'data: {"n":1}\n\ndata: [2,', '\ndata: 3]\n', "\n" }) do
+    for _, v in f:feed(c) do
+      vals[#vals + 1] = v:raw()
+    end
+  end
+  check(table.concat(vals, "|") == '{"n":1}|[2,\n3]', "stream feeder")
 end
