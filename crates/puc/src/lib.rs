@@ -24,6 +24,7 @@ mod lua;
 mod markers;
 mod options;
 mod patch;
+mod schema;
 
 use config::{Config, CONFIG};
 use lua::{lua_fn, sys, Ret, State};
@@ -223,7 +224,7 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
                     }
                     sys::lua_setfield(l, -2, name.as_ptr());
                 }
-                for (name, plain, for_safe) in patch::FUNCTIONS {
+                for (name, plain, for_safe) in patch::FUNCTIONS.iter().chain(schema::FUNCTIONS) {
                     set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 1, safe, false);
                 }
                 sys::lua_pushstring(l, c"qjson".as_ptr());
@@ -251,6 +252,7 @@ unsafe fn register_types(l: State) {
         doc::register(l);
         cjson::register(l);
         patch::register(l, c_protected);
+        schema::register(l, c_protected);
         markers::init(l);
     }
 }
