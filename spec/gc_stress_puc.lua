@@ -1,7 +1,7 @@
 -- Forced-GC mode on PUC Lua (make test-puc): spec/gc_stress.lua's helper
 -- for the native module. The collector never pauses and finalizers that
 -- call qjson stay pending at every cycle, so a finalizer that decodes,
--- encodes, parses, reads, iterates, patches and closes can run at any allocation
+-- encodes, parses, reads, iterates, patches, validates and closes can run at any allocation
 -- inside a qjson call of any spec. Loaded with
 -- --helper=spec/gc_stress_puc.lua when QJSON_GC_STRESS=1.
 -- QJSON_GC_MODE=generational runs Lua 5.4's generational collector
@@ -112,6 +112,14 @@ local actions = {
     check(pcall(function()
       for _ in qjson.stream.each("1\n[\n", "ndjson") do end
     end), false, "stream bad value")
+    -- (A validator made here, as the patcher above.)
+    local v = qjson.schema({ properties = { b = { properties = { c = { type = "string" } } } } })
+    local ok, errors = v:validate(small)
+    check(ok, false, "schema validate")
+    check(errors[1].instance_location, "/b/c", "schema error's location")
+    local d = qjson.parse(small)
+    check(qjson.schema('{"maxItems":3}'):is_valid(d:open("a")), true, "schema is_valid of a cursor")
+    d:close()
   end,
 }
 

@@ -1,5 +1,8 @@
 -- qjson.schema: compile once, validate bodies, documents, cursors and
--- views; errors with their places; options; qjson.safe's variants.
+-- views; errors with their places; options; qjson.safe's variants. Runs
+-- on PUC Lua too (crates/puc/src/schema.rs: no views there; the cases
+-- about views are tagged #luajit).
+local support = require("support")
 local qjson = require("qjson")
 local safe = require("qjson.safe")
 
@@ -38,10 +41,14 @@ describe("qjson.schema", function()
     local v = qjson.schema('{"type":"array","items":{"type":"integer"}}')
     local d = qjson.parse('{"a":[1,2],"b":[1,"x"]}')
     assert.is_true(v:validate(d:get("a")))
-    local ok, errors = v:validate(d:get("b"))
+    local ok, errors = v:validate(d:open("b"))
     assert.is_false(ok)
     assert.equal("/1", errors[1].instance_location)
     assert.equal(18, errors[1].byte)
+    -- d:get's view too (PUC Lua has no views: a table, encoded).
+    ok, errors = v:validate(d:get("b"))
+    assert.is_false(ok)
+    assert.equal(support.puc and 3 or 18, errors[1].byte)
     assert.is_false(v:is_valid(d))
     local lazy = qjson.parse('{"b":[1,"x"]}', { mode = "lazy" })
     assert.is_false(v:is_valid(lazy:get("b")))
@@ -81,6 +88,69 @@ describe("qjson.schema", function()
     assert.error_matches(function() qjson.schema("{}", { draft = 5 }) end, "draft")
     assert.error_matches(function() qjson.schema("{}", { bogus = 1 }) end, "unknown option 'bogus'")
     assert.error_matches(function() qjson.schema("{}"):validate(nil) end, "bad argument #1 to 'validate'")
+  end)
+
+  it("names the argument and the option in every refusal, at the caller", function()
+    local function err(f, ...)
+      local ok, e = pcall(f, ...)
+      assert.is_false(ok)
+      return e
+    end
+    local here = "^[^:]*schema_spec.lua:%d+: "
+    -- (A function called from here, so that the position is this file's.)
+    local function compile(...)
+      return (qjson.schema(...))
+    end
+    assert.matches(here .. "qjson: invalid schema at /type: ", err(compile, '{"type":12}'))
+    assert.matches("bad argument #2 to 'schema' %(options table expected, got string%)", err(compile, "{}", "x"))
+    assert.matches("draft: 4, 6, 7, '2019-09' or '2020-12' expected, got 5", err(compile, "{}", { draft = 5 }), 1, true)
+    assert.matches('openapi: "3.0" expected, got 3.1', err(compile, "{}", { openapi = "3.1" }), 1, true)
+    assert.matches("max_errors: positive integer expected, got 1.5", err(compile, "{}", { max_errors = 1.5 }), 1, true)
+    assert.matches("max_depth: positive integer expected, got x", err(compile, "{}", { max_depth = "x" }), 1, true)
+    assert.matches("unknown option '1'", err(compile, "{}", { 7 }), 1, true)
+    assert.matches("remotes: table of URI %-> document expected, got string", err(compile, "{}", { remotes = "x" }))
+    assert.matches("remotes: URI string keys expected, got number", err(compile, "{}", { remotes = { 1 } }))
+    local expected = support.puc and "JSON string or table" or "JSON string, table or view"
+    assert.matches("bad argument #2 to 'schema' (remote document as " .. expected .. " expected, got number)",
+      err(compile, "{}", { remotes = { u = 1 } }), 1, true)
+    assert.matches("bad argument #1 to 'schema'", err(compile, print))
+    local v = qjson.schema("{}")
+    assert.matches("bad argument #1 to 'validate' %(qjson.schema expected%)", err(v.validate, {}, "1"))
+    assert.matches("bad argument #1 to 'is_valid' %(qjson.schema expected%)", err(v.is_valid, 1, "1"))
+    assert.matches("bad argument #1 to 'is_valid' %(JSON string, document", err(v.is_valid, v, 1))
+    assert.equal("qjson.schema", tostring(v))
+  end)
+
+  it("accepts every draft spelling, true and false schemas, and several remotes", function()
+    for _, d in ipairs({ 4, 6, 7, "4", "6", "7", "2019-09", "2020-12" }) do
+      assert.is_true(qjson.schema('{"type":"integer"}', { draft = d }):is_valid("1"), tostring(d))
+    end
+    assert.is_true(qjson.schema(true):is_valid("[1]"))
+    assert.is_false(qjson.schema(false):is_valid("1"))
+    local remotes = {
+      ["http://example.com/a.json"] = '{"type":"integer"}',
+      ["http://example.com/b.json"] = { ["$ref"] = "a.json", minimum = 10 },
+    }
+    local v = qjson.schema('{"$ref":"http://example.com/b.json"}', { remotes = remotes, max_depth = 10 })
+    assert.is_true(v:is_valid("12"))
+    assert.is_false(v:is_valid("12.5"))
+    assert.is_false(v:is_valid("3"))
+    assert.is_true(qjson.schema("{}", { remotes = {} }):is_valid("1"))
+  end)
+
+  it("raises for a closed document, at the caller", function()
+    local v = qjson.schema('{"type":"array"}')
+    local d = qjson.parse('{"a":[1]}')
+    local cursor = d:open("a")
+    assert.is_true(v:validate(cursor))
+    d:close()
+    local function check(...)
+      return (v:validate(...))
+    end
+    local ok, err = pcall(check, cursor)
+    assert.is_false(ok)
+    assert.matches("^[^:]*schema_spec.lua:%d+: qjson: document is closed", err)
+    assert.error_matches(function() v:is_valid(d) end, "qjson: document is closed")
   end)
 
   it("honours the options", function()
@@ -135,7 +205,7 @@ describe("qjson.schema", function()
     assert.is_false(qjson.schema('{"const":18446744073709551617}'):is_valid("18446744073709551616"))
   end)
 
-  it("validates a view changed past its metamethods as encode does: with its error", function()
+  it("validates a view changed past its metamethods as encode does: with its error #luajit", function()
     local MSG = "^qjson: a view was changed past its metamethods"
     local v = qjson.schema('{"properties":{"a":{"properties":{"l":{"maxItems":1}}}}}')
     local d = qjson.parse('{"a":{"l":[1]}}')
@@ -230,7 +300,34 @@ describe("qjson.safe.schema", function()
     assert.equal("/type", errors[1].keyword_location)
     local r, msg = v:validate(nil)
     assert.is_nil(r)
-    assert.matches("bad argument", msg)
+    assert.matches("bad argument #1 to 'validate'", msg)
     assert.is_false(v:is_valid("1"))
+    r, msg = v:is_valid(print)
+    assert.is_nil(r)
+    assert.matches("bad argument #1 to 'is_valid'", msg)
+    v, err = safe.schema("{}", { draft = 5 })
+    assert.is_nil(v)
+    assert.matches("draft", err)
+    local d = qjson.parse("[1]")
+    v = assert(safe.schema('{"type":"array"}'))
+    d:close()
+    r, msg = v:validate(d)
+    assert.is_nil(r)
+    assert.equal("qjson: document is closed", msg)
+  end)
+end)
+
+describe("qjson.schema on PUC Lua", function()
+  it("encodes tables with the instance's encoder", function()
+    if not support.puc then
+      pending("on LuaJIT, qjson.new()'s schema encodes with qjson.encode")
+      return
+    end
+    local inst = qjson.new()
+    inst.encode_empty_table_as_object(false)
+    assert.is_true(inst.schema('{"type":"array"}'):is_valid({}))
+    assert.is_false(qjson.schema('{"type":"array"}'):is_valid({}))
+    -- The schema too: {} is the empty array here, which no draft accepts as a schema.
+    assert.error_matches(function() inst.schema({}) end, "invalid schema")
   end)
 end)

@@ -61,15 +61,15 @@ local ValidatorMT = { __index = Validator, __tostring = function() return "qjson
 M.Validator = Validator
 
 
--- Schema text from a string, a table or a view.
-local function json_text(v, what, level)
+-- Schema text from a string, a table or a view (argument n).
+local function json_text(v, n, what, level)
   local t = type(v)
   if t == "string" then
     return v
   elseif t == "table" or t == "boolean" then
     return encode(v)
   end
-  arg_error(1, "schema", what .. " as JSON string, table or view expected, got " .. t, level)
+  arg_error(n, "schema", what .. " as JSON string, table or view expected, got " .. t, level)
 end
 
 local function remotes_text(remotes)
@@ -84,7 +84,7 @@ local function remotes_text(remotes)
     if type(uri) ~= "string" then
       arg_error(2, "schema", "remotes: URI string keys expected, got " .. type(uri), 4)
     end
-    parts[#parts + 1] = encode(uri) .. ":" .. json_text(body, "remote document", 5)
+    parts[#parts + 1] = encode(uri) .. ":" .. json_text(body, 2, "remote document", 5)
     uri, body = next(remotes, uri)
   end
   return "{" .. concat(parts, ",") .. "}"
@@ -131,7 +131,7 @@ end
 
 -- qjson.schema(schema [, opts]): raises on a schema that does not compile.
 function M.compile(schema, opts)
-  local text = json_text(schema, "schema", 3)
+  local text = json_text(schema, 1, "schema", 3)
   local o, remotes = pack(opts)
   -- A box of its own: allocating the ref may run a finalizer (which may
   -- validate) before the message is read.
@@ -146,7 +146,7 @@ end
 
 -- What an instance is: "string" with its text, or "doc" with the handle,
 -- node and the value that keeps the handle's input alive.
-local function instance(v)
+local function instance(v, fname)
   local t = type(v)
   if t == "string" then
     return "string", v
@@ -157,7 +157,7 @@ local function instance(v)
     end
     return "string", encode(v) -- an edited view: what it would encode to
   end
-  arg_error(1, "validate", "JSON string, document, view or table expected, got " .. t, 3)
+  arg_error(1, fname, "JSON string, document, view or table expected, got " .. t, 3)
 end
 
 local function read_report(buf)
@@ -194,7 +194,7 @@ function Validator:validate(v)
   if getmetatable(self) ~= ValidatorMT then
     arg_error(1, "validate", "qjson.schema expected", 2)
   end
-  local kind, a, b = instance(v)
+  local kind, a, b = instance(v, "validate")
   local own = scratch or ffi_new("uint8_t[?]", SCRATCH)
   scratch = nil
   local box = enter()
@@ -231,7 +231,7 @@ function Validator:is_valid(v)
   if getmetatable(self) ~= ValidatorMT then
     arg_error(1, "is_valid", "qjson.schema expected", 2)
   end
-  local kind, a, b = instance(v)
+  local kind, a, b = instance(v, "is_valid")
   local box = enter()
   local r
   if kind == "string" then

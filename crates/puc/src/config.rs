@@ -70,6 +70,20 @@ pub unsafe fn of<'a>(l: State) -> &'a mut Config {
     }
 }
 
+/// The settings of the userdata at `ud` whose user value they are (a
+/// patcher's or a validator's: set by `doc::set_anchor`).
+pub unsafe fn of_userdata<'a>(l: State, ud: c_int) -> &'a Config {
+    // SAFETY: a valid state; `ud` is a userdata whose user value is (on
+    // 5.1 and 5.2, in a table) an instance's settings, which it keeps
+    // alive.
+    unsafe {
+        crate::doc::push_anchor(l, ud);
+        let p = sys::lua_touserdata(l, -1).cast::<Option<Config>>();
+        sys::lua_pop(l, 1);
+        (*p).as_ref().expect("an instance's settings live as long as the userdata anchoring them")
+    }
+}
+
 /// `json_arg_init`: at most `args` arguments, nil-padded.
 unsafe fn arg_init<'a>(l: State, args: c_int) -> &'a mut Config {
     // SAFETY: a valid state.

@@ -16,8 +16,9 @@ use std::ffi::{c_int, CStr};
 use qjson_core::events::Walker;
 use qjson_core::{Document, Kind, Node, Path};
 
-use crate::decode;
+use crate::config::Config;
 use crate::lua::{self, lua_fn, msg, sys, Msg, Ret, State};
+use crate::{decode, encode};
 
 pub const DOC: &CStr = c"qjson.document";
 pub const CURSOR: &CStr = c"qjson.cursor";
@@ -251,6 +252,45 @@ pub unsafe fn document_or_cursor(l: State, idx: c_int) -> Option<(c_int, Node)> 
     }
 }
 
+/// A JSON value as a function takes it: a text, or the stack index of a
+/// document's userdata and the node (the document is opened last, after
+/// every call that can raise).
+pub enum Target<'a> {
+    Text(&'a [u8]),
+    Document(c_int, Node),
+}
+
+/// The value at `arg`: a string, a document or cursor, or a table encoded
+/// with the settings `c` (its text pushed; the spare encoder in upvalue
+/// `spare`). Another type raises a bad argument, for method `method` when
+/// given (its arguments counted as the LuaJIT binding counts them).
+pub unsafe fn target<'a>(
+    l: State,
+    arg: c_int,
+    spare: c_int,
+    c: &Config,
+    method: Option<&str>,
+) -> Result<Target<'a>, Msg> {
+    // SAFETY: a valid state and index.
+    unsafe {
+        if let Some(text) = lua::string_at(l, arg) {
+            return Ok(Target::Text(text));
+        }
+        if let Some((ud, node)) = document_or_cursor(l, arg) {
+            return Ok(Target::Document(ud, node));
+        }
+        if sys::lua_type(l, arg) == sys::LUA_TTABLE {
+            encode::encode(l, arg, 0, spare, c)?;
+            return Ok(Target::Text(lua::string_at(l, -1).unwrap_or_default()));
+        }
+        let m = msg!("JSON string, document or table expected, got {}", lua::type_name(l, arg));
+        match method {
+            Some(name) => lua::method_arg_error(l, arg, name, &m),
+            None => lua::arg_error(l, arg, &m),
+        }
+    }
+}
+
 /// The open document of the `Doc` userdata at `ud`.
 pub unsafe fn doc_at<'a>(l: State, ud: c_int) -> Result<&'a mut Document<'static>, Msg> {
     // SAFETY: a valid state; `ud` holds a Doc userdata.
@@ -260,6 +300,19 @@ pub unsafe fn doc_at<'a>(l: State, ud: c_int) -> Result<&'a mut Document<'static
             Some(doc) => Ok(doc),
             None => Err(msg!("{CLOSED}")),
         }
+    }
+}
+
+/// The open document of the `Doc` userdata at `ud`, when `node` is one of
+/// its nodes (a cursor is a table, whose node Lua code can change).
+pub unsafe fn doc_node<'a>(l: State, ud: c_int, node: Node) -> Result<&'a mut Document<'static>, Msg> {
+    // SAFETY: a valid state; `ud` holds a Doc userdata.
+    unsafe {
+        let doc = doc_at(l, ud)?;
+        if node as usize >= doc.tape_len() {
+            return Err(msg!("qjson: no such node"));
+        }
+        Ok(doc)
     }
 }
 

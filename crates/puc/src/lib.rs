@@ -25,6 +25,7 @@ mod markers;
 mod options;
 mod patch;
 mod stream;
+mod schema;
 
 use config::{Config, CONFIG};
 use lua::{lua_fn, sys, Ret, State};
@@ -224,7 +225,7 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
                     }
                     sys::lua_setfield(l, -2, name.as_ptr());
                 }
-                for (name, plain, for_safe) in patch::FUNCTIONS {
+                for (name, plain, for_safe) in patch::FUNCTIONS.iter().chain(schema::FUNCTIONS) {
                     set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 1, safe, false);
                 }
                 stream::set_field(l);
@@ -254,6 +255,7 @@ unsafe fn register_types(l: State) {
         cjson::register(l);
         patch::register(l, c_protected);
         stream::register(l);
+        schema::register(l, c_protected);
         markers::init(l);
     }
 }

@@ -45,6 +45,12 @@ impl Msg {
     pub fn bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
+
+    /// The message as text (without a character cut at the length limit).
+    pub fn as_str(&self) -> &str {
+        let b = self.bytes();
+        std::str::from_utf8(b).unwrap_or_else(|e| std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or_default())
+    }
 }
 
 impl Default for Msg {

@@ -14,10 +14,10 @@
 use std::ffi::{c_int, CStr};
 
 use qjson_core::patch::{self, merge_patch, Patch};
-use qjson_core::{Document, Node, Options};
+use qjson_core::{Document, Options};
 
 use crate::config::{self, Config};
-use crate::doc::{doc_at, document_or_cursor, guarded, push_anchor, set_anchor};
+use crate::doc::{doc_node, guarded, set_anchor, target, Target};
 use crate::encode;
 use crate::lua::{self, lua_fn, msg, sys, Msg, Ret, State};
 
@@ -29,33 +29,6 @@ const RESULT: &CStr = c"qjson.patch_result";
 pub struct Patcher {
     patch: Patch,
     max_size: usize,
-}
-
-/// A target as found on the stack: a text, or the stack index of a
-/// document's userdata and the node (the document is opened last).
-enum Target<'a> {
-    Text(&'a [u8]),
-    Document(c_int, Node),
-}
-
-/// The target at `arg`; a table is encoded with the settings `c` (its
-/// text pushed), with the spare encoder in upvalue `spare`.
-unsafe fn target<'a>(l: State, arg: c_int, spare: c_int, c: &Config) -> Result<Target<'a>, Msg> {
-    // SAFETY: a valid state and index.
-    unsafe {
-        if let Some(text) = lua::string_at(l, arg) {
-            return Ok(Target::Text(text));
-        }
-        if let Some((ud, node)) = document_or_cursor(l, arg) {
-            return Ok(Target::Document(ud, node));
-        }
-        if sys::lua_type(l, arg) == sys::LUA_TTABLE {
-            encode::encode(l, arg, 0, spare, c)?;
-            return Ok(Target::Text(lua::string_at(l, -1).unwrap_or_default()));
-        }
-        let m = msg!("JSON string, document or table expected, got {}", lua::type_name(l, arg));
-        lua::arg_error(l, arg, &m)
-    }
 }
 
 /// The text of a patch at `arg`: a string, or a table encoded (an empty
@@ -102,10 +75,7 @@ unsafe fn run(l: State, target: Target<'_>, apply: impl FnOnce(&Document<'_>, &m
                 apply(&doc, out)
             })?,
             Target::Document(ud, node) => {
-                let doc = doc_at(l, ud)?;
-                if node as usize >= doc.tape_len() {
-                    return Err(msg!("qjson: no such node"));
-                }
+                let doc = doc_node(l, ud, node)?;
                 guarded(|| patch::with_target(doc, node, |d| apply(d, out)).map_err(|m| msg!("qjson: {m}"))?)?
             }
         }
@@ -123,7 +93,7 @@ unsafe fn patch(l: State) -> Ret {
         let c = config::of(l);
         let ops = patch_text(l, 2, 2, c, Some(b"[]"))?;
         let max_size = crate::options::patch(l, 3);
-        let target = target(l, 1, 2, c)?;
+        let target = target(l, 1, 2, c, None)?;
         run(l, target, |doc, out| {
             let p = Patch::compile(ops, false).map_err(|e| msg!("qjson: {e}"))?;
             p.apply(doc, &[], max_size, out).map_err(|e| msg!("qjson: {e}"))
@@ -141,7 +111,7 @@ unsafe fn merge(l: State) -> Ret {
         sys::lua_settop(l, 2);
         let c = config::of(l);
         let text = patch_text(l, 2, 2, c, None)?;
-        let target = target(l, 1, 2, c)?;
+        let target = target(l, 1, 2, c, None)?;
         run(l, target, |doc, out| {
             let p = Document::parse(text, &Options::default()).map_err(|e| msg!("qjson: the patch: {e}"))?;
             merge_patch(doc, &p, out);
@@ -182,19 +152,6 @@ unsafe fn safe_patcher(l: State) -> Ret {
     unsafe { new_patcher(l, true) }
 }
 
-/// The settings a patcher's values are encoded with (its user value).
-unsafe fn settings_of<'a>(l: State, ud: c_int) -> &'a Config {
-    // SAFETY: a valid state; `ud` is a patcher, whose user value is
-    // (on 5.1 and 5.2, in a table) an instance's settings, which it
-    // keeps alive.
-    unsafe {
-        push_anchor(l, ud);
-        let p = sys::lua_touserdata(l, -1).cast::<Option<Config>>();
-        sys::lua_pop(l, 1);
-        (*p).as_ref().expect("an instance's settings live as long as its patchers")
-    }
-}
-
 /// `p:apply(target [, values])`: with one value taken per call, `values`
 /// is that value; with more, a table of them; with none, nothing.
 /// Upvalue 1: a spare encoder.
@@ -213,7 +170,7 @@ unsafe fn apply(l: State) -> Ret {
             Some(p) => (p.patch.args(), p.max_size),
             None => return Err(msg!("qjson: the patcher did not compile")),
         };
-        let c = settings_of(l, 1);
+        let c = config::of_userdata(l, 1);
         let none = sys::lua_type(l, 3) == sys::LUA_TNIL;
         // The stack indexes of the values' texts.
         let first = sys::lua_gettop(l) + 1;
@@ -243,7 +200,7 @@ unsafe fn apply(l: State) -> Ret {
                 sys::lua_pop(l, 1);
             }
         }
-        let target = target(l, 2, 1, c)?;
+        let target = target(l, 2, 1, c, None)?;
         run(l, target, |doc, out| {
             // (Made here, with no Lua call to come before it is dropped.)
             let texts: Vec<&[u8]> = (0..n as c_int).map(|i| lua::string_at(l, first + i).unwrap_or_default()).collect();

@@ -1,9 +1,9 @@
 -- The job the failing-allocator host (oom_host.c) runs at every N: a
 -- decode, an encode, the drop-in's decode (strict and its port) and
--- encode, document reads, and patches (of a text, a cursor and through a
--- patcher with values), a stream feeder. Each result is checked; a wrong
--- one raises something other than "not enough memory", which fails the
--- host.
+-- encode, document reads, patches (of a text, a cursor and through a
+-- patcher with values), a stream feeder and a schema validation (of a
+-- document). Each result is checked; a wrong one raises something other
+-- than "not enough memory", which fails the host.
 local qjson = require("qjson")
 local cjson = require("qjson.cjson")
 
@@ -46,6 +46,8 @@ function job()
   check(qjson.merge_patch(d:open("messages[0]"), { role = qjson.null }) == '{"content":"h\\u00e9llo"}', "merge_patch")
   local pr = qjson.patcher({ { op = "add", path = "/e/-" }, { op = "remove", path = "/stream" } })
   check(pr:apply(text, 5):find('"e":[5]}', 1, true), "patcher")
+  local valid, errors = qjson.schema({ properties = { temperature = { maximum = 0.5 } } }):validate(d)
+  check(not valid and errors[1].instance_location == "/temperature", "schema")
   d:close()
   local f, vals = qjson.stream.feeder("sse"), {}
   for _, c in ipairs({ 'data: {"n":1}\n\ndata: [2,', '\ndata: 3]\n', "\n" }) do
