@@ -771,7 +771,7 @@ pub unsafe fn register(l: State) {
         lua::register_type::<Doc>(l, DOC, METHODS, extra);
         // A cursor's metatable: the same methods but close (its
         // document may have others), no __gc (a table).
-        if sys::luaL_newmetatable(l, CURSOR.as_ptr()) != 0 {
+        if lua::begin_metatable(l, CURSOR) {
             let methods = &METHODS[..METHODS.len() - 1];
             sys::lua_createtable(l, 0, methods.len() as c_int);
             for (n, f) in methods {
@@ -781,10 +781,8 @@ pub unsafe fn register(l: State) {
             sys::lua_setfield(l, -2, c"__index".as_ptr());
             sys::lua_pushcfunction(l, c_tostring);
             sys::lua_setfield(l, -2, c"__tostring".as_ptr());
-            sys::lua_pushboolean(l, 0);
-            sys::lua_setfield(l, -2, c"__metatable".as_ptr());
+            lua::end_metatable(l, CURSOR);
         }
-        sys::lua_pop(l, 1);
         lua::register_type::<CompiledPath>(l, PATH, &[], &[]);
         lua::register_type::<Pairs>(l, PAIRS, &[], &[]);
     }

@@ -24,8 +24,8 @@ mod lua;
 mod markers;
 mod options;
 mod patch;
-mod stream;
 mod schema;
+mod stream;
 
 use config::{Config, CONFIG};
 use lua::{lua_fn, sys, Ret, State};

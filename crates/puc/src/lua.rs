@@ -229,6 +229,54 @@ pub unsafe extern "C-unwind" fn gc<T>(l: State) -> c_int {
     0
 }
 
+/// Pushes a new, empty metatable for `name` when the registry has none
+/// (true; fill it, then [`end_metatable`]), else pushes nothing (false).
+/// A metatable is registered only once complete: an allocation that
+/// raises half-way (out of memory) leaves nothing registered, and the next
+/// call builds it again, never a metatable without its `__gc`.
+pub unsafe fn begin_metatable(l: State, name: &std::ffi::CStr) -> bool {
+    // SAFETY: a valid state.
+    unsafe {
+        sys::luaL_getmetatable(l, name.as_ptr());
+        let exists = sys::lua_type(l, -1) != sys::LUA_TNIL;
+        sys::lua_pop(l, 1);
+        if !exists {
+            sys::lua_createtable(l, 0, 4);
+        }
+        !exists
+    }
+}
+
+/// Registers the metatable [`begin_metatable`] pushed (popping it) as
+/// `name`, with `__name` as `luaL_newmetatable` sets it and `__metatable`
+/// false (what `getmetatable` gives instead of it).
+pub unsafe fn end_metatable(l: State, name: &std::ffi::CStr) {
+    // SAFETY: a valid state; the metatable at the top.
+    unsafe {
+        sys::lua_pushboolean(l, 0);
+        sys::lua_setfield(l, -2, c"__metatable".as_ptr());
+        sys::lua_pushstring(l, name.as_ptr());
+        sys::lua_setfield(l, -2, c"__name".as_ptr());
+        sys::lua_setfield(l, sys::LUA_REGISTRYINDEX, name.as_ptr());
+    }
+}
+
+/// Sets field `name` of the table at the top to the closure `f` over one
+/// nil upvalue (a method's spare encoder), wrapped by `protect` when given
+/// (lib.rs's `protected`: nil and a message instead of an error).
+pub unsafe fn set_method(l: State, name: &std::ffi::CStr, f: sys::lua_CFunction, protect: Option<sys::lua_CFunction>) {
+    // SAFETY: a valid state; a table at the top.
+    unsafe {
+        sys::lua_pushnil(l);
+        sys::lua_pushcclosure(l, f, 1);
+        if let Some(protect) = protect {
+            sys::lua_pushboolean(l, 0);
+            sys::lua_pushcclosure(l, protect, 2);
+        }
+        sys::lua_setfield(l, -2, name.as_ptr());
+    }
+}
+
 /// Registers metatable `name` with `__gc` = [`gc::<T>`], the given
 /// methods as `__index` and other metamethods, leaving nothing on the
 /// stack.
@@ -240,8 +288,7 @@ pub unsafe fn register_type<T>(
 ) {
     // SAFETY: a valid state.
     unsafe {
-        if sys::luaL_newmetatable(l, name.as_ptr()) == 0 {
-            sys::lua_pop(l, 1);
+        if !begin_metatable(l, name) {
             return;
         }
         sys::lua_pushcfunction(l, gc::<T>);
@@ -258,10 +305,35 @@ pub unsafe fn register_type<T>(
             sys::lua_pushcfunction(l, *f);
             sys::lua_setfield(l, -2, n.as_ptr());
         }
-        // getmetatable gives this instead of the metatable.
-        sys::lua_pushboolean(l, 0);
-        sys::lua_setfield(l, -2, c"__metatable".as_ptr());
-        sys::lua_pop(l, 1);
+        end_metatable(l, name);
+    }
+}
+
+/// Registers metatable `name` of an object holding a `T` (a patcher, a
+/// validator): `__gc`, `__tostring` = `tostring`, and `methods` as
+/// closures made by [`set_method`] (protected by `protect` when given).
+pub unsafe fn register_object_type<T>(
+    l: State,
+    name: &std::ffi::CStr,
+    methods: &[(&std::ffi::CStr, sys::lua_CFunction)],
+    tostring: sys::lua_CFunction,
+    protect: Option<sys::lua_CFunction>,
+) {
+    // SAFETY: a valid state.
+    unsafe {
+        if !begin_metatable(l, name) {
+            return;
+        }
+        sys::lua_pushcfunction(l, gc::<T>);
+        sys::lua_setfield(l, -2, c"__gc".as_ptr());
+        sys::lua_pushcfunction(l, tostring);
+        sys::lua_setfield(l, -2, c"__tostring".as_ptr());
+        sys::lua_createtable(l, 0, methods.len() as c_int);
+        for (n, f) in methods {
+            set_method(l, n, *f, protect);
+        }
+        sys::lua_setfield(l, -2, c"__index".as_ptr());
+        end_metatable(l, name);
     }
 }
 

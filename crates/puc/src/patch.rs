@@ -80,6 +80,9 @@ unsafe fn run(l: State, target: Target<'_>, apply: impl FnOnce(&Document<'_>, &m
             }
         }
         lua::push_bytes(l, out);
+        // Emptied now, not by its `__gc`: a finalizer that Lua cannot call
+        // for lack of memory is dropped, and would take the buffer with it.
+        drop(std::mem::take(out));
         Ok(1)
     }
 }
@@ -237,27 +240,8 @@ pub unsafe fn register(l: State, protected: sys::lua_CFunction) {
     // SAFETY: a valid state.
     unsafe {
         lua::register_type::<Vec<u8>>(l, RESULT, &[], &[]);
-        for (name, safe) in [(PATCHER, false), (SAFE_PATCHER, true)] {
-            if sys::luaL_newmetatable(l, name.as_ptr()) == 0 {
-                sys::lua_pop(l, 1);
-                continue;
-            }
-            sys::lua_pushcfunction(l, lua::gc::<Patcher>);
-            sys::lua_setfield(l, -2, c"__gc".as_ptr());
-            sys::lua_pushcfunction(l, c_tostring);
-            sys::lua_setfield(l, -2, c"__tostring".as_ptr());
-            sys::lua_createtable(l, 0, 1);
-            sys::lua_pushnil(l);
-            sys::lua_pushcclosure(l, c_apply, 1);
-            if safe {
-                sys::lua_pushboolean(l, 0);
-                sys::lua_pushcclosure(l, protected, 2);
-            }
-            sys::lua_setfield(l, -2, c"apply".as_ptr());
-            sys::lua_setfield(l, -2, c"__index".as_ptr());
-            sys::lua_pushboolean(l, 0);
-            sys::lua_setfield(l, -2, c"__metatable".as_ptr());
-            sys::lua_pop(l, 1);
+        for (name, protect) in [(PATCHER, None), (SAFE_PATCHER, Some(protected))] {
+            lua::register_object_type::<Patcher>(l, name, &[(c"apply", c_apply)], c_tostring, protect);
         }
     }
 }

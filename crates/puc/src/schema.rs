@@ -345,30 +345,10 @@ pub unsafe fn register(l: State, protected: sys::lua_CFunction) {
     // SAFETY: a valid state.
     unsafe {
         lua::register_type::<Vec<Failure>>(l, REPORT, &[], &[]);
-        for (name, safe) in [(VALIDATOR, false), (SAFE_VALIDATOR, true)] {
-            if sys::luaL_newmetatable(l, name.as_ptr()) == 0 {
-                sys::lua_pop(l, 1);
-                continue;
-            }
-            sys::lua_pushcfunction(l, lua::gc::<Schema>);
-            sys::lua_setfield(l, -2, c"__gc".as_ptr());
-            sys::lua_pushcfunction(l, c_tostring);
-            sys::lua_setfield(l, -2, c"__tostring".as_ptr());
-            sys::lua_createtable(l, 0, 2);
-            for (method, f) in [(c"validate", c_validate as sys::lua_CFunction), (c"is_valid", c_is_valid)] {
-                // Upvalue 1: a spare encoder.
-                sys::lua_pushnil(l);
-                sys::lua_pushcclosure(l, f, 1);
-                if safe {
-                    sys::lua_pushboolean(l, 0);
-                    sys::lua_pushcclosure(l, protected, 2);
-                }
-                sys::lua_setfield(l, -2, method.as_ptr());
-            }
-            sys::lua_setfield(l, -2, c"__index".as_ptr());
-            sys::lua_pushboolean(l, 0);
-            sys::lua_setfield(l, -2, c"__metatable".as_ptr());
-            sys::lua_pop(l, 1);
+        // (Each method's upvalue: a spare encoder.)
+        let methods = [(c"validate", c_validate as sys::lua_CFunction), (c"is_valid", c_is_valid)];
+        for (name, protect) in [(VALIDATOR, None), (SAFE_VALIDATOR, Some(protected))] {
+            lua::register_object_type::<Schema>(l, name, &methods, c_tostring, protect);
         }
     }
 }

@@ -233,6 +233,9 @@ unsafe fn step(l: State) -> Ret {
             if let Some(m) = it.err.take() {
                 return Err(raised(&m));
             }
+            // Done: the buffers freed now, not by `__gc` (see patch.rs's
+            // `run`).
+            (it.spans, it.own) = (Vec::new(), Vec::new());
             return Ok(0);
         }
         let (span, how, fed) = (it.spans[i], it.how, it.fed);
