@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build check check-rust check-lua header puc test-puc test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema lint clean
+.PHONY: all deps build check check-rust check-lua header puc test-puc test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema bench-haproxy lint clean
 
 all: build
 
@@ -195,6 +195,17 @@ bench-gateway: build
 bench-gateway-schema: build
 	@$(RESTY_SIMDJSON)
 	QJSON_GATEWAY_SCRIPT=bench/schema/gateway.lua LUAJIT=$(LUAJIT) bench/gateway/run.sh
+
+# HAProxy (Lua 5.3, one thread) and wrk: qjson's action (read the body's
+# model, route) and service (decode, set temperature, re-encode) against
+# OpenResty's lua-cjson 2.1.0.17 for Lua 5.3 (tools/lua-cjson.sh), dkjson
+# and a no-JSON floor, at 2 KB, 100 KB and 1 MB; then the seed blog's
+# encode + decode loop and the corpus on lua5.3 and lua5.4
+# (bench/haproxy/run.sh; BENCH_HAPROXY_ARGS=--quick for a smoke run).
+BENCH_HAPROXY_ARGS ?=
+bench-haproxy: puc
+	@tools/deps.sh --bench
+	bench/haproxy/run.sh $(BENCH_HAPROXY_ARGS)
 
 lint: deps
 	cargo fmt --all --check
