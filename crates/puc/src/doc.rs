@@ -74,18 +74,28 @@ pub unsafe fn parse(l: State, max_depth: u32) -> Ret {
         sys::luaL_checktype(l, 1, sys::LUA_TSTRING);
         let opts = crate::options::parse(l, 2, max_depth);
         sys::lua_settop(l, 1);
+        push_parsed(l, 1, &opts)?;
+        Ok(1)
+    }
+}
+
+/// Pushes a document parsed from the string at `text` (its user value).
+pub unsafe fn push_parsed(l: State, text: c_int, opts: &qjson_core::Options) -> Result<(), Msg> {
+    // SAFETY: a valid state; a string at `text`.
+    unsafe {
+        let text = sys::lua_absindex(l, text);
         // The userdata first (an allocation), then the parse, which calls
         // no Lua function.
         let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
-        sys::lua_pushvalue(l, 1);
-        set_anchor(l, 2);
-        let input = lua::string_at(l, 1).unwrap_or_default();
+        sys::lua_pushvalue(l, text);
+        set_anchor(l, sys::lua_gettop(l) - 1);
+        let input = lua::string_at(l, text).unwrap_or_default();
         // SAFETY: the input string is the document's user value, so it
         // outlives the document, which `close` or `__gc` drops.
         let input: &'static [u8] = std::slice::from_raw_parts(input.as_ptr(), input.len());
-        let parsed = guarded(|| Document::parse(input, &opts).map_err(|e| msg!("qjson: {e}")))?;
+        let parsed = guarded(|| Document::parse(input, opts).map_err(|e| msg!("qjson: {e}")))?;
         (*ud).as_mut().expect("just made").doc = Some(parsed);
-        Ok(1)
+        Ok(())
     }
 }
 
@@ -473,14 +483,23 @@ unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, as_cursor: boo
             }
             Kind::String => push_str(l, ud, node)?,
             Kind::Array | Kind::Object if as_cursor => push_cursor(l, ud, node),
-            Kind::Array | Kind::Object => {
-                let build = decode::Build { opts: qjson_core::Options::default(), array_mt: 0, empty_array_mt: 0 };
-                crate::markers::push_empty_array_mt(l);
-                let mt = sys::lua_gettop(l);
-                decode::from_document(l, ud, node, decode::Build { empty_array_mt: mt, ..build })?;
-                sys::lua_remove(l, mt);
-            }
+            Kind::Array | Kind::Object => push_tables(l, ud, node)?,
         }
+        Ok(())
+    }
+}
+
+/// Pushes the container at `node` of the document at `ud` as plain
+/// tables, as `qjson.decode` builds them.
+pub unsafe fn push_tables(l: State, ud: c_int, node: Node) -> Result<(), Msg> {
+    // SAFETY: a valid state; `ud` holds the Doc userdata.
+    unsafe {
+        let ud = sys::lua_absindex(l, ud);
+        let build = decode::Build { opts: qjson_core::Options::default(), array_mt: 0, empty_array_mt: 0 };
+        crate::markers::push_empty_array_mt(l);
+        let mt = sys::lua_gettop(l);
+        decode::from_document(l, ud, node, decode::Build { empty_array_mt: mt, ..build })?;
+        sys::lua_remove(l, mt);
         Ok(())
     }
 }

@@ -24,6 +24,7 @@ mod lua;
 mod markers;
 mod options;
 mod patch;
+mod select;
 
 use config::{Config, CONFIG};
 use lua::{lua_fn, sys, Ret, State};
@@ -226,6 +227,9 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
                 for (name, plain, for_safe) in patch::FUNCTIONS {
                     set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 1, safe, false);
                 }
+                for (name, plain, for_safe) in select::FUNCTIONS {
+                    set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 0, safe, false);
+                }
                 sys::lua_pushstring(l, c"qjson".as_ptr());
                 sys::lua_setfield(l, -2, c"_NAME".as_ptr());
             }
@@ -251,6 +255,7 @@ unsafe fn register_types(l: State) {
         doc::register(l);
         cjson::register(l);
         patch::register(l, c_protected);
+        select::register(l);
         markers::init(l);
     }
 }

@@ -1,8 +1,9 @@
 -- The job the failing-allocator host (oom_host.c) runs at every N: a
 -- decode, an encode, the drop-in's decode (strict and its port) and
--- encode, document reads, and patches (of a text, a cursor and through a
--- patcher with values). Each result is checked; a wrong one raises
--- something other than "not enough memory", which fails the host.
+-- encode, document reads, patches (of a text, a cursor and through a
+-- patcher with values) and selects (of a text and a document). Each
+-- result is checked; a wrong one raises something other than "not
+-- enough memory", which fails the host.
 local qjson = require("qjson")
 local cjson = require("qjson.cjson")
 
@@ -45,5 +46,10 @@ function job()
   check(qjson.merge_patch(d:open("messages[0]"), { role = qjson.null }) == '{"content":"h\\u00e9llo"}', "merge_patch")
   local pr = qjson.patcher({ { op = "add", path = "/e/-" }, { op = "remove", path = "/stream" } })
   check(pr:apply(text, 5):find('"e":[5]}', 1, true), "patcher")
+  local sel = qjson.select({ "model", "messages[*].role", "messages[1].n", m = "messages[0].content:string" })
+  local s = sel(text)
+  check(s[1] == "gpt-4o" and s[2][2] == "assistant" and s[3][4].k == qjson.null, "select")
+  check(s.m == "h\195\169llo", "select by name")
+  check(qjson.select({ "messages[0].content" })(d) == "h\195\169llo", "select of a document")
   d:close()
 end
