@@ -1,7 +1,7 @@
 -- Forced-GC mode on PUC Lua (make test-puc): spec/gc_stress.lua's helper
 -- for the native module. The collector never pauses and finalizers that
 -- call qjson stay pending at every cycle, so a finalizer that decodes,
--- encodes, parses, reads, iterates, patches, validates and closes can run at any allocation
+-- encodes, parses, reads, iterates, patches, validates, selects and closes can run at any allocation
 -- inside a qjson call of any spec. Loaded with
 -- --helper=spec/gc_stress_puc.lua when QJSON_GC_STRESS=1.
 -- QJSON_GC_MODE=generational runs Lua 5.4's generational collector
@@ -119,6 +119,21 @@ local actions = {
     check(errors[1].instance_location, "/b/c", "schema error's location")
     local d = qjson.parse(small)
     check(qjson.schema('{"maxItems":3}'):is_valid(d:open("a")), true, "schema is_valid of a cursor")
+    d:close()
+  end,
+  function()
+    -- (A selector made here, as the patcher above.)
+    local sel = qjson.select({ "s", "a[2]", "a[*]", "b", n = "a[0]:integer" })
+    local t = sel(small)
+    check(t[1], "plain", "select")
+    check(t[2], "x\195\169y", "select escaped")
+    check(t[3][2], 2.5, "select list")
+    check(t[4].d, qjson.null, "select object")
+    check(t.n, 1, "select named")
+    local d = qjson.parse(small)
+    local s, a = qjson.select({ "s", "a" })(d)
+    check(s, "plain", "select of a document")
+    check(a[3], "x\195\169y", "select of a document's array")
     d:close()
   end,
 }

@@ -37,6 +37,7 @@ enum qjson_item_tag {
   QJSON_ITEM_TAG_ARRAY = 7,
   QJSON_ITEM_TAG_OBJECT = 8,
   QJSON_ITEM_TAG_LIST = 9,
+  QJSON_ITEM_TAG_INTEGER = 10,
 };
 typedef uint32_t qjson_item_tag;
 enum qjson_kind {
@@ -134,6 +135,7 @@ typedef union {
   double num;
   const char *ptr;
   uint32_t node;
+  int64_t integer;
 } qjson_item_value;
 typedef struct {
   qjson_item_tag tag;

@@ -17,6 +17,7 @@ fn shown(it: &Item) -> String {
     unsafe {
         match it.tag {
             ItemTag::Number => format!("number {:#x}", it.v.num.to_bits()),
+            ItemTag::Integer => format!("integer {}", it.v.integer),
             ItemTag::String | ItemTag::Raw => {
                 let s = std::slice::from_raw_parts(it.v.ptr.cast::<u8>(), it.len as usize);
                 format!("{:?} {:?}", it.tag, String::from_utf8_lossy(s))
@@ -69,7 +70,16 @@ fn must_take(text: &[u8], sel: &Selector, paths: &[String], opts: &Options) -> b
 }
 
 fn selector(paths: &[String]) -> Selector {
+    selector_with(paths, false)
+}
+
+/// `integers`: integer numbers as `Integer` items (the PUC binding's on
+/// Lua 5.3 and 5.4).
+fn selector_with(paths: &[String], integers: bool) -> Selector {
     let mut sel = Selector::new();
+    if integers {
+        sel.read_integers();
+    }
     for p in paths {
         sel.push(p.as_bytes(), None).unwrap();
     }
@@ -167,8 +177,9 @@ proptest! {
         paths in arb_paths(),
         at in any::<prop::sample::Index>(),
         byte in any::<u8>(),
+        integers in any::<bool>(),
     ) {
-        let sel = selector(&paths);
+        let sel = selector_with(&paths, integers);
         let opts = Options::default();
         let bytes = text.as_bytes();
         let must = must_take(bytes, &sel, &paths, &opts);
@@ -181,11 +192,11 @@ proptest! {
         }
         // (Fresh selectors: one that met a container no longer tries.)
         let cut = at.index(bytes.len() + 1);
-        check(&bytes[..cut], &selector(&paths), &opts);
+        check(&bytes[..cut], &selector_with(&paths, integers), &opts);
         let mut changed = bytes.to_vec();
         if cut < changed.len() {
             changed[cut] = byte;
-            check(&changed, &selector(&paths), &opts);
+            check(&changed, &selector_with(&paths, integers), &opts);
         }
     }
 }

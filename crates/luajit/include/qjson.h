@@ -78,6 +78,9 @@ enum qjson_item_tag {
   // `len` items follow, one per element of the array a `[*]` met
   // (`v` is 0).
   QJSON_ITEM_TAG_LIST = 9,
+  // `v.integer` is the number, an integer within `i64`: only from a
+  // selector that asks for them ([`Selector::read_integers`]).
+  QJSON_ITEM_TAG_INTEGER = 10,
 };
 typedef uint32_t qjson_item_tag;
 
@@ -268,6 +271,7 @@ typedef union {
   double num;
   const char *ptr;
   uint32_t node;
+  int64_t integer;
 } qjson_item_value;
 
 // One value read by a selector.

@@ -13,12 +13,7 @@ use super::doc::{open_doc, CLOSED};
 use super::slot::{box_into, in_slot};
 use super::{bytes, fill_error, guard, panic_message, ErrorInfo, Handle};
 use qjson_core::select::{Failure, Item, Output, Selector};
-use qjson_core::{Document, Options, ROOT};
-
-/// The longest text `qjson_select` reads in one pass with no tape
-/// (`Selector::read_direct`) before parsing it: past about this size,
-/// parsing and then resolving the paths costs less (docs/design.md).
-const ONE_PASS_MAX: usize = 1024;
+use qjson_core::Options;
 
 /// Where `qjson_select` writes. `count` and `used` say how many items and
 /// bytes the call needed: more than `cap` / `bytes_cap` when it returned
@@ -177,15 +172,7 @@ pub unsafe extern "C" fn qjson_select(
             let text = unsafe { bytes(input as *const u8, len) };
             // SAFETY: null or a valid `qjson_options`.
             let opts = unsafe { opts.as_ref() }.copied().unwrap_or_default();
-            if text.len() <= ONE_PASS_MAX && s.read_direct(text, &opts, &mut w).is_some() {
-                Ok(())
-            } else {
-                (w.count, w.used) = (0, 0);
-                match Document::parse_then(text, &opts, |d| s.read(d, ROOT, &mut w)) {
-                    Ok(r) => r,
-                    Err(e) => Err(Failure::Input(e)),
-                }
-            }
+            s.read_text(text, &opts, &mut w)
         } else {
             match open_doc(doc) {
                 Ok(d) => s.read(d, node, &mut w),

@@ -558,14 +558,23 @@ unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, as_cursor: boo
             }
             Kind::String => push_str(l, ud, node)?,
             Kind::Array | Kind::Object if as_cursor => push_cursor(l, ud, node),
-            Kind::Array | Kind::Object => {
-                let build = decode::Build { opts: qjson_core::Options::default(), array_mt: 0, empty_array_mt: 0 };
-                crate::markers::push_empty_array_mt(l);
-                let mt = sys::lua_gettop(l);
-                decode::from_document(l, ud, node, decode::Build { empty_array_mt: mt, ..build })?;
-                sys::lua_remove(l, mt);
-            }
+            Kind::Array | Kind::Object => push_tables(l, ud, node)?,
         }
+        Ok(())
+    }
+}
+
+/// Pushes the container at `node` of the document at `ud` as plain
+/// tables, as `qjson.decode` builds them.
+pub unsafe fn push_tables(l: State, ud: c_int, node: Node) -> Result<(), Msg> {
+    // SAFETY: a valid state; `ud` holds the Doc userdata.
+    unsafe {
+        let ud = sys::lua_absindex(l, ud);
+        let build = decode::Build { opts: qjson_core::Options::default(), array_mt: 0, empty_array_mt: 0 };
+        crate::markers::push_empty_array_mt(l);
+        let mt = sys::lua_gettop(l);
+        decode::from_document(l, ud, node, decode::Build { empty_array_mt: mt, ..build })?;
+        sys::lua_remove(l, mt);
         Ok(())
     }
 }

@@ -25,6 +25,7 @@ mod markers;
 mod options;
 mod patch;
 mod schema;
+mod select;
 mod stream;
 
 use config::{Config, CONFIG};
@@ -229,6 +230,9 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
                     set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 1, safe, false);
                 }
                 stream::set_field(l);
+                for (name, plain, for_safe) in select::FUNCTIONS {
+                    set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 0, safe, false);
+                }
                 sys::lua_pushstring(l, c"qjson".as_ptr());
                 sys::lua_setfield(l, -2, c"_NAME".as_ptr());
             }
@@ -256,6 +260,7 @@ unsafe fn register_types(l: State) {
         patch::register(l, c_protected);
         stream::register(l);
         schema::register(l, c_protected);
+        select::register(l);
         markers::init(l);
     }
 }

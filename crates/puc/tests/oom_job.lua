@@ -1,9 +1,10 @@
 -- The job the failing-allocator host (oom_host.c) runs at every N: a
 -- decode, an encode, the drop-in's decode (strict and its port) and
 -- encode, document reads, patches (of a text, a cursor and through a
--- patcher with values), a stream feeder and a schema validation (of a
--- document). Each result is checked; a wrong one raises something other
--- than "not enough memory", which fails the host.
+-- patcher with values), a stream feeder, a schema validation (of a
+-- document) and selects (of a text and a document). Each result is
+-- checked; a wrong one raises something other than "not enough memory",
+-- which fails the host.
 local qjson = require("qjson")
 local cjson = require("qjson.cjson")
 
@@ -52,19 +53,25 @@ function job()
   check(d:raw("e") == "[]", "raw")
   local ok, err = pcall(qjson.decode, "[1,")
   check(not ok and (err:find("unexpected end") or err:find("not enough memory")), "error path")
-  check(qjson.patch(text, { { op = "replace", path = "/temperature", value = 0.2 } }):find('"temperature":0.2,', 1, true),
-    "patch")
+  local patched = qjson.patch(text, { { op = "replace", path = "/temperature", value = 0.2 } })
+  check(patched:find('"temperature":0.2,', 1, true), "patch")
   check(qjson.merge_patch(d:open("messages[0]"), { role = qjson.null }) == '{"content":"h\\u00e9llo"}', "merge_patch")
   local pr = keep(qjson.patcher({ { op = "add", path = "/e/-" }, { op = "remove", path = "/stream" } }))
   check(pr:apply(text, 5):find('"e":[5]}', 1, true), "patcher")
-  local valid, errors = keep(qjson.schema({ properties = { temperature = { maximum = 0.5 } } })):validate(d)
+  local v = keep(qjson.schema({ properties = { temperature = { maximum = 0.5 } } }))
+  local valid, errors = v:validate(d)
   check(not valid and errors[1].instance_location == "/temperature", "schema")
+  local sel = keep(qjson.select({ "model", "messages[*].role", "messages[1].n", m = "messages[0].content:string" }))
+  local s = sel(text)
+  check(s[1] == "gpt-4o" and s[2][2] == "assistant" and s[3][4].k == qjson.null, "select")
+  check(s.m == "h\195\169llo", "select by name")
+  check(keep(qjson.select({ "messages[0].content" }))(d) == "h\195\169llo", "select of a document")
   d:close()
   local f, vals = keep(qjson.stream.feeder("sse")), {}
-  for _, c in ipairs({ 'data: {"n":1}\n\ndata: [2,', '\ndata: 3]\n', "\n" }) do
-    for _, v in f:feed(c) do
-      vals[#vals + 1] = v:raw()
-      v:close()
+  for _, chunk in ipairs({ 'data: {"n":1}\n\ndata: [2,', '\ndata: 3]\n', "\n" }) do
+    for _, value in f:feed(chunk) do
+      vals[#vals + 1] = value:raw()
+      value:close()
     end
   end
   check(table.concat(vals, "|") == '{"n":1}|[2,\n3]', "stream feeder")

@@ -299,11 +299,15 @@ impl Selector {
         for &(entry, at) in &s.here {
             let item = match self.plan[at as usize] {
                 Step::Target(e) => match self.entries[e as usize].want {
-                    // As `Document::number_checked` reads it.
+                    // As `read.rs` reads it.
+                    Want::Any | Want::Number if self.integers && number::to_i64(text).is_some() => {
+                        Item::integer(number::to_i64(text)?)
+                    }
                     Want::Any | Want::Number if v.abs() > number::MAX_SAFE_INTEGER => {
                         Item::number(number::to_f64(text))
                     }
                     Want::Any | Want::Number => Item::number(v),
+                    Want::Integer if self.integers => Item::integer(number::to_i64(text)?),
                     Want::Integer => Item::number(number::to_i64(text)? as f64),
                     _ => return None,
                 },

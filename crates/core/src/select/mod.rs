@@ -108,6 +108,9 @@ pub struct Selector {
     /// in an earlier read: the one pass (`direct.rs`) would give up on
     /// most texts, after reading part of them, so it is not tried.
     pub(crate) not_one_pass: std::cell::Cell<bool>,
+    /// Integer numbers as [`ItemTag::Integer`] items (for a Lua with
+    /// integers), not as doubles.
+    pub(crate) integers: bool,
 }
 
 /// Why a selector path does not compile: which one (0-based) and why.
@@ -202,6 +205,12 @@ impl Selector {
         }
         self.entries.push(Entry { text, pieces, want, shared });
         Ok(())
+    }
+
+    /// Reads integer numbers (those `Document::i64` reads) as
+    /// [`ItemTag::Integer`] items from now on.
+    pub fn read_integers(&mut self) {
+        self.integers = true;
     }
 
     /// How many paths the selector holds.

@@ -6,7 +6,7 @@ use super::{Entry, Selector, Want};
 use crate::error::ErrorKind;
 use crate::path::{Path, Segment};
 use crate::string;
-use crate::{Document, Error, Kind, Node};
+use crate::{Document, Error, Kind, Node, Options};
 
 /// What an item holds.
 #[repr(u32)]
@@ -31,6 +31,9 @@ pub enum ItemTag {
     /// `len` items follow, one per element of the array a `[*]` met
     /// (`v` is 0).
     List = 9,
+    /// `v.integer` is the number, an integer within `i64`: only from a
+    /// selector that asks for them ([`Selector::read_integers`]).
+    Integer = 10,
 }
 
 /// An item's payload.
@@ -40,6 +43,7 @@ pub union ItemValue {
     pub num: f64,
     pub ptr: *const std::ffi::c_char,
     pub node: u32,
+    pub integer: i64,
 }
 
 /// One value read by a selector.
@@ -108,6 +112,10 @@ impl Item {
         Item { tag: ItemTag::Number, len: 0, v: ItemValue { num } }
     }
 
+    pub(crate) fn integer(integer: i64) -> Item {
+        Item { tag: ItemTag::Integer, len: 0, v: ItemValue { integer } }
+    }
+
     /// `len` bytes at `ptr` (null: past the byte area, see [`Output`]).
     pub(crate) fn bytes(tag: ItemTag, ptr: *const u8, len: usize) -> Result<Item, Error> {
         let len = u32::try_from(len).map_err(|_| Error::at(ErrorKind::TooLarge, &[], 0))?;
@@ -163,7 +171,26 @@ fn mismatch(entry: &Entry, want: &str, got: &str) -> Failure {
     Failure::Type(format!("type mismatch at '{}': expected {}, got {}", entry.text, want, got))
 }
 
+/// The longest text [`Selector::read_text`] reads in one pass with no
+/// tape (`Selector::read_direct`) before parsing it: past about this
+/// size, parsing and then resolving the paths costs less (docs/design.md).
+const ONE_PASS_MAX: usize = 1024;
+
 impl Selector {
+    /// Reads every path from the JSON text `text` (parsed with `opts`; no
+    /// document is kept) into `out`. Container items carry their node in
+    /// the document `Document::parse(text, opts)` would build.
+    pub fn read_text(&self, text: &[u8], opts: &Options, out: &mut Output<'_>) -> Result<(), Failure> {
+        if text.len() <= ONE_PASS_MAX && self.read_direct(text, opts, out).is_some() {
+            return Ok(());
+        }
+        (out.count, out.used) = (0, 0);
+        match Document::parse_then(text, opts, |d| self.read(d, crate::ROOT, out)) {
+            Ok(r) => r,
+            Err(e) => Err(Failure::Input(e)),
+        }
+    }
+
     /// Reads every path from `base` into `out`.
     pub fn read(&self, d: &Document<'_>, base: Node, out: &mut Output<'_>) -> Result<(), Failure> {
         let mut hints = Hints { at: [(Node::MAX, 0); HINTS], next: 0 };
@@ -173,8 +200,8 @@ impl Selector {
             // Most paths have no wildcard: their value, without `write`'s
             // call and list handling.
             match found {
-                Some(node) if entry.pieces.len() == 1 => value(d, node, d.kind(node)?, entry, out)?,
-                _ => write(d, found, entry, 0, out, &mut hints)?,
+                Some(node) if entry.pieces.len() == 1 => value(d, node, d.kind(node)?, entry, self.integers, out)?,
+                _ => write(d, found, entry, 0, self.integers, out, &mut hints)?,
             }
         }
         Ok(())
@@ -260,11 +287,12 @@ fn walk(
     node: Node,
     entry: &Entry,
     piece: usize,
+    integers: bool,
     out: &mut Output<'_>,
     hints: &mut Hints,
 ) -> Result<(), Failure> {
     let found = resolve(d, node, &entry.pieces[piece], hints);
-    write(d, found, entry, piece, out, hints)
+    write(d, found, entry, piece, integers, out, hints)
 }
 
 /// Writes what `entry.pieces[piece]` resolved to: its value, or for a
@@ -274,6 +302,7 @@ fn write(
     found: Option<Node>,
     entry: &Entry,
     piece: usize,
+    integers: bool,
     out: &mut Output<'_>,
     hints: &mut Hints,
 ) -> Result<(), Failure> {
@@ -283,7 +312,7 @@ fn write(
     };
     let kind = d.kind(found)?;
     if piece + 1 == entry.pieces.len() {
-        return value(d, found, kind, entry, out);
+        return value(d, found, kind, entry, integers, out);
     }
     match kind {
         Kind::Null => out.simple(ItemTag::Null),
@@ -292,7 +321,7 @@ fn write(
             out.push(Item { len: len as u32, ..Item::simple(ItemTag::List) });
             let mut child = d.first_child(found);
             while let Some(c) = child {
-                walk(d, c, entry, piece + 1, out, hints)?;
+                walk(d, c, entry, piece + 1, integers, out, hints)?;
                 child = d.next_child(found, c);
             }
         }
@@ -302,7 +331,14 @@ fn write(
 }
 
 #[inline]
-fn value(d: &Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut Output<'_>) -> Result<(), Failure> {
+fn value(
+    d: &Document<'_>,
+    node: Node,
+    kind: Kind,
+    entry: &Entry,
+    integers: bool,
+    out: &mut Output<'_>,
+) -> Result<(), Failure> {
     let want = entry.want;
     if want == Want::Raw {
         return Ok(out.text(ItemTag::Raw, d.raw(node)?)?);
@@ -326,7 +362,10 @@ fn value(d: &Document<'_>, node: Node, kind: Kind, entry: &Entry, out: &mut Outp
             let Some(i) = d.i64(node)? else {
                 return Err(mismatch(entry, "integer", "a number that is not one within int64 range"));
             };
-            out.push(Item::number(i as f64));
+            out.push(if integers { Item::integer(i) } else { Item::number(i as f64) });
+        }
+        Kind::Number if integers && d.i64(node)?.is_some() => {
+            out.push(Item::integer(d.i64(node)?.expect("checked")));
         }
         Kind::Number => {
             let num = d.number_checked(node)?.0;
