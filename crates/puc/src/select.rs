@@ -328,6 +328,8 @@ unsafe fn call(l: State) -> Ret {
             for _ in 0..n {
                 j = push_item(l, &p, j)?;
             }
+            // Emptied now, not by `__gc` (see patch.rs's `run`).
+            *out = Buffers::default();
             return Ok(n as c_int);
         }
         let t = if fill {
@@ -349,6 +351,7 @@ unsafe fn call(l: State) -> Ret {
             sys::lua_settable(l, t);
         }
         sys::lua_settop(l, t);
+        *out = Buffers::default();
         Ok(1)
     }
 }
