@@ -65,7 +65,7 @@ unsafe fn patch_text<'a>(
 /// follows until the result is written), into a new result userdata,
 /// and pushes the result's text.
 unsafe fn run(l: State, target: Target<'_>, apply: impl FnOnce(&Document<'_>, &mut Vec<u8>) -> Result<(), Msg>) -> Ret {
-    // SAFETY: a valid state; the userdata at `ud` stays on the stack.
+    // SAFETY: a valid state; the result's userdata stays on the stack.
     unsafe {
         let out = lua::new_userdata(l, RESULT, Vec::<u8>::new);
         let out = (*out).as_mut().expect("just made");
