@@ -181,7 +181,7 @@ describe("qjson.decode", function()
   end)
 
   it("gives a decode's root slots for the fields its edits add", function()
-    -- The root's constructor spells them as nil (view/read.lua, decoded):
+    -- The root's constructor spells them as nil or NONE (view/read.lua, decoded):
     -- each must be one of the module's keys, or its slot goes unused.
     local view = require("qjson.view.fields")
     local constants = {}
@@ -195,9 +195,11 @@ describe("qjson.decode", function()
     f:close()
     local body = assert(source:match("\nfunction M%.decoded%(.-\nend\n"))
     local spelled = {}
-    for name in body:gmatch('%["\\255([%w_]+)"%] = nil') do
-      assert.is_true(constants["\255" .. name], name)
-      spelled["\255" .. name] = true
+    for name, value in body:gmatch('%["\\255([%w_]+)"%] = (%w+)') do
+      if value == "nil" or value == "NONE" then
+        assert.is_true(constants["\255" .. name], name)
+        spelled["\255" .. name] = true
+      end
     end
     assert.is_not_nil(next(spelled))
     -- What set, add, delete and encode leave on a root object are its
@@ -212,6 +214,46 @@ describe("qjson.decode", function()
     for k in next, v do
       assert.is_true(fresh[k] or spelled[k], k)
     end
+  end)
+  it("lets no constructor template hold a constant for a field that later holds another type", function()
+    -- A LuaJIT without its June 2023 fix (LuaJIT #994; Debian 12's
+    -- luajit2) compiles a load of such a key in a loop into a constant of
+    -- the type the load had when recorded: for a string, a pointer made
+    -- of `false`'s bits that the collector later follows (qjson.base's
+    -- NO). Those fields are given by a variable, which leaves the
+    -- template's value nil and makes the constructor store it.
+    local F = require("qjson.view.fields")
+    local jutil = require("jit.util")
+    local function templates(fn)
+      local found, i = {}, -1
+      while true do
+        local k = jutil.funck(fn, i)
+        if k == nil then
+          return found
+        elseif type(k) == "table" then
+          found[#found + 1] = k
+        end
+        i = i - 1
+      end
+    end
+    for name, case in pairs({
+      new_view = { F.new_view, { F.CKEY, F.CKEY2 }, 4 },
+      decoded = {
+        require("qjson.view.read").decoded, { F.CKEY, F.CKEY2, F.LEN, F.DIRTY, F.DCHILD, F.NENODE, F.REPLACED }, 2,
+      },
+      feeder = { require("qjson.stream").feeder, { "done", "busy", "failed" }, 1 },
+    }) do
+      local fn, keys, count = case[1], case[2], case[3]
+      local found = templates(fn)
+      assert.are.equal(count, #found, name)
+      for _, t in ipairs(found) do
+        for _, key in ipairs(keys) do
+          assert.is_nil(rawget(t, key), name .. " " .. key:gsub("\255", ""))
+        end
+      end
+    end
+    -- (Each template does hold its constants: the check reads them.)
+    assert.are.equal(false, rawget(templates(F.new_view)[3], F.CVIEW))
   end)
 end)
 

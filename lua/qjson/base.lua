@@ -629,6 +629,19 @@ function M.holds(ref)
   return ref[0] ~= nil
 end
 
+-- The first value of a field that later holds another type, given as a
+-- variable rather than a constant. LuaJIT before its fix of June 2023
+-- (LuaJIT issue #994; Debian 12's luajit2 2.1-20230119 has the bug) can
+-- compile a load of a key that a table constructor's template holds as
+-- a constant into a constant of the type the load had when it was
+-- recorded: for a cache slot that held a string then, a string made of
+-- `false`'s bits, which the collector later follows and crashes on. A
+-- variable makes the constructor store the field, and a load finds that
+-- store instead (docs/security.md, guarantee 12).
+-- (NONE, a nil from a variable, does the same for a slot a constructor
+-- reserves with nil.)
+M.NO = false
+
 -- Bytes a document handle takes in Lua memory, and the type of that
 -- memory (8-byte aligned), which also holds small placed documents whole.
 M.HANDLE_SIZE = tonumber(C.qjson_handle_size())

@@ -277,7 +277,7 @@ function M.feeder(format, how, opts)
   local f, h, sel, max, o = settings("feeder", format, how, opts)
   return setmetatable({
     ref = splitter(f, max), out = out_type(), how = h, sel = sel, opts = o,
-    done = false, busy = false, failed = false,
+    done = base.NO, busy = base.NO, failed = base.NO, -- (see qjson.base)
   }, FeederMT)
 end
 

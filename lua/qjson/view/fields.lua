@@ -77,6 +77,7 @@ local tnew = require("table.new")
 local C = base.C
 local ARRAY, OBJECT = C.QJSON_KIND_ARRAY, C.QJSON_KIND_OBJECT
 local error_message = base.error_message
+local NO = base.NO
 
 local M = {}
 
@@ -219,7 +220,8 @@ end
 
 -- A new view of container `node` of document record `d`: `parent` is the
 -- parent view or false, `n` an array's length or false; `leaf` when no
--- member of the container is a container.
+-- member of the container is a container. (CKEY and CKEY2 later hold
+-- keys: NO, see qjson.base.)
 local function new_view(d, node, kind, parent, n, leaf)
   local v
   if leaf then
@@ -232,12 +234,12 @@ local function new_view(d, node, kind, parent, n, leaf)
   elseif kind == OBJECT then
     v = setmetatable({
       ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent,
-      ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+      ["\255ckey"] = NO, ["\255cview"] = false, ["\255ckey2"] = NO, ["\255cview2"] = false,
     }, ObjectMT)
   else
     v = setmetatable({
       ["\255doc"] = d, ["\255node"] = node, ["\255parent"] = parent, ["\255len"] = n,
-      ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+      ["\255ckey"] = NO, ["\255cview"] = false, ["\255ckey2"] = NO, ["\255cview2"] = false,
     }, ArrayMT)
   end
   local registry = rawget(d, VIEWS)

@@ -10,6 +10,7 @@ local type, rawget, rawset, setmetatable, getmetatable, floor =
 
 local DOC, NODE, LEN, PTR, SRC, BIG_INT, VIEWS, LAZY = F.DOC, F.NODE, F.LEN, F.PTR, F.SRC, F.BIG_INT, F.VIEWS, F.LAZY
 local LENIENT = F.LENIENT
+local NO, NONE = base.NO, nil -- (see qjson.base)
 local EDITS, ORIG, VALS = F.EDITS, F.ORIG, F.VALS
 local DELETED, ObjectMT, ArrayMT = F.DELETED, F.ObjectMT, F.ArrayMT
 local fail, is_view, new_view, cached, child_view = F.fail, F.is_view, F.new_view, F.cached, F.child_view
@@ -262,22 +263,23 @@ function M.decoded(ptr, src, first, big_int, lazy, lenient)
     -- then, as nil, the keys an edit of the root adds (rawset): a nil
     -- field in a constructor still gets its slot, so those later writes
     -- need no resize, which costs more than the larger table (a gateway
-    -- edits the root of what it decodes; docs/design.md).
+    -- edits the root of what it decodes; docs/design.md). NO and NONE
+    -- for the fields that later hold another type (qjson.base).
     local v
     if kind == OBJECT then
       v = setmetatable({
         ["\255doc"] = false, ["\255node"] = 0,
-        ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+        ["\255ckey"] = NO, ["\255cview"] = false, ["\255ckey2"] = NO, ["\255cview2"] = false,
         ["\255ptr"] = ptr, ["\255src"] = src,
-        ["\255edits"] = nil, ["\255enode"] = nil, ["\255nenode"] = nil, ["\255replaced"] = nil,
-        ["\255added"] = nil, ["\255dirty"] = nil, ["\255dirty_views"] = nil, ["\255uniq"] = nil,
+        ["\255edits"] = nil, ["\255enode"] = nil, ["\255nenode"] = NONE, ["\255replaced"] = NONE,
+        ["\255added"] = nil, ["\255dirty"] = NONE, ["\255dirty_views"] = nil, ["\255uniq"] = nil,
       }, ObjectMT)
     else
       v = setmetatable({
-        ["\255doc"] = false, ["\255node"] = 0, ["\255len"] = false,
-        ["\255ckey"] = false, ["\255cview"] = false, ["\255ckey2"] = false, ["\255cview2"] = false,
+        ["\255doc"] = false, ["\255node"] = 0, ["\255len"] = NO,
+        ["\255ckey"] = NO, ["\255cview"] = false, ["\255ckey2"] = NO, ["\255cview2"] = false,
         ["\255ptr"] = ptr, ["\255src"] = src,
-        ["\255orig"] = nil, ["\255vals"] = nil, ["\255dirty"] = nil, ["\255dchild"] = nil,
+        ["\255orig"] = nil, ["\255vals"] = nil, ["\255dirty"] = NONE, ["\255dchild"] = NONE,
         ["\255dirty_views"] = nil,
       }, ArrayMT)
     end
