@@ -162,7 +162,11 @@ function Patcher:apply(v, values)
       arg_error(2, "apply", "the patch takes a value (qjson.null for null)", 2)
     end
     text = encode(values)
-    ends = ends_t(1, #text)
+    -- (Set, not given to the constructor: LuaJIT's compiler refuses a
+    -- variable-length array's initializer, "NYI: unsupported C type
+    -- conversion", and every apply then ran in the interpreter.)
+    ends = ends_t(1)
+    ends[0] = #text
   elseif n > 1 then
     if type(values) ~= "table" then
       arg_error(2, "apply", "the patch takes " .. n .. " values: table expected, got " .. type(values), 2)
