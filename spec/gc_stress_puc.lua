@@ -136,6 +136,30 @@ local actions = {
     check(a[3], "x\195\169y", "select of a document's array")
     d:close()
   end,
+  function()
+    -- A selector as a stream's how: each() (a named selector's table, an
+    -- array), a feeder fed a value cut in two, a value that does not
+    -- select (the selector made here, as the patcher above).
+    local sel = qjson.select({ "a", n = "s" })
+    local got = {}
+    for i, t in qjson.stream.each('{"a":[1,"x\\u00e9"],"s":"p"}\n{"a":2}\n', "ndjson", sel) do
+      got[i] = t
+    end
+    check(got[1][1][2], "x\195\169", "stream.each selector array")
+    check(got[1].n, "p", "stream.each selector name")
+    check(got[2][1], 2, "stream.each selector")
+    local f = qjson.stream.feeder("sse", qjson.select({ "b" }))
+    for _ in f:feed('data: {"b":') do
+      error("no value expected")
+    end
+    for i, b in f:feed('"y\\u00e9"}\n\n', true) do
+      check(i, 1, "feeder selector index")
+      check(b, "y\195\169", "feeder selector")
+    end
+    check(pcall(function()
+      for _ in qjson.stream.each('{"a":1}\n{"a":"s"}\n', "ndjson", qjson.select({ "a:number" })) do end
+    end), false, "stream selector bad value")
+  end,
 }
 
 local new_finalizer

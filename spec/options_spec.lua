@@ -222,3 +222,30 @@ describe("ijson = true", function()
     end
   end)
 end)
+
+describe("qjson.safe's argument errors", function()
+  -- Issue 41: on PUC Lua a safe function runs under a wrapper that calls
+  -- it, and Lua names no function a C function calls: '?' there.
+  it("name the function as qjson's do", function()
+    local safe = require("qjson.safe")
+    local unpack = rawget(table, "unpack") or unpack
+    local bogus = { mode = "bogus" }
+    for _, case in ipairs({
+      { "parse", 2, "{}", bogus },
+      { "parse", 1, 42 },
+      { "path", 1, 42 },
+      { "select", 2, { "a" }, bogus },
+      { "schema", 2, "{}", { draft = 5 } },
+      { "patch", 3, "{}", "[]", { colour = true } },
+    }) do
+      local name, n = case[1], case[2]
+      local args = { unpack(case, 3) }
+      local v, err = safe[name](unpack(args))
+      assert.is_nil(v, name)
+      assert.are.equal(1, err:find("bad argument #" .. n .. " to '" .. name .. "' (", 1, true), err)
+      local ok, want = pcall(qjson[name], unpack(args))
+      assert.is_false(ok)
+      assert.are.equal(want, err)
+    end
+  end)
+end)

@@ -278,3 +278,38 @@ describe("finalizers that call qjson", function()
     end
   end)
 end)
+
+describe("lua_close", function()
+  -- Userdata are freed in any order there: a finalizer that runs after a
+  -- selector's (made before it) streams through the freed selector.
+  it("a stream through a selector freed before a finalizer raises 'selector is freed'", function()
+    local script = os.tmpname()
+    local fh = assert(io.open(script, "w"))
+    fh:write([[
+local qjson = require("qjson")
+local sel, f
+local function fin()
+  print(pcall(function() for _ in qjson.stream.each('{"a":1}\n', "ndjson", sel) do end end))
+  print(pcall(function() for _ in qjson.stream.feeder("ndjson", sel):feed('{"a":1}\n') do end end))
+  print(pcall(function() for _ in f:feed('{"a":1}\n') do end end))
+end
+if newproxy then
+  local u = newproxy(true)
+  getmetatable(u).__gc = fin
+  keep = u
+else
+  keep = setmetatable({}, { __gc = fin })
+end
+sel = qjson.select({ "a" })
+f = qjson.stream.feeder("ndjson", sel)
+for _, a in qjson.stream.each('{"a":1}\n', "ndjson", sel) do print(a) end
+]])
+    fh:close()
+    local p = assert(io.popen(("LUA_CPATH=%q %s %s 2>&1; echo exit=$?"):format(package.cpath, support.luajit, script)))
+    local out = p:read("*a")
+    p:close()
+    os.remove(script)
+    assert.are.equal("1\nfalse\tqjson: selector is freed\nfalse\tqjson: selector is freed\n"
+      .. "false\tqjson: feeder is freed\nexit=0\n", out)
+  end)
+end)

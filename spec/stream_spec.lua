@@ -1,9 +1,6 @@
 -- Streams (qjson.stream): each() over whole buffers and feeders over
 -- chunks give the same values wherever the chunks are cut; hostile
 -- streams raise a positioned error in bounded memory.
--- On PUC Lua (the native module) there is no qjson.select: the cases
--- with a selector are tagged #luajit.
-local support = require("support")
 local qjson = require("qjson")
 local stream = qjson.stream
 
@@ -37,9 +34,9 @@ local function fed(format, how, chunks)
 end
 
 describe("qjson.stream", function()
-  local sel = not support.puc and qjson.select({ "choices[0].delta.content", "choices[0].finish_reason" }) or nil
+  local sel = qjson.select({ "choices[0].delta.content", "choices[0].finish_reason" })
 
-  it("reads server-sent events through a selector #luajit", function()
+  it("reads server-sent events through a selector", function()
     assert.are.same({ { "Hel", qjson.null }, { "lo \195\169", qjson.null }, { nil, "stop" } },
       all(stream.each(SSE, "sse", sel)))
   end)
@@ -56,7 +53,7 @@ describe("qjson.stream", function()
     assert.are.same({ 0, 0, 0 }, ids)
   end)
 
-  it("reads NDJSON through a selector #luajit", function()
+  it("reads NDJSON through a selector", function()
     local s = qjson.select({ "msg", "ms" })
     assert.are.same({ { "a", 1 }, { "b\n", 2.5 }, { "c", 3 }, { "d", 4 } }, all(stream.each(NDJSON, "ndjson", s)))
   end)
@@ -82,10 +79,7 @@ describe("qjson.stream", function()
   end)
 
   it("gives the same values however a stream is cut into chunks", function()
-    local cases = { { "sse", SSE, "raw" }, { "ndjson", NDJSON, "raw" }, { "json", CONCAT, "raw" } }
-    if sel then
-      cases[#cases + 1] = { "sse", SSE, sel }
-    end
+    local cases = { { "sse", SSE, "raw" }, { "ndjson", NDJSON, "raw" }, { "json", CONCAT, "raw" }, { "sse", SSE, sel } }
     for _, case in ipairs(cases) do
       local format, text, how = case[1], case[2], case[3]
       local want = all(stream.each(text, format, how))
@@ -106,7 +100,7 @@ describe("qjson.stream", function()
     local ok, err = pcall(all, stream.each('{"a":1}\n{"b":"\255"}\n{"c":\0}\n', "ndjson"))
     assert.is_false(ok)
     assert.are.equal("qjson: invalid UTF-8 at line 1, column 7 (byte 6) in the value at byte 8 of the stream", err)
-    ok, err = pcall(all, stream.each('data: {"a":1}\n\ndata: {"a":\0}\n\n', "sse", sel and qjson.select({ "a" })))
+    ok, err = pcall(all, stream.each('data: {"a":1}\n\ndata: {"a":\0}\n\n', "sse", qjson.select({ "a" })))
     assert.is_false(ok)
     assert.truthy(err:find("byte 0x00 .* in the value at byte 21 of the stream"), err)
     local n = 0
@@ -183,6 +177,33 @@ describe("qjson.stream", function()
     assert.are.same({}, all(stream.each("\n\n: only comments\n\n", "sse")))
   end)
 
+  it("names a wrong how: a selector is the third choice", function()
+    for _, case in ipairs({ { "tables", "string" }, { {}, "table" }, { 1, "number" }, { true, "boolean" } }) do
+      local want = '"doc", "raw" or a qjson.select selector expected, got ' .. case[2] .. ")"
+      local ok, err = pcall(stream.each, "", "sse", case[1])
+      assert.is_false(ok)
+      assert.truthy(err:find("bad argument #3 to 'each' (" .. want, 1, true), err)
+      ok, err = pcall(stream.feeder, "sse", case[1])
+      assert.is_false(ok)
+      assert.truthy(err:find("bad argument #2 to 'feeder' (" .. want, 1, true), err)
+    end
+  end)
+
+  it("hands out a named selector's table, and containers, in each() and in a feeder", function()
+    local text = '{"a":[1,{"b":2}],"n":"x"}\n{"a":{"c":[3]},"n":"y"}\n'
+    local sel2 = qjson.select({ "a", n = "n" })
+    local whole, cut = all(stream.each(text, "ndjson", sel2)), fed("ndjson", sel2, { text:sub(1, 9), text:sub(10) })
+    for _, got in ipairs({ whole, cut }) do
+      assert.are.equal(2, #got)
+      local v1, v2 = got[1][1], got[2][1]
+      assert.are.equal("x", v1.n)
+      assert.are.equal(1, v1[1][1])
+      assert.are.equal(2, v1[1][2].b)
+      assert.are.equal("y", v2.n)
+      assert.are.equal(3, v2[1].c[1])
+    end
+  end)
+
   -- The feeder's contract after a bad value (a value that does not parse
   -- or select, or a stream that cannot be split): the values before it,
   -- then its error, raised again by every later feed, however the stream
@@ -225,11 +246,9 @@ describe("qjson.stream", function()
       { "sse", "doc", 'data: 1\n\ndata: {"a":\n\ndata: 3\n\n' },
       { "sse", "doc", 'data: [1]\n\ndata: [[2]]\n\ndata: [3]\n\n', { max_depth = 1 } },
       { "sse", "doc", 'data: [1,\ndata: 2]\n\ndata: [\ndata: ]]\n\ndata: [3]\n\n' },
+      { "ndjson", qjson.select({ "a" }), '{"a":1}\n{"a":[}\n{"a":3}\n' },
+      { "ndjson", qjson.select({ "a:number" }), '{"a":1}\n{"a":"s"}\n{"a":3}\n' },
     }
-    if sel then
-      cases[#cases + 1] = { "ndjson", qjson.select({ "a" }), '{"a":1}\n{"a":[}\n{"a":3}\n' }
-      cases[#cases + 1] = { "ndjson", qjson.select({ "a:number" }), '{"a":1}\n{"a":"s"}\n{"a":3}\n' }
-    end
     for _, case in ipairs(cases) do
       local format, how, text, opts = case[1], case[2], case[3], case[4]
       it(format .. " " .. text:gsub("\n", "|"), function()
@@ -293,7 +312,7 @@ describe("qjson.stream", function()
         "bad argument to 'feeder' (unknown option 'colour')")
     end)
 
-    it("apply to a selector's values, in each() and in a feeder #luajit", function()
+    it("apply to a selector's values, in each() and in a feeder", function()
       local role = qjson.select({ "role" })
       assert.has_error(function()
         for _ in stream.each(dup, "ndjson", role, { duplicate_keys = "reject" }) do end
@@ -334,7 +353,7 @@ describe("qjson.stream", function()
       end)())
     end)
 
-    it("given both to a selector and to the stream are refused #luajit", function()
+    it("given both to a selector and to the stream are refused", function()
       local own = qjson.select({ "role" }, { ijson = true })
       assert.has_error(function() stream.feeder("ndjson", own, { duplicate_keys = "reject" }) end,
         "bad argument to 'feeder' (parse options given both to the selector and to the stream)")

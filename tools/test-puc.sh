@@ -18,8 +18,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 versions=${PUC_VERSIONS:-5.1 5.2 5.3 5.4}
 # The specs that apply on PUC Lua. The others test the LuaJIT binding
-# (views, the FFI, cdata, JIT traces) or what the PUC module does not
-# have yet (docs/puc-lua.md: a selector as qjson.stream's `how`).
+# (views, the FFI, cdata, JIT traces).
 PUC_SPECS="spec/puc_spec.lua spec/puc_differential_spec.lua spec/document_spec.lua spec/options_spec.lua
   spec/parse_file_spec.lua spec/conformance_spec.lua spec/support_spec.lua spec/patch_spec.lua
   spec/stream_spec.lua spec/schema_spec.lua spec/select_spec.lua"

@@ -80,11 +80,23 @@ pub unsafe fn push_anchor(l: State, ud: c_int) {
     }
 }
 
+/// Raises `string expected, got <type>` for argument `arg` unless it is
+/// a string (lua::arg_error's name, also under `qjson.safe`, where the
+/// host's `luaL_checktype` says `'?'`).
+unsafe fn check_string(l: State, arg: c_int) {
+    // SAFETY: a valid state.
+    unsafe {
+        if sys::lua_type(l, arg) != sys::LUA_TSTRING {
+            lua::arg_error(l, arg, &msg!("string expected, got {}", lua::type_name(l, arg)));
+        }
+    }
+}
+
 /// `qjson.parse(str [, opts])`.
 pub unsafe fn parse(l: State, max_depth: u32) -> Ret {
     // SAFETY: called by Lua with the arguments at 1 and 2.
     unsafe {
-        sys::luaL_checktype(l, 1, sys::LUA_TSTRING);
+        check_string(l, 1);
         let opts = crate::options::parse(l, 2, max_depth);
         sys::lua_settop(l, 1);
         let len = lua::string_at(l, 1).unwrap_or_default().len();
@@ -188,7 +200,7 @@ pub fn guarded<T>(f: impl FnOnce() -> Result<T, Msg>) -> Result<T, Msg> {
 pub unsafe fn compile_path(l: State) -> Ret {
     // SAFETY: called by Lua.
     unsafe {
-        sys::luaL_checktype(l, 1, sys::LUA_TSTRING);
+        check_string(l, 1);
         let text = lua::string_at(l, 1).unwrap_or_default();
         if let Err(e) = Path::compile(text) {
             return Err(where_msg(l, msg!("qjson: {e}")));

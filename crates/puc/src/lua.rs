@@ -351,7 +351,9 @@ pub unsafe fn is_null(l: State, idx: c_int) -> bool {
 
 /// `bad argument #n to 'f' (what)`, with the caller's position in front
 /// and the function named as the calling code names it (`'?'` when
-/// unknown; `calling 'f' on bad self` for a method's self): Lua 5.1's
+/// unknown; `calling 'f' on bad self` for a method's self; a `qjson.safe`
+/// function, which Lua calls through its wrapper, as the wrapper is
+/// named: [`wrapper_at`]): Lua 5.1's
 /// `luaL_argerror` on every version, so that messages are the LuaJIT
 /// binding's (5.4's own names the function by its `package.loaded` key,
 /// `'qjson.parse'`). lua-cjson's configuration functions use the host's
@@ -362,7 +364,9 @@ pub unsafe fn arg_error(l: State, arg: c_int, what: &Msg) -> ! {
         let mut ar = std::mem::MaybeUninit::<sys::lua_Debug>::zeroed().assume_init();
         let mut arg = arg;
         let (mut name, mut method) = (&b"?"[..], false);
-        if sys::lua_getstack(l, 0, &mut ar) != 0 {
+        // (Level 1 when a safe wrapper runs this function: named as it is.)
+        let level = if wrapper_at(l, &mut ar) { 1 } else { 0 };
+        if sys::lua_getstack(l, level, &mut ar) != 0 {
             sys::lua_getinfo(l, c"n".as_ptr(), &mut ar);
             if !ar.name.is_null() {
                 name = std::ffi::CStr::from_ptr(ar.name).to_bytes();
@@ -417,6 +421,30 @@ pub unsafe fn raise_here(l: State, m: &Msg) -> ! {
         push_bytes(l, m.bytes());
         sys::lua_concat(l, 2);
         sys::lua_error(l)
+    }
+}
+
+/// Whether the running function (level 0) was called by a `qjson.safe`
+/// wrapper (lib.rs's `protected`, level 1: a C closure whose first
+/// upvalue is the function it protects). Lua cannot name a function a C
+/// function calls, and this one is in no module: the wrapper is.
+unsafe fn wrapper_at(l: State, ar: &mut sys::lua_Debug) -> bool {
+    // SAFETY: a valid state; `ar` is written by lua_getstack.
+    unsafe {
+        let top = sys::lua_gettop(l);
+        sys::luaL_checkstack(l, 3, std::ptr::null());
+        let mut wrapped = false;
+        if sys::lua_getstack(l, 0, ar) != 0 {
+            sys::lua_getinfo(l, c"f".as_ptr(), ar);
+            if sys::lua_getstack(l, 1, ar) != 0 {
+                sys::lua_getinfo(l, c"f".as_ptr(), ar);
+                wrapped = sys::lua_iscfunction(l, -1) != 0
+                    && !sys::lua_getupvalue(l, -1, 1).is_null()
+                    && sys::lua_rawequal(l, -1, top + 1) != 0;
+            }
+        }
+        sys::lua_settop(l, top);
+        wrapped
     }
 }
 

@@ -33,6 +33,8 @@ const MAX_VALUES: usize = 4096;
 pub struct Compiled {
     sel: Selector,
     opts: Options,
+    /// Whether `opts` were given (a stream's parse options then clash).
+    has_opts: bool,
     /// How many values come out by position; the rest by name.
     npos: usize,
     /// Each path as given (`path:type` for the `{ path, type }` form).
@@ -83,12 +85,14 @@ unsafe fn select(l: State) -> Ret {
             select_arg_error(l, 1, &m);
         }
         let opts = crate::options::parse(l, 2, qjson_core::options::DEFAULT_MAX_DEPTH);
+        let has_opts = sys::lua_type(l, 2) == sys::LUA_TTABLE;
         let npos = sys::lua_rawlen(l, 1);
         // The userdata first: what it holds owns memory, and the
         // allocations to come may raise.
         let ud = lua::new_userdata(l, SELECTOR, || Compiled {
             sel: Selector::new(),
             opts,
+            has_opts,
             npos,
             texts: Vec::new(),
             names: Vec::new(),
@@ -187,24 +191,27 @@ unsafe fn select(l: State) -> Ret {
     }
 }
 
-/// What a call reads: a text, or the stack index of a document's
-/// userdata and the node.
+/// What a call reads: bytes `start..end` of the string at a stack index
+/// (a text), or the stack index of a document's userdata and the node.
 #[derive(Clone, Copy)]
-enum Target<'a> {
-    Text(&'a [u8]),
+enum Target {
+    Text(c_int, usize, usize),
     Document(c_int, Node),
 }
 
-/// Reads every path of `st` from `target` into `out`, growing it until
-/// everything fits. Calls no Lua function.
-unsafe fn read(l: State, st: &Compiled, target: Target<'_>, out: &mut Buffers) -> Result<(), Msg> {
+/// Reads every path of `st` from `target` (a text with `opts`) into
+/// `out`, growing it until everything fits. Calls no Lua function.
+unsafe fn read(l: State, st: &Compiled, target: Target, opts: &Options, out: &mut Buffers) -> Result<(), Msg> {
     // SAFETY: a valid state; a document target's userdata on the stack.
     unsafe {
         loop {
             let fits = guarded(|| {
                 let mut w = Output { items: &mut out.items, bytes: &mut out.bytes, count: 0, used: 0 };
                 let r = match target {
-                    Target::Text(text) => st.sel.read_text(text, &st.opts, &mut w),
+                    Target::Text(text, start, end) => {
+                        let text = &lua::string_at(l, text).unwrap_or_default()[start..end];
+                        st.sel.read_text(text, opts, &mut w)
+                    }
                     Target::Document(ud, node) => {
                         let d = doc_at(l, ud)?;
                         if node as usize >= d.tape_len() {
@@ -237,7 +244,7 @@ unsafe fn read(l: State, st: &Compiled, target: Target<'_>, out: &mut Buffers) -
 /// stack slot for the document a text's containers are read from.
 struct Push<'a> {
     items: &'a [Item],
-    target: Target<'a>,
+    target: Target,
     /// Holds nil until a container of a text is met, then the document.
     doc_slot: c_int,
     opts: &'a Options,
@@ -279,9 +286,9 @@ unsafe fn push_item(l: State, p: &Push<'_>, j: usize) -> Result<usize, Msg> {
             ItemTag::Array | ItemTag::Object => {
                 let ud = match p.target {
                     Target::Document(ud, _) => ud,
-                    Target::Text(_) => {
+                    Target::Text(text, start, end) => {
                         if sys::lua_type(l, p.doc_slot) == sys::LUA_TNIL {
-                            push_document(l, 2, 0..lua::string_at(l, 2).unwrap_or_default().len(), p.opts)?;
+                            push_document(l, text, start..end, p.opts)?;
                             sys::lua_replace(l, p.doc_slot);
                         }
                         p.doc_slot
@@ -299,30 +306,88 @@ unsafe fn call(l: State) -> Ret {
     // SAFETY: called by Lua as the selector's __call.
     unsafe {
         sys::lua_settop(l, 3);
-        let Some(st) = lua::userdata_at::<Option<Compiled>>(l, 1, SELECTOR).and_then(|p| (*p).as_ref()) else {
+        let Some(st) = compiled_at(l, 1) else {
             return Err(msg!("qjson: not a selector"));
         };
         let target = if let Some(text) = lua::string_at(l, 2) {
-            Target::Text(text)
+            Target::Text(2, 0, text.len())
         } else if let Some((ud, node)) = document_or_cursor(l, 2) {
             Target::Document(ud, node)
         } else {
             let m = msg!("string or qjson document expected, got {}", lua::type_name(l, 2));
             call_arg_error(l, 1, &m)
         };
+        run(l, 1, st, target, &st.opts, 3)
+    }
+}
+
+/// What a read for `qjson.stream` gives back when it fails.
+pub enum Failed {
+    /// The value does not read (the stream names its position).
+    Value(Msg),
+    /// Anything else (a document is closed, out of stack).
+    Other(Msg),
+}
+
+/// Reads bytes `range` of the string at `text` with the selector at
+/// `sel` (`st`), parsing with `opts`, and pushes its values as a call
+/// without `out` does: each value, or one table for a selector with
+/// names. For `qjson.stream`: returns how many values were pushed.
+pub unsafe fn push_selected(
+    l: State,
+    sel: c_int,
+    st: &Compiled,
+    text: c_int,
+    range: std::ops::Range<usize>,
+    opts: &Options,
+) -> Result<c_int, Failed> {
+    // SAFETY: a valid state; the selector at `sel`, a string at `text`.
+    unsafe {
+        let (sel, text) = (sys::lua_absindex(l, sel), sys::lua_absindex(l, text));
         let out = lua::new_userdata(l, OUTPUT, Buffers::default);
         let out = (*out).as_mut().expect("just made");
-        read(l, st, target, out)?;
+        read(l, st, Target::Text(text, range.start, range.end), opts, out).map_err(Failed::Value)?;
+        push_values(l, sel, st, Target::Text(text, range.start, range.end), opts, out, 0).map_err(Failed::Other)
+    }
+}
+
+/// Reads `target` with the selector at `sel` (`st`), parsing a text with
+/// `opts`, and pushes its values: each value, or into the table at `fill`
+/// (0: none; a new table for a selector with names). Returns how many
+/// values were pushed.
+unsafe fn run(l: State, sel: c_int, st: &Compiled, target: Target, opts: &Options, fill: c_int) -> Ret {
+    // SAFETY: a valid state; the selector at `sel`.
+    unsafe {
+        let out = lua::new_userdata(l, OUTPUT, Buffers::default);
+        let out = (*out).as_mut().expect("just made");
+        read(l, st, target, opts, out)?;
+        push_values(l, sel, st, target, opts, out, fill)
+    }
+}
+
+/// Pushes the values `read` put in `out` (see `run`).
+unsafe fn push_values(
+    l: State,
+    sel: c_int,
+    st: &Compiled,
+    target: Target,
+    opts: &Options,
+    out: &mut Buffers,
+    fill: c_int,
+) -> Ret {
+    // SAFETY: a valid state; the selector at `sel`, `out` in a userdata
+    // on the stack.
+    unsafe {
         let n = st.sel.len();
         let by_name = n > st.npos;
-        let fill = sys::lua_type(l, 3) != sys::LUA_TNIL;
-        if fill && sys::lua_type(l, 3) != sys::LUA_TTABLE {
-            call_arg_error(l, 2, &msg!("table expected, got {}", lua::type_name(l, 3)));
+        let fill = if fill != 0 && sys::lua_type(l, fill) != sys::LUA_TNIL { fill } else { 0 };
+        if fill != 0 && sys::lua_type(l, fill) != sys::LUA_TTABLE {
+            call_arg_error(l, 2, &msg!("table expected, got {}", lua::type_name(l, fill)));
         }
         sys::luaL_checkstack(l, 8, std::ptr::null());
         sys::lua_pushnil(l);
-        let p = Push { items: &out.items, target, doc_slot: sys::lua_gettop(l), opts: &st.opts };
-        if !fill && !by_name {
+        let p = Push { items: &out.items, target, doc_slot: sys::lua_gettop(l), opts };
+        if fill == 0 && !by_name {
             sys::luaL_checkstack(l, n as c_int + 8, c"qjson: too many values for the Lua stack".as_ptr());
             let mut j = 0;
             for _ in 0..n {
@@ -332,13 +397,13 @@ unsafe fn call(l: State) -> Ret {
             *out = Buffers::default();
             return Ok(n as c_int);
         }
-        let t = if fill {
-            3
+        let t = if fill != 0 {
+            fill
         } else {
             sys::lua_createtable(l, st.npos as c_int, (n - st.npos) as c_int);
             sys::lua_gettop(l)
         };
-        sys::lua_getuservalue(l, 1);
+        sys::lua_getuservalue(l, sel);
         let names = sys::lua_gettop(l);
         let mut j = 0;
         for i in 1..=n {
@@ -353,6 +418,31 @@ unsafe fn call(l: State) -> Ret {
         sys::lua_settop(l, t);
         *out = Buffers::default();
         Ok(1)
+    }
+}
+
+/// The compiled selector of the userdata at `idx`: `None` when it is no
+/// selector, or one freed (at `lua_close`, in any order).
+pub unsafe fn compiled_at<'a>(l: State, idx: c_int) -> Option<&'a Compiled> {
+    // SAFETY: a valid state and index.
+    unsafe { lua::userdata_at::<Option<Compiled>>(l, idx, SELECTOR).and_then(|p| (*p).as_ref()) }
+}
+
+/// Whether the value at `idx` is a selector (freed or not).
+pub unsafe fn is_selector(l: State, idx: c_int) -> bool {
+    // SAFETY: a valid state and index.
+    unsafe { lua::userdata_at::<Option<Compiled>>(l, idx, SELECTOR).is_some() }
+}
+
+impl Compiled {
+    /// Whether the selector was made with parse options.
+    pub fn has_options(&self) -> bool {
+        self.has_opts
+    }
+
+    /// The parse options it reads texts with.
+    pub fn options(&self) -> &Options {
+        &self.opts
     }
 }
 

@@ -1,8 +1,8 @@
 //! `qjson.stream` on PUC Lua: NDJSON, concatenated JSON and server-sent
 //! events (crates/core/src/stream/) with the LuaJIT binding's arguments,
 //! values and messages (lua/qjson/stream.lua); each value a document
-//! (`"doc"`) or its JSON text (`"raw"`). There is no selector form: no
-//! `qjson.select` on PUC Lua yet.
+//! (`"doc"`), its JSON text (`"raw"`) or a `qjson.select` selector's
+//! values (read by select.rs's `push_selected`, no document opened).
 //!
 //! An iteration is a userdata ([`Iter`]) holding where the values are,
 //! made before anything is split: `each` splits its buffer (its user
@@ -12,6 +12,10 @@
 //! the feeder in the middle of a feed, and no copy is cut short). Each
 //! step then pushes one value: nothing Rust owns is alive at a call that
 //! can raise (lua.rs).
+//!
+//! An iteration's user value is a table: [1] the buffer (`each`) or the
+//! feeder, [2] the selector (a feeder's own user value), so that both
+//! live as long as the iteration.
 
 use std::ffi::{c_int, CStr};
 
@@ -21,6 +25,7 @@ use qjson_core::Options;
 use crate::doc::{guarded, push_anchor, push_document, set_anchor};
 use crate::lua::{self, lua_fn, msg, sys, Msg, Ret, State};
 use crate::options::{self, Blame};
+use crate::select::{self, Failed};
 
 const ITER: &CStr = c"qjson.stream_iteration";
 const FEEDER: &CStr = c"qjson.stream_feeder";
@@ -28,12 +33,15 @@ const FEEDER: &CStr = c"qjson.stream_feeder";
 /// The most bytes an unfinished value may hold, by default.
 const DEFAULT_MAX_SIZE: usize = 8 * 1024 * 1024;
 
-/// How values are handed out: documents parsed with these options, or
-/// their JSON texts.
+/// How values are handed out: documents parsed with these options,
+/// their JSON texts, or the values of the selector (in the iteration's
+/// and the feeder's user value) reading with the stream's parse options
+/// (`None`: its own).
 #[derive(Clone, Copy)]
 enum How {
     Doc(Options),
     Raw,
+    Select(Option<Options>),
 }
 
 /// The values of a buffer (`each`) or of a feed, handed out one per step.
@@ -85,13 +93,17 @@ unsafe fn settings(l: State, name: &str, first: c_int) -> Settings {
                 lua::named_arg_error(l, n + 1, name, &m)
             }
         };
-        let raw = match sys::lua_type(l, first + 1) {
-            sys::LUA_TNIL | sys::LUA_TNONE => false,
+        let (raw, sel) = match sys::lua_type(l, first + 1) {
+            sys::LUA_TNIL | sys::LUA_TNONE => (false, false),
             _ => match lua::string_at(l, first + 1) {
-                Some(b"doc") => false,
-                Some(b"raw") => true,
+                Some(b"doc") => (false, false),
+                Some(b"raw") => (true, false),
+                _ if select::is_selector(l, first + 1) => (false, true),
                 _ => {
-                    let m = msg!("\"doc\" or \"raw\" expected, got {}", lua::type_name(l, first + 1));
+                    let m = msg!(
+                        "\"doc\", \"raw\" or a qjson.select selector expected, got {}",
+                        lua::type_name(l, first + 1)
+                    );
                     lua::named_arg_error(l, n + 2, name, &m)
                 }
             },
@@ -137,6 +149,12 @@ unsafe fn settings(l: State, name: &str, first: c_int) -> Settings {
                             msg!("bad argument to '{name}' (parse options with \"raw\": the values are not parsed)");
                         lua::raise_here(l, &m);
                     }
+                    if sel && select::compiled_at(l, first + 1).is_some_and(|c| c.has_options()) {
+                        let m = msg!(
+                            "bad argument to '{name}' (parse options given both to the selector and to the stream)"
+                        );
+                        lua::raise_here(l, &m);
+                    }
                     parse = Some(o);
                 }
                 sys::lua_pop(l, 1);
@@ -148,6 +166,8 @@ unsafe fn settings(l: State, name: &str, first: c_int) -> Settings {
         }
         let how = if raw {
             How::Raw
+        } else if sel {
+            How::Select(parse)
         } else {
             How::Doc(
                 parse.unwrap_or(Options { max_depth: qjson_core::options::DEFAULT_MAX_DEPTH, ..Options::default() }),
@@ -160,6 +180,34 @@ unsafe fn settings(l: State, name: &str, first: c_int) -> Settings {
 /// `qjson: <e>`, as a stream's error is raised.
 fn stream_error(e: &qjson_core::stream::StreamError) -> String {
     format!("qjson: {e}")
+}
+
+/// Sets the user value of the iteration at `iter`: a table of the
+/// value at `source` (the buffer or the feeder) and the one at `sel` (the
+/// selector; 0: none).
+unsafe fn set_sources(l: State, iter: c_int, source: c_int, sel: c_int) {
+    // SAFETY: a valid state.
+    unsafe {
+        sys::lua_createtable(l, 2, 0);
+        sys::lua_pushvalue(l, source);
+        sys::lua_rawseti(l, -2, 1);
+        if sel != 0 {
+            sys::lua_pushvalue(l, sel);
+            sys::lua_rawseti(l, -2, 2);
+        }
+        sys::lua_setuservalue(l, iter);
+    }
+}
+
+/// Pushes field `k` of the user value `set_sources` set on the iteration
+/// at `iter` (no allocation).
+unsafe fn push_source(l: State, iter: c_int, k: c_int) {
+    // SAFETY: a valid state.
+    unsafe {
+        sys::lua_getuservalue(l, iter);
+        sys::lua_rawgeti(l, -1, k as _);
+        sys::lua_remove(l, -2);
+    }
 }
 
 /// Pushes the iteration `step, iter, 0` over the `Iter` at `iter`.
@@ -187,8 +235,7 @@ unsafe fn each(l: State) -> Ret {
         // which calls no Lua function.
         let it = lua::new_empty::<Iter>(l, ITER);
         let at = sys::lua_gettop(l);
-        sys::lua_pushvalue(l, 1);
-        set_anchor(l, at);
+        set_sources(l, at, 1, if matches!(s.how, How::Select(_)) { 3 } else { 0 });
         let buf = lua::string_at(l, 1).unwrap_or_default();
         let made = guarded(|| {
             let mut sp = Splitter::new(s.format, s.max_size);
@@ -249,31 +296,50 @@ unsafe fn step(l: State) -> Ret {
             lua::push_bytes(l, std::slice::from_raw_parts(own, span.len as usize));
             None
         } else {
-            push_anchor(l, 1);
+            push_source(l, 1, 1);
             Some(range)
         };
-        let opts = match how {
+        let len = lua::string_at(l, 3).unwrap_or_default().len();
+        let text = text.unwrap_or(0..len);
+        let e = match how {
             How::Raw => {
-                if let Some(range) = text {
+                if text.len() != len {
                     let s = lua::string_at(l, 3).unwrap_or_default();
-                    lua::push_bytes(l, &s[range]);
+                    lua::push_bytes(l, &s[text]);
                     sys::lua_replace(l, 3);
                 }
                 return Ok(2);
             }
-            How::Doc(opts) => opts,
-        };
-        let len = lua::string_at(l, 3).unwrap_or_default().len();
-        let Err(e) = push_document(l, 3, text.unwrap_or(0..len), &opts) else {
-            // (i, the document: the string it lies in is its user value.)
-            sys::lua_replace(l, 3);
-            return Ok(2);
+            How::Doc(opts) => match push_document(l, 3, text, &opts) {
+                Ok(()) => {
+                    // (i, the document: the string it lies in is its user
+                    // value.)
+                    sys::lua_replace(l, 3);
+                    return Ok(2);
+                }
+                Err(e) => e,
+            },
+            How::Select(opts) => {
+                push_source(l, 1, 2);
+                let Some(st) = select::compiled_at(l, 4) else { return Err(msg!("qjson: selector is freed")) };
+                match select::push_selected(l, 4, st, 3, text, opts.as_ref().unwrap_or(st.options())) {
+                    Ok(n) => {
+                        // i, then the values (push_selected left stack
+                        // room for one more).
+                        sys::lua_pushvalue(l, 2);
+                        sys::lua_insert(l, -(n + 1));
+                        return Ok(n + 1);
+                    }
+                    Err(Failed::Value(e)) => e,
+                    Err(Failed::Other(m)) => return Err(m),
+                }
+            }
         };
         // A bad value ends the iteration, and a feeder's stream: every
         // later step and feed raises it again.
         let m = msg!("{} in the value at byte {} of the stream", String::from_utf8_lossy(e.bytes()), span.at);
         let feeder = if fed {
-            push_anchor(l, 1);
+            push_source(l, 1, 1);
             lua::userdata_at::<Option<Feeder>>(l, -1, FEEDER)
         } else {
             None
@@ -297,6 +363,12 @@ unsafe fn feeder(l: State) -> Ret {
         sys::lua_settop(l, 3);
         let s = settings(l, "feeder", 1);
         let f = lua::new_empty::<Feeder>(l, FEEDER);
+        if matches!(s.how, How::Select(_)) {
+            // The selector, the feeder's user value, set before the feeder
+            // owns anything (an allocation on 5.1 and 5.2).
+            sys::lua_pushvalue(l, 2);
+            set_anchor(l, 4);
+        }
         *f = Some(Feeder { splitter: Splitter::new(s.format, s.max_size), how: s.how, failed: None });
         Ok(1)
     }
@@ -326,8 +398,12 @@ unsafe fn feed_chunk(l: State, finish: bool) -> Ret {
         // between.
         let it = lua::new_empty::<Iter>(l, ITER);
         let at = sys::lua_gettop(l);
-        sys::lua_pushvalue(l, 1);
-        set_anchor(l, at);
+        let selects = (*p).as_ref().is_some_and(|f| matches!(f.how, How::Select(_)));
+        if selects {
+            push_anchor(l, 1);
+        }
+        set_sources(l, at, 1, if selects { at + 1 } else { 0 });
+        sys::lua_settop(l, at);
         let chunk = lua::string_at(l, 2).unwrap_or_default();
         let Some(f) = (*p).as_mut() else { return Err(msg!("qjson: feeder is freed")) };
         if let Some(m) = &f.failed {

@@ -75,4 +75,18 @@ function job()
     end
   end
   check(table.concat(vals, "|") == '{"n":1}|[2,\n3]', "stream feeder")
+  -- A selector as a stream's how: each() and a feeder.
+  local ssel, n = keep(qjson.select({ "n", "m[*]" })), 0
+  for i, a, b in qjson.stream.each('{"n":1,"m":[1,2]}\n{"n":"x\\u00e9","m":[]}\n', "ndjson", ssel) do
+    n = n + 1
+    check(i == 1 and a == 1 and b[2] == 2 or i == 2 and a == "x\195\169" and #b == 0, "stream.each selector")
+  end
+  check(n == 2, "stream.each selector count")
+  local sf = keep(qjson.stream.feeder("json", keep(qjson.select({ k = "k" }))))
+  for _ in sf:feed('{"k":') do
+    error("wrong answer: no value expected", 0)
+  end
+  for _, got in sf:feed('[3]}', true) do
+    check(got.k[1] == 3, "stream feeder selector")
+  end
 end
