@@ -629,6 +629,32 @@ function M.holds(ref)
   return ref[0] ~= nil
 end
 
+-- A pool of per-call records (output and error boxes that a native call
+-- writes): `take()` gives one no other call holds (a finalizer that calls
+-- qjson meanwhile takes another, or a new one from `make()`), `give(r)`
+-- returns it once everything was copied out, kept when fewer than `max`
+-- are and `keep(r)` (when given) allows. A record lost to an error
+-- before its `give` is collected like any table.
+function M.pool(make, max, keep)
+  local items, n = {}, 0
+  local function take()
+    if n > 0 then
+      local r = items[n]
+      items[n] = nil
+      n = n - 1
+      return r
+    end
+    return make()
+  end
+  local function give(r)
+    if n < max and (keep == nil or keep(r)) then
+      n = n + 1
+      items[n] = r
+    end
+  end
+  return take, give
+end
+
 -- The first value of a field that later holds another type, given as a
 -- variable rather than a constant. LuaJIT before its fix of June 2023
 -- (LuaJIT issue #994; Debian 12's luajit2 2.1-20230119 has the bug) can

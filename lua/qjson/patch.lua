@@ -4,12 +4,14 @@
 -- every untouched member copied as its bytes (crates/core/src/patch/).
 --
 -- Finalizer safety (qjson.base): nothing here is shared between calls.
--- Each call has its own error box, its own result (a qjson_bytes, which
--- the call releases once the string is made, or its finalizer if the
--- copy raises) and its own per-call values (one string, passed as an
--- argument, so it stays alive through the call), so a finalizer that
--- patches between a native call and the copy of its result changes
--- nothing this call reads.
+-- Each call takes a record of its own from a pool (qjson.base's pool): an
+-- error box and a result (a qjson_bytes, which the call releases once the
+-- string is made, or its finalizer if the copy raises and the record is
+-- collected), and passes its per-call values as one string argument, so
+-- a finalizer that patches between a native call and the copy of its
+-- result changes nothing this call reads. (A record and its finalizer
+-- per call cost a gateway handler what its patch did, and a finalizer
+-- that runs while LuaJIT records a trace aborts the trace.)
 local ffi = require("ffi")
 local base = require("qjson.base")
 local fields = require("qjson.view.fields")
@@ -86,15 +88,23 @@ local function max_size(opts, n, fname)
   return m
 end
 
--- The result of a native call that wrote `out`: its text, or the error
--- raised (a data error: no position, as a parse error).
-local function result(rc, out, err)
+local take, give = base.pool(function()
+  return { out = ffi_gc(bytes_t(), bytes_release), err = error_t() }
+end, 4)
+
+-- The result of a native call that wrote record `r`: its text, or the
+-- error raised (a data error: no position, as a parse error).
+local function result(rc, r)
+  local out = r.out
   if rc == OK then
     local s = ffi_string(out.data, tonumber(out.len))
     bytes_release(out)
+    give(r)
     return s
   end
-  error("qjson: " .. ffi_string(err.message), 0)
+  local msg = ffi_string(r.err.message)
+  give(r)
+  error("qjson: " .. msg, 0)
 end
 
 -- A compiled patch in a ref of its own; raises when `text` does not compile.
@@ -108,9 +118,9 @@ local function compile(text, args)
 end
 
 local function apply(ref, ptr, node, text, values, ends, n, limit)
-  local out, err = ffi_gc(bytes_t(), bytes_release), error_t()
-  local rc = C.qjson_patch_apply(ref, ptr, node, text, text and #text or 0, values, ends, n, limit, out, err)
-  return result(rc, out, err)
+  local r = take()
+  local rc = C.qjson_patch_apply(ref, ptr, node, text, text and #text or 0, values, ends, n, limit, r.out, r.err)
+  return result(rc, r)
 end
 
 function M.patch(v, ops, opts)
@@ -129,9 +139,9 @@ function M.merge_patch(v, patch, opts)
   end
   local text = patch_text(patch, "merge_patch")
   local ptr, node, t = target(v, "merge_patch")
-  local out, err = ffi_gc(bytes_t(), bytes_release), error_t()
-  local rc = C.qjson_merge_patch(ptr, node, t, t and #t or 0, text, #text, out, err)
-  return result(rc, out, err)
+  local r = take()
+  local rc = C.qjson_merge_patch(ptr, node, t, t and #t or 0, text, #text, r.out, r.err)
+  return result(rc, r)
 end
 
 local Patcher = {}

@@ -45,8 +45,8 @@ local byte_array = ffi.typeof("uint8_t[?]")
 local out_type = ffi.typeof("qjson_select_out")
 local options_type = ffi.typeof("qjson_options")
 
--- Output records: { out, items, bytes }, each used by one call at a time.
-local pool, pooled = {}, 0
+-- Output records: { out, items, bytes }, each used by one call at a time
+-- (qjson.base's pool; large ones are not kept).
 local POOL_RECORDS, POOL_ITEMS, POOL_BYTES = 4, 1024, 65536
 
 local function grow(r, items, bytes)
@@ -60,25 +60,13 @@ local function grow(r, items, bytes)
   end
 end
 
-local function take()
-  if pooled > 0 then
-    local r = pool[pooled]
-    pool[pooled] = nil
-    pooled = pooled - 1
-    return r
-  end
+local take, give = base.pool(function()
   local r = { out = out_type(), cap = 0 }
   grow(r, 32, 256)
   return r
-end
-
-local function give(r)
-  local out = r.out
-  if pooled < POOL_RECORDS and out.cap <= POOL_ITEMS and out.bytes_cap <= POOL_BYTES then
-    pooled = pooled + 1
-    pool[pooled] = r
-  end
-end
+end, POOL_RECORDS, function(r)
+  return r.out.cap <= POOL_ITEMS and r.out.bytes_cap <= POOL_BYTES
+end)
 
 -- The most paths a selector made from a list alone may have: a call
 -- returns its values as that many results, and Lua's unpack stops near
