@@ -89,7 +89,7 @@ local function max_size(opts, n, fname)
 end
 
 local take, give = base.pool(function()
-  return { out = ffi_gc(bytes_t(), bytes_release), err = error_t() }
+  return { out = ffi_gc(bytes_t(), bytes_release), err = error_t(), one = ends_t(1) }
 end, 4)
 
 -- The result of a native call that wrote record `r`: its text, or the
@@ -117,8 +117,15 @@ local function compile(text, args)
   return ref
 end
 
+-- Applies the compiled patch in `ref` to the target (see `target`) with
+-- `n` values, their texts concatenated in `values` and their ends in
+-- `ends` (for one value, nil: the record's `one` holds its length).
 local function apply(ref, ptr, node, text, values, ends, n, limit)
   local r = take()
+  if n == 1 then
+    ends = r.one
+    ends[0] = #values
+  end
   local rc = C.qjson_patch_apply(ref, ptr, node, text, text and #text or 0, values, ends, n, limit, r.out, r.err)
   return result(rc, r)
 end
@@ -172,11 +179,6 @@ function Patcher:apply(v, values)
       arg_error(2, "apply", "the patch takes a value (qjson.null for null)", 2)
     end
     text = encode(values)
-    -- (Set, not given to the constructor: LuaJIT's compiler refuses a
-    -- variable-length array's initializer, "NYI: unsupported C type
-    -- conversion", and every apply then ran in the interpreter.)
-    ends = ends_t(1)
-    ends[0] = #text
   elseif n > 1 then
     if type(values) ~= "table" then
       arg_error(2, "apply", "the patch takes " .. n .. " values: table expected, got " .. type(values), 2)
