@@ -269,7 +269,7 @@ end
 -- The nginx gateway (bench/gateway/run.lua's results): requests/s (log)
 -- and p99 latency per body size, bodies in memory.
 function M.plot_gateway(g, png_path, tmp_dir)
-  local data, bodies = {}, {}
+  local data, bodies, with_patch = {}, {}, false
   for _, r in ipairs(g.rows) do
     if r.mode == "memory" then
       if not bodies[r.body] then
@@ -284,8 +284,11 @@ function M.plot_gateway(g, png_path, tmp_dir)
     if not (q and c and f and bound) then
       return nil
     end
-    data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g %.6g "%s" %.6g', b.label, q.rps, c.rps, q.p99_ms, c.p99_ms,
-      f.rps, fmt_sig(q.x_rps, "×"), bound.rps)
+    -- (Columns 9 and 10: the select+patch handler's, when it ran.)
+    local sp = b["qjson select+patch"] or {}
+    with_patch = with_patch or sp.rps ~= nil
+    data[#data + 1] = format('"%s" %.6g %.6g %.6g %.6g %.6g "%s" %.6g %.6g %.6g', b.label, q.rps, c.rps, q.p99_ms,
+      c.p99_ms, f.rps, fmt_sig(q.x_rps, "×"), bound.rps, sp.rps or 0 / 0, sp.p99_ms or 0 / 0)
   end
   local script = concat({
     "set terminal pngcairo size 1200,520 enhanced font 'Sans,11'",
@@ -299,13 +302,17 @@ function M.plot_gateway(g, png_path, tmp_dir)
     "set boxwidth 0.9", "set logscale y", "set grid ytics lc rgb '#dddddd'", "set key top right box opaque",
     "set title 'requests/s (higher is better; labels: qjson × lua-cjson)'", "set ylabel 'requests/s'",
     "set yrange [10:3000000]",
-    "plot $d using 2:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 3 title 'lua-cjson' lc rgb '#d1601f', "
+    "plot $d using 2:xtic(1) title 'qjson (views)' lc rgb '#1f6fd1', "
+      .. (with_patch and "$d using 9 title 'qjson select+patch' lc rgb '#6fa8ff', " or "")
+      .. "$d using 3 title 'lua-cjson' lc rgb '#d1601f', "
       .. "$d using 8 title 'bound: strict parse + output string' lc rgb '#66aa66', "
       .. "$d using 6 title 'floor: body read, no JSON' lc rgb '#aaaaaa', "
       .. "$d using ($0-0.3):2:7 with labels offset 0,1 font ',10' notitle",
     "set title 'p99 latency (lower is better)'", "set ylabel 'p99 latency, ms'", "set yrange [0.1:3000]",
     "set key top left box opaque",
-    "plot $d using 4:xtic(1) title 'qjson' lc rgb '#1f6fd1', $d using 5 title 'lua-cjson' lc rgb '#d1601f'",
+    "plot $d using 4:xtic(1) title 'qjson (views)' lc rgb '#1f6fd1', "
+      .. (with_patch and "$d using 10 title 'qjson select+patch' lc rgb '#6fa8ff', " or "")
+      .. "$d using 5 title 'lua-cjson' lc rgb '#d1601f'",
     "unset multiplot", "",
   }, "\n")
   return gnuplot(script, png_path, tmp_dir, "bench-gateway")
