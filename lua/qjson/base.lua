@@ -663,7 +663,7 @@ end
 -- recorded: for a cache slot that held a string then, a string made of
 -- `false`'s bits, which the collector later follows and crashes on. A
 -- variable makes the constructor store the field, and a load finds that
--- store instead (docs/security.md, guarantee 12).
+-- store instead (docs/security.md, the bugs found so far).
 -- (NONE, a nil from a variable, does the same for a slot a constructor
 -- reserves with nil.)
 M.NO = false
