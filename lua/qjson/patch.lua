@@ -5,13 +5,13 @@
 --
 -- Finalizer safety (qjson.base): nothing here is shared between calls.
 -- Each call takes a record of its own from a pool (qjson.base's pool): an
--- error box and a result (a qjson_bytes, which the call releases once the
--- string is made, or its finalizer if the copy raises and the record is
--- collected), and passes its per-call values as one string argument, so
--- a finalizer that patches between a native call and the copy of its
--- result changes nothing this call reads. (A record and its finalizer
--- per call cost a gateway handler what its patch did, and a finalizer
--- that runs while LuaJIT records a trace aborts the trace.)
+-- error box and a result (a qjson_bytes, whose buffer the next call
+-- reuses; its finalizer frees it when the record is collected). Its
+-- per-call values go as one string argument, so a finalizer that patches
+-- between a native call and the copy of its result changes nothing this
+-- call reads. (A record and its finalizer per call cost a gateway handler
+-- what its patch did, and a finalizer that runs while LuaJIT records a
+-- trace aborts the trace.)
 local ffi = require("ffi")
 local base = require("qjson.base")
 local fields = require("qjson.view.fields")
@@ -92,13 +92,20 @@ local take, give = base.pool(function()
   return { out = ffi_gc(bytes_t(), bytes_release), err = error_t(), one = ends_t(1) }
 end, 4)
 
+-- The most bytes a record's result buffer keeps between calls (the next
+-- call writes into it: no fresh pages to fault in for a large result;
+-- lua-cjson keeps its encode buffer too); a larger one is freed.
+local KEEP_BYTES = 16 * 1024 * 1024
+
 -- The result of a native call that wrote record `r`: its text, or the
 -- error raised (a data error: no position, as a parse error).
 local function result(rc, r)
   local out = r.out
   if rc == OK then
     local s = ffi_string(out.data, tonumber(out.len))
-    bytes_release(out)
+    if out.cap > KEEP_BYTES then
+      bytes_release(out)
+    end
     give(r)
     return s
   end

@@ -654,6 +654,8 @@ int32_t qjson_parse_measured_in(const char *input,
 size_t qjson_handle_size(void);
 
 // Frees the bytes `out` holds and empties it (null or empty: nothing).
+// (A call that writes `out` reuses its buffer, whose capacity stays
+// until this release.)
 //
 // # Safety
 // `out` is null or points to an `OutBytes` that is empty or was filled

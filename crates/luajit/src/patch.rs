@@ -4,11 +4,12 @@
 //! (`qjson_patch_apply`), or merge a patch into a target
 //! (`qjson_merge_patch`). The work is `qjson_core::patch`'s.
 //!
-//! A result is written into an `OutBytes` the caller owns (for the Lua
-//! binding, a cdata of the call's own whose finalizer calls
-//! `qjson_bytes_release`): nothing of this library is shared between two
-//! calls, so a call made from a finalizer while the caller still copies
-//! another call's result changes nothing that one reads.
+//! A result is written into an `OutBytes` the caller owns, reusing its
+//! buffer (for the Lua binding, a pooled record's, which no other call
+//! holds meanwhile and whose finalizer calls `qjson_bytes_release`):
+//! nothing of this library is shared between two calls, so a call made
+//! from a finalizer while the caller still copies another call's result
+//! changes nothing that one reads.
 
 use std::ffi::c_char;
 
@@ -37,6 +38,20 @@ impl OutBytes {
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: `data` is null or holds `len` bytes from `put`.
         unsafe { bytes(self.data, self.len) }
+    }
+
+    /// The buffer held, emptied of its bytes but not of its capacity: a
+    /// call writes its result where the last call through this output
+    /// wrote (no fresh allocation, whose pages the kernel must fault in
+    /// and zero again for a large result).
+    fn take_buffer(&mut self) -> Vec<u8> {
+        let (data, _, cap) = std::mem::take(self).parts();
+        if data.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: the parts of a vector `put` took apart, taken once (the
+        // struct was emptied above); length 0 of `cap` allocated bytes.
+        unsafe { Vec::from_raw_parts(data, 0, cap) }
     }
 
     /// Takes `v`, releasing what was held.
@@ -75,6 +90,8 @@ impl Drop for OutBytes {
 }
 
 /// Frees the bytes `out` holds and empties it (null or empty: nothing).
+/// (A call that writes `out` reuses its buffer, whose capacity stays
+/// until this release.)
 ///
 /// # Safety
 /// `out` is null or points to an `OutBytes` that is empty or was filled
@@ -237,14 +254,19 @@ impl From<PatchError> for Fail {
     }
 }
 
-/// Runs `f` with a result buffer, which goes into `out` when `f`
-/// succeeds (nothing is written to `out` otherwise).
+/// Runs `f` with `out`'s buffer, emptied of its bytes (its capacity
+/// kept): `out` then holds the result when `f` succeeds, else no bytes.
 fn run(out: *mut OutBytes, err: *mut ErrorInfo, f: impl FnOnce(&mut Vec<u8>) -> Result<(), Fail>) -> i32 {
     let outcome = guard(None, || {
         // SAFETY: the caller passes a valid output or null.
         let Some(o) = (unsafe { out.as_mut() }) else { return Some(Err(Fail::Msg("no output".into()))) };
-        let mut result = Vec::new();
-        Some(f(&mut result).map(|()| o.put(result)))
+        let mut result = o.take_buffer();
+        let done = f(&mut result);
+        if done.is_err() {
+            result.clear();
+        }
+        o.put(result);
+        Some(done)
     });
     match outcome {
         Some(Ok(())) => 1,
