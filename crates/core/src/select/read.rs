@@ -364,13 +364,10 @@ fn value(
             };
             out.push(if integers { Item::integer(i) } else { Item::number(i as f64) });
         }
-        Kind::Number if integers && d.i64(node)?.is_some() => {
-            out.push(Item::integer(d.i64(node)?.expect("checked")));
-        }
-        Kind::Number => {
-            let num = d.number_checked(node)?.0;
-            out.push(Item::number(num));
-        }
+        Kind::Number => match if integers { d.i64(node)? } else { None } {
+            Some(i) => out.push(Item::integer(i)),
+            None => out.push(Item::number(d.number_checked(node)?.0)),
+        },
         Kind::String => {
             // Without escapes the string is in the input (`text` keeps the
             // pointer); with them it is decoded straight into the area.
