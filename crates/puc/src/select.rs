@@ -344,10 +344,7 @@ pub unsafe fn push_selected(
     // SAFETY: a valid state; the selector at `sel`, a string at `text`.
     unsafe {
         let (sel, text) = (sys::lua_absindex(l, sel), sys::lua_absindex(l, text));
-        let out = lua::new_userdata(l, OUTPUT, Buffers::default);
-        let out = (*out).as_mut().expect("just made");
-        read(l, st, Target::Text(text, range.start, range.end), opts, out).map_err(Failed::Value)?;
-        push_values(l, sel, st, Target::Text(text, range.start, range.end), opts, out, 0).map_err(Failed::Other)
+        read_and_push(l, sel, st, Target::Text(text, range.start, range.end), opts, 0)
     }
 }
 
@@ -357,11 +354,24 @@ pub unsafe fn push_selected(
 /// values were pushed.
 unsafe fn run(l: State, sel: c_int, st: &Compiled, target: Target, opts: &Options, fill: c_int) -> Ret {
     // SAFETY: a valid state; the selector at `sel`.
+    unsafe { read_and_push(l, sel, st, target, opts, fill) }.map_err(|(Failed::Value(m) | Failed::Other(m))| m)
+}
+
+/// `run`, with a failure of the read told apart from one of the pushes.
+unsafe fn read_and_push(
+    l: State,
+    sel: c_int,
+    st: &Compiled,
+    target: Target,
+    opts: &Options,
+    fill: c_int,
+) -> Result<c_int, Failed> {
+    // SAFETY: a valid state; the selector at `sel`.
     unsafe {
         let out = lua::new_userdata(l, OUTPUT, Buffers::default);
         let out = (*out).as_mut().expect("just made");
-        read(l, st, target, opts, out)?;
-        push_values(l, sel, st, target, opts, out, fill)
+        read(l, st, target, opts, out).map_err(Failed::Value)?;
+        push_values(l, sel, st, target, opts, out, fill).map_err(Failed::Other)
     }
 }
 
@@ -450,7 +460,7 @@ impl Compiled {
 unsafe fn paths(l: State) -> Ret {
     // SAFETY: called by Lua.
     unsafe {
-        let Some(st) = lua::userdata_at::<Option<Compiled>>(l, 1, SELECTOR).and_then(|p| (*p).as_ref()) else {
+        let Some(st) = compiled_at(l, 1) else {
             lua::arg_error(l, 1, &msg!("qjson.selector expected, got {}", lua::type_name(l, 1)))
         };
         // (The selector, argument 1, keeps `texts` alive.)
@@ -467,7 +477,7 @@ unsafe fn paths(l: State) -> Ret {
 unsafe fn tostring(l: State) -> Ret {
     // SAFETY: called by Lua as __tostring.
     unsafe {
-        let Some(st) = lua::userdata_at::<Option<Compiled>>(l, 1, SELECTOR).and_then(|p| (*p).as_ref()) else {
+        let Some(st) = compiled_at(l, 1) else {
             return Err(msg!("qjson: not a selector"));
         };
         lua::push_bytes(l, b"qjson.selector (");
