@@ -20,6 +20,8 @@ pub mod error;
 pub mod events;
 pub mod number;
 mod onepass;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod options;
 pub mod panic;
 mod parser;

@@ -80,6 +80,14 @@ impl Schema {
         Ok(Schema { validator, opts: *opts, subschemas })
     }
 
+    /// Compiles a schema already read as a value (the OpenAPI compiler
+    /// builds each schema's root from the spec it has read once).
+    #[cfg(feature = "openapi")]
+    pub(crate) fn compile_value(schema: Value, opts: &SchemaOptions) -> Result<Schema, SchemaError> {
+        let compile::Compiled { validator, subschemas } = compile::compile(schema, HashMap::new(), opts)?;
+        Ok(Schema { validator, opts: *opts, subschemas })
+    }
+
     pub fn options(&self) -> &SchemaOptions {
         &self.opts
     }

@@ -1,0 +1,130 @@
+//! Request bodies: the declared media types, matched against the
+//! request's Content-Type (exact, then `type/*`, then `*/*`), and JSON
+//! bodies validated by the schema over qjson's own parse of the body.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::errors::{BodyPosition, RequestError, SpecError, Where};
+use super::pointer::{join, resolve};
+use super::schemas::SchemaCompiler;
+use crate::schema::Schema;
+
+pub(crate) struct Body {
+    pub(crate) required: bool,
+    /// The spec pointer of the request body object.
+    at: String,
+    media: Vec<Media>,
+}
+
+struct Media {
+    /// Lower-case `type/subtype` or range, parameters dropped.
+    range: String,
+    /// The compiled schema and its spec pointer; `None` when the media
+    /// type declares no schema (any body of the type passes).
+    schema: Option<(Arc<Schema>, String)>,
+}
+
+impl Body {
+    pub(crate) fn compile<'s>(
+        spec: &'s Value,
+        value: &'s Value,
+        at: &str,
+        schemas: &mut SchemaCompiler<'s>,
+    ) -> Result<Body, SpecError> {
+        let (b, at) = resolve(spec, value, at)?;
+        let required = match b.get("required") {
+            None => false,
+            Some(Value::Bool(r)) => *r,
+            Some(_) => return Err(SpecError::new(&join(&at, "required"), "required must be a boolean")),
+        };
+        let content_at = join(&at, "content");
+        let Some(Value::Object(content)) = b.get("content") else {
+            return Err(SpecError::new(&content_at, "a request body needs a content object"));
+        };
+        let mut media = Vec::new();
+        for (key, m) in content {
+            let m_at = join(&content_at, key);
+            let range = essence(key);
+            let schema = match m.get("schema") {
+                // An empty schema checks nothing: bodies of any media type pass.
+                None => None,
+                Some(Value::Object(o)) if o.is_empty() => None,
+                Some(s) if is_json(&range) => Some(schemas.compile(s, &join(&m_at, "schema"))?),
+                Some(_) => {
+                    return Err(SpecError::new(
+                        &join(&m_at, "schema"),
+                        format!("bodies of {key:?} cannot be validated yet (JSON bodies only)"),
+                    ))
+                }
+            };
+            media.push(Media { range, schema });
+        }
+        Ok(Body { required, at, media })
+    }
+
+    /// The errors of `body` sent as `content_type`, at most `cap`.
+    pub(crate) fn check(&self, body: Option<&[u8]>, content_type: Option<&str>, cap: usize) -> Vec<RequestError> {
+        let Some(body) = body else {
+            return if self.required { vec![self.error("the request body is required", 400)] } else { Vec::new() };
+        };
+        let Some(content_type) = content_type else {
+            return vec![self.error("the request has a body but no Content-Type", 415)];
+        };
+        let Some(media) = self.media_for(&essence(content_type)) else {
+            return vec![
+                self.error(&format!("Content-Type {content_type:?} is not among the request body's media types"), 415)
+            ];
+        };
+        let Some((schema, schema_at)) = &media.schema else { return Vec::new() };
+        match schema.validate_bytes(body) {
+            Ok(failures) => failures
+                .into_iter()
+                .take(cap)
+                .map(|f| RequestError {
+                    location: Where::Body,
+                    name: String::new(),
+                    instance_location: f.instance_location,
+                    keyword_location: format!("{schema_at}{}", f.keyword_location),
+                    message: f.message,
+                    status: 400,
+                    position: Some(BodyPosition { byte: f.byte, line: f.line, column: f.column }),
+                })
+                .collect(),
+            Err(e) => vec![RequestError {
+                position: Some(BodyPosition { byte: e.offset, line: e.line, column: e.column }),
+                ..self.error(&format!("the body is not JSON: {}", e.kind), 400)
+            }],
+        }
+    }
+
+    fn media_for(&self, essence: &str) -> Option<&Media> {
+        let wildcard = essence.split_once('/').map(|(t, _)| format!("{t}/*"));
+        let find = |range: &str| self.media.iter().find(|m| m.range == range);
+        find(essence).or_else(|| wildcard.and_then(|w| find(&w))).or_else(|| find("*/*"))
+    }
+
+    fn error(&self, message: &str, status: u16) -> RequestError {
+        RequestError {
+            location: Where::Body,
+            name: String::new(),
+            instance_location: String::new(),
+            keyword_location: self.at.clone(),
+            message: message.to_owned(),
+            status,
+            position: None,
+        }
+    }
+}
+
+/// `type/subtype` of a media type, lower case, parameters dropped.
+fn essence(media_type: &str) -> String {
+    media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+}
+
+/// Whether bodies of `range` are JSON: `application/json` or a `+json`
+/// structured syntax suffix.
+fn is_json(range: &str) -> bool {
+    range == "application/json" || range.ends_with("+json")
+}

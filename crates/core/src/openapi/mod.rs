@@ -1,0 +1,107 @@
+//! OpenAPI 3.0/3.1 request validation: a spec compiled once into an
+//! immutable [`Api`] (`spec`), then per request one route lookup
+//! (`router`), each declared parameter parsed by its style and coerced
+//! strictly (`params`, `query`, `coerce`, `shape`), and the body checked
+//! by qjson's JSON Schema validator over qjson's parse (`body`); all
+//! schemas compiled with [`crate::schema::Schema`] (`schemas`).
+
+mod body;
+mod coerce;
+mod errors;
+mod params;
+mod pointer;
+mod query;
+mod router;
+mod schemas;
+mod shape;
+mod spec;
+mod validate;
+
+use std::sync::Arc;
+
+pub use errors::{BodyPosition, RequestError, SpecError, Where};
+pub use pointer::OPENAPI_MAX_REF_CHAIN;
+pub use schemas::OPENAPI_MAX_SCHEMA_OBJECTS;
+
+/// Default cap on the errors `validate_request` returns.
+pub const OPENAPI_DEFAULT_MAX_ERRORS: usize = 100;
+
+/// Options of a compiled spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiOptions {
+    /// Most errors a request gets (1: the first only; 0: the default).
+    pub max_errors: usize,
+    /// `format` is an assertion in the spec's schemas, not an annotation.
+    pub formats: bool,
+}
+
+impl Default for ApiOptions {
+    fn default() -> Self {
+        ApiOptions { max_errors: OPENAPI_DEFAULT_MAX_ERRORS, formats: false }
+    }
+}
+
+/// One request, as a gateway has it.
+pub struct Request<'a> {
+    /// The HTTP method, any case.
+    pub method: &'a str,
+    /// The raw (percent-encoded) path, without the query.
+    pub path: &'a str,
+    /// The raw query string, without '?'.
+    pub query: Option<&'a str>,
+    /// A header's value by its lower-case name: only declared headers are
+    /// asked for.
+    pub headers: &'a dyn Fn(&str) -> Option<&'a [u8]>,
+    pub body: Option<&'a [u8]>,
+    pub content_type: Option<&'a str>,
+}
+
+/// The operation a valid request matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched<'a> {
+    pub operation_id: Option<&'a str>,
+    /// The path template, as in the spec's `paths`.
+    pub template: &'a str,
+    /// Each path parameter's name and its value as JSON text.
+    pub path_params: Vec<(&'a str, String)>,
+}
+
+/// A compiled spec.
+pub struct Api {
+    router: router::Router,
+    paths: Vec<PathItem>,
+    /// The servers' base paths, longest first ("" for the root).
+    bases: Vec<String>,
+    opts: ApiOptions,
+}
+
+struct PathItem {
+    /// Lower-case method → operation.
+    operations: Vec<(String, Operation)>,
+    /// The template's variable names, in order.
+    variables: Vec<String>,
+}
+
+struct Operation {
+    id: Option<String>,
+    template: String,
+    params: Vec<Arc<params::Param>>,
+    body: Option<body::Body>,
+}
+
+impl Api {
+    /// Compiles a spec given as JSON text.
+    pub fn compile(spec: &[u8], opts: &ApiOptions) -> Result<Api, SpecError> {
+        let mut opts = *opts;
+        if opts.max_errors == 0 {
+            opts.max_errors = OPENAPI_DEFAULT_MAX_ERRORS;
+        }
+        spec::compile(spec, &opts)
+    }
+
+    /// Checks `req`: the operation it matched, or its errors (at most
+    /// `max_errors`; 404 and 405 alone).
+    pub fn validate_request(&self, req: &Request<'_>) -> Result<Matched<'_>, Vec<RequestError>> {
+        validate::request(self, req)
+    }
+}

@@ -1,0 +1,156 @@
+//! One request against the compiled spec: route, then path, query and
+//! header parameters, then the body, collecting errors up to the cap.
+
+use super::errors::{RequestError, Where};
+use super::params::{In, Param};
+use super::query::Query;
+use super::{Api, Matched, Operation, PathItem, Request};
+
+pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>, Vec<RequestError>> {
+    let (item, op, values) = route(api, req)?;
+    let cap = api.opts.max_errors;
+    let mut errors = Vec::new();
+    let mut path_params = Vec::new();
+    for (name, raw) in item.variables.iter().zip(&values) {
+        let param = op.params.iter().find(|p| p.location == In::Path && &p.name == name).expect("checked at compile");
+        match param.read_path(raw) {
+            Ok(json) => {
+                check(param, Where::Path, &json, &mut errors);
+                path_params.push((name.as_str(), json));
+            }
+            Err(why) => errors.push(param_error(param, Where::Path, why)),
+        }
+        if errors.len() >= cap {
+            return Err(capped(errors, cap));
+        }
+    }
+    let query = match Query::parse(req.query.unwrap_or_default()) {
+        Ok(q) => q,
+        Err(why) => {
+            errors.push(RequestError {
+                location: Where::Query,
+                name: String::new(),
+                instance_location: String::new(),
+                keyword_location: String::new(),
+                message: why,
+                status: 400,
+                position: None,
+            });
+            return Err(capped(errors, cap));
+        }
+    };
+    for param in op.params.iter().filter(|p| p.location != In::Path) {
+        let (location, value) = match param.location {
+            In::Query => (Where::Query, param.read_query(&query)),
+            _ => (
+                Where::Header,
+                (req.headers)(&param.name.to_ascii_lowercase()).map(|v| param.read_header(v)).transpose(),
+            ),
+        };
+        match value {
+            Ok(Some(json)) => check(param, location, &json, &mut errors),
+            Ok(None) if param.required => errors.push(param_error(param, location, "is required".into())),
+            Ok(None) => {}
+            Err(why) => errors.push(param_error(param, location, why)),
+        }
+        if errors.len() >= cap {
+            return Err(capped(errors, cap));
+        }
+    }
+    if let Some(body) = &op.body {
+        errors.extend(body.check(req.body, req.content_type, cap - errors.len()));
+    }
+    if !errors.is_empty() {
+        return Err(capped(errors, cap));
+    }
+    Ok(Matched { operation_id: op.id.as_deref(), template: &op.template, path_params })
+}
+
+/// The path item and operation of the request and its template's raw
+/// variable values; 404 when no path matches, 405 when a path does but
+/// not with this method. A route with the method is preferred over one
+/// without (`/pets/mine` GET only and `/pets/{id}` DELETE: DELETE
+/// /pets/mine is the second).
+fn route<'a, 'p>(
+    api: &'a Api,
+    req: &Request<'p>,
+) -> Result<(&'a PathItem, &'a Operation, Vec<&'p str>), Vec<RequestError>> {
+    let method = req.method.to_ascii_lowercase();
+    let mut found = None;
+    let mut any_path = false;
+    for base in &api.bases {
+        let Some(rest) = req.path.strip_prefix(base.as_str()) else { continue };
+        let rest = match rest {
+            "" => "/",
+            r if r.starts_with('/') => r,
+            _ => continue,
+        };
+        any_path |= api.router.find(rest, &mut |route| {
+            let item = &api.paths[route.target];
+            match item.operations.iter().find(|(m, _)| *m == method) {
+                Some((_, op)) => {
+                    found = Some((item, op, route.values.clone()));
+                    true
+                }
+                None => false,
+            }
+        });
+        if found.is_some() {
+            break;
+        }
+    }
+    match found {
+        Some(f) => Ok(f),
+        None => {
+            let (status, message) = if any_path {
+                (405, format!("method {} is not allowed on this path", req.method))
+            } else {
+                (404, format!("no path of the spec matches {:?}", req.path))
+            };
+            Err(vec![RequestError {
+                location: Where::Route,
+                name: String::new(),
+                instance_location: String::new(),
+                keyword_location: String::new(),
+                message,
+                status,
+                position: None,
+            }])
+        }
+    }
+}
+
+/// Validates a parameter's JSON text with its schema. The text is parsed
+/// again by the validator: small, and one mechanism for every value.
+fn check(param: &Param, location: Where, json: &str, errors: &mut Vec<RequestError>) {
+    match param.schema.validate_bytes(json.as_bytes()) {
+        Ok(failures) => errors.extend(failures.into_iter().map(|f| RequestError {
+            location,
+            name: param.name.clone(),
+            instance_location: f.instance_location,
+            keyword_location: format!("{}{}", param.schema_at, f.keyword_location),
+            message: f.message,
+            status: 400,
+            position: None,
+        })),
+        // Built as JSON; qjson's parser may still refuse a number (out of range).
+        Err(e) => errors.push(param_error(param, location, format!("value cannot be read: {}", e.kind))),
+    }
+}
+
+fn param_error(param: &Param, location: Where, why: String) -> RequestError {
+    RequestError {
+        location,
+        name: param.name.clone(),
+        instance_location: String::new(),
+        keyword_location: param.at.clone(),
+        message: why,
+        status: 400,
+        position: None,
+    }
+}
+
+fn capped(mut errors: Vec<RequestError>, cap: usize) -> Vec<RequestError> {
+    errors.truncate(cap);
+    errors
+}

@@ -1,0 +1,484 @@
+//! OpenAPI request validation: the founding scenario of issue 42, routing,
+//! every parameter style with the OpenAPI 3.1.1 style table's examples,
+//! strict coercion, and specs refused.
+#![cfg(feature = "openapi")]
+
+use qjson_core::openapi::{Api, ApiOptions, Matched, Request, RequestError, Where};
+use serde_json::json;
+
+fn api(spec: serde_json::Value) -> Api {
+    Api::compile(spec.to_string().as_bytes(), &ApiOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn no_headers<'a>(_: &str) -> Option<&'a [u8]> {
+    None
+}
+
+fn get<'a>(api: &'a Api, path: &'a str, query: &'a str) -> Result<Matched<'a>, Vec<RequestError>> {
+    api.validate_request(&Request {
+        method: "GET",
+        path,
+        query: Some(query),
+        headers: &no_headers,
+        body: None,
+        content_type: None,
+    })
+}
+
+// --- The founding scenario ---------------------------------------------
+
+fn users_spec() -> serde_json::Value {
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": "users", "version": "1"},
+        "paths": {"/users/{userId}": {"post": {
+            "operationId": "updateUser",
+            "parameters": [
+                {"name": "userId", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1}},
+                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                {"name": "X-Request-Id", "in": "header", "required": true, "schema": {"type": "string"}}
+            ],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}}
+        }}},
+        "components": {"schemas": {"User": {
+            "type": "object",
+            "required": ["name", "age"],
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "age": {"type": "integer", "minimum": 0},
+                "score": {"type": "number"},
+                "active": {"type": "boolean"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "address": {"type": "object", "properties": {"city": {"type": "string"}, "zip": {"type": "string"}}, "required": ["city"]},
+                "meta": {"type": "object", "additionalProperties": {"type": "string"}},
+                "role": {"type": "string", "enum": ["admin", "user", "guest"]},
+                "email": {"type": "string", "pattern": "^[^@]+@[^@]+$"},
+                "nickname": {"type": "string", "nullable": true}
+            }
+        }}}
+    })
+}
+
+const BODY: &str = r#"{"name":"Alice Example-Longname","age":30,"score":97.5,"active":true,"tags":["alpha","beta","gamma","delta"],"address":{"city":"Paris","zip":"75001","street":"10 rue de Rivoli"},"meta":{"source":"web","campaign":"spring-sale"},"role":"admin","email":"alice@example.com","nickname":null}"#;
+
+fn post_user<'a>(
+    api: &'a Api,
+    path: &'a str,
+    query: &'a str,
+    request_id: Option<&'static [u8]>,
+    body: Option<&'a str>,
+    content_type: &'a str,
+) -> Result<Matched<'a>, Vec<RequestError>> {
+    let headers = move |name: &str| if name == "x-request-id" { request_id } else { None };
+    api.validate_request(&Request {
+        method: "POST",
+        path,
+        query: Some(query),
+        headers: &headers,
+        body: body.map(str::as_bytes),
+        content_type: Some(content_type),
+    })
+}
+
+fn one_error(r: Result<Matched<'_>, Vec<RequestError>>) -> RequestError {
+    let errors = r.expect_err("the request is invalid");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    errors.into_iter().next().unwrap()
+}
+
+#[test]
+fn founding_scenario_valid() {
+    let api = api(users_spec());
+    assert!(BODY.len() >= 250 && BODY.len() <= 350, "{}", BODY.len());
+    let m = post_user(&api, "/users/42", "limit=10", Some(b"req-1"), Some(BODY), "application/json").unwrap();
+    assert_eq!(m.operation_id, Some("updateUser"));
+    assert_eq!(m.template, "/users/{userId}");
+    assert_eq!(m.path_params, vec![("userId", "42".to_owned())]);
+    // A +json media type with parameters is the same media type's body.
+    let e = one_error(post_user(&api, "/users/42", "limit=10", Some(b"r"), Some(BODY), "text/plain"));
+    assert_eq!(e.status, 415);
+}
+
+#[test]
+fn founding_scenario_each_invalid_kind() {
+    let api = api(users_spec());
+    let e = one_error(post_user(&api, "/users/0", "limit=10", Some(b"r"), Some(BODY), "application/json"));
+    assert_eq!((e.location, e.name.as_str(), e.status), (Where::Path, "userId", 400));
+    assert!(e.keyword_location.ends_with("/schema/minimum"), "{}", e.keyword_location);
+
+    let e = one_error(post_user(&api, "/users/abc", "limit=10", Some(b"r"), Some(BODY), "application/json"));
+    assert_eq!((e.location, e.name.as_str()), (Where::Path, "userId"));
+
+    let e = one_error(post_user(&api, "/users/42", "limit=101", Some(b"r"), Some(BODY), "application/json"));
+    assert_eq!((e.location, e.name.as_str()), (Where::Query, "limit"));
+    assert!(e.keyword_location.ends_with("/schema/maximum"), "{}", e.keyword_location);
+
+    let e = one_error(post_user(&api, "/users/42", "limit=10", None, Some(BODY), "application/json"));
+    assert_eq!((e.location, e.name.as_str(), e.message.as_str()), (Where::Header, "X-Request-Id", "is required"));
+
+    let e = one_error(post_user(&api, "/users/42", "limit=10", Some(b"r"), None, "application/json"));
+    assert_eq!((e.location, e.status), (Where::Body, 400));
+
+    let e = one_error(post_user(&api, "/users/42", "limit=10", Some(b"r"), Some(BODY), "application/xml"));
+    assert_eq!((e.location, e.status), (Where::Body, 415));
+
+    let not_json = "{\"name\": \"a\",\n \"age\": }";
+    let e = one_error(post_user(&api, "/users/42", "", Some(b"r"), Some(not_json), "application/json"));
+    let p = e.position.expect("located");
+    assert_eq!((p.line, p.column), (2, 9), "{e:?}");
+
+    for (field, bad, keyword) in [
+        ("name", r#""name":"""#, "minLength"),
+        ("age", r#""age":30.5"#, "type"),
+        ("score", r#""score":"high""#, "type"),
+        ("active", r#""active":"true""#, "type"),
+        ("tags", r#""tags":["a",1,"c"]"#, "type"),
+        ("address", r#""address":{"zip":"75001"}"#, "required"),
+        ("meta", r#""meta":{"source":1}"#, "type"),
+        ("role", r#""role":"root""#, "enum"),
+        ("email", r#""email":"nobody""#, "pattern"),
+    ] {
+        let start = BODY.find(&format!("\"{field}\":")).unwrap();
+        let end = start + BODY[start..].find(&*next_member_end(&BODY[start..])).unwrap();
+        let body = format!("{}{}{}", &BODY[..start], bad, &BODY[end..]);
+        let e = one_error(post_user(&api, "/users/42", "limit=10", Some(b"r"), Some(&body), "application/json"));
+        assert_eq!((e.location, e.status), (Where::Body, 400), "{field}");
+        assert!(e.keyword_location.ends_with(keyword), "{field}: {}", e.keyword_location);
+        // The body's schema is a $ref: keywords are located in the component.
+        assert!(
+            e.keyword_location.starts_with(&format!("/components/schemas/User/properties/{field}/")),
+            "{}",
+            e.keyword_location
+        );
+        assert!(e.instance_location.starts_with(&format!("/{field}")), "{field}: {}", e.instance_location);
+        assert!(e.position.is_some());
+    }
+}
+
+/// The text of the member starting `s` up to (not including) the ',' or
+/// '}' that ends it at depth 0.
+fn next_member_end(s: &str) -> String {
+    let mut depth = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' if depth == 0 => return s[i..].to_owned(),
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => return s[i..].to_owned(),
+            _ => {}
+        }
+    }
+    String::new()
+}
+
+#[test]
+fn all_errors_or_the_first() {
+    let spec = users_spec();
+    let all = api(spec.clone());
+    let errors =
+        post_user(&all, "/users/0", "limit=0", None, Some(r#"{"name":"","age":-1}"#), "application/json").unwrap_err();
+    let places: Vec<Where> = errors.iter().map(|e| e.location).collect();
+    assert_eq!(places, [Where::Path, Where::Query, Where::Header, Where::Body, Where::Body], "{errors:?}");
+    let first = Api::compile(spec.to_string().as_bytes(), &ApiOptions { max_errors: 1, ..Default::default() }).unwrap();
+    let errors = post_user(&first, "/users/0", "limit=0", None, None, "application/json").unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].location, Where::Path);
+}
+
+#[test]
+fn strict_coercion_of_integers() {
+    let api = api(users_spec());
+    for bad in ["0x10", "%2010%20", "1e1", "%2B1", "+1", "1.0", "010", ""] {
+        let e = one_error(post_user(
+            &api,
+            "/users/42",
+            &format!("limit={bad}"),
+            Some(b"r"),
+            Some(BODY),
+            "application/json",
+        ));
+        assert_eq!((e.location, e.name.as_str()), (Where::Query, "limit"), "{bad}");
+        assert!(e.message.contains("not an integer"), "{bad}: {}", e.message);
+    }
+    // A repeated scalar is refused, whichever value is valid.
+    let e = one_error(post_user(&api, "/users/42", "limit=10&limit=20", Some(b"r"), Some(BODY), "application/json"));
+    assert!(e.message.contains("2 times"), "{}", e.message);
+}
+
+#[test]
+fn strict_coercion_of_booleans_and_numbers() {
+    let spec = json!({"openapi": "3.1.0", "paths": {"/t": {"get": {"parameters": [
+        {"name": "b", "in": "query", "schema": {"type": "boolean"}},
+        {"name": "n", "in": "query", "schema": {"type": "number"}},
+        {"name": "s", "in": "query", "schema": {"type": ["integer", "string"]}}
+    ]}}}});
+    let api = api(spec);
+    for ok in ["b=true", "b=false", "n=1.5", "n=-2e3", "s=12", "s=0x10", "s=hello%20world"] {
+        assert!(get(&api, "/t", ok).is_ok(), "{ok}");
+    }
+    for bad in ["b=True", "b=1", "b=yes", "n=.5", "n=NaN", "n=1.", "n=Infinity"] {
+        assert_eq!(one_error(get(&api, "/t", bad)).location, Where::Query, "{bad}");
+    }
+}
+
+// --- Routing -----------------------------------------------------------
+
+fn op(id: &str) -> serde_json::Value {
+    json!({"operationId": id})
+}
+
+fn with_path_param(id: &str, names: &[&str]) -> serde_json::Value {
+    let params: Vec<_> = names
+        .iter()
+        .map(|n| json!({"name": n, "in": "path", "required": true, "schema": {"type": "string"}}))
+        .collect();
+    json!({"operationId": id, "parameters": params})
+}
+
+#[test]
+fn literal_segments_before_templated_ones() {
+    let api = api(json!({"openapi": "3.1.0", "paths": {
+        "/pets/{petId}": {"get": with_path_param("getPet", &["petId"]), "delete": with_path_param("deletePet", &["petId"])},
+        "/pets/mine": {"get": op("getMine")},
+        "/pets/{petId}/toys": {"get": with_path_param("toys", &["petId"])},
+        "/files/{name}.{ext}": {"get": with_path_param("file", &["name", "ext"])}
+    }}));
+    assert_eq!(get(&api, "/pets/mine", "").unwrap().operation_id, Some("getMine"));
+    assert_eq!(get(&api, "/pets/7", "").unwrap().operation_id, Some("getPet"));
+    // /pets/mine has no toys route of its own: the templated one takes it.
+    assert_eq!(get(&api, "/pets/mine/toys", "").unwrap().path_params, vec![("petId", "\"mine\"".to_owned())]);
+    let m = get(&api, "/files/archive.tar.gz", "").unwrap();
+    assert_eq!(m.path_params, vec![("name", "\"archive\"".to_owned()), ("ext", "\"tar.gz\"".to_owned())]);
+    // A method only the templated path has: that path, not 405.
+    let del = Request {
+        method: "DELETE",
+        path: "/pets/mine",
+        query: None,
+        headers: &no_headers,
+        body: None,
+        content_type: None,
+    };
+    assert_eq!(api.validate_request(&del).unwrap().operation_id, Some("deletePet"));
+}
+
+#[test]
+fn not_found_and_method_not_allowed_told_apart() {
+    let api = api(json!({"openapi": "3.1.0", "paths": {"/pets/mine": {"get": op("getMine")}}}));
+    assert_eq!(one_error(get(&api, "/cats", "")).status, 404);
+    assert_eq!(one_error(get(&api, "/pets/mine/x", "")).status, 404);
+    let post = Request {
+        method: "POST",
+        path: "/pets/mine",
+        query: None,
+        headers: &no_headers,
+        body: None,
+        content_type: None,
+    };
+    let e = one_error(api.validate_request(&post));
+    assert_eq!((e.location, e.status), (Where::Route, 405));
+}
+
+#[test]
+fn servers_base_paths() {
+    let api = api(json!({"openapi": "3.0.0",
+        "servers": [{"url": "https://api.example.com/v1"}, {"url": "/{version}/api", "variables": {"version": {"default": "v2"}}}],
+        "paths": {"/pets": {"get": op("list")}}}));
+    assert!(get(&api, "/v1/pets", "").is_ok());
+    assert!(get(&api, "/v2/api/pets", "").is_ok());
+    assert_eq!(one_error(get(&api, "/pets", "")).status, 404);
+    assert_eq!(one_error(get(&api, "/v1x/pets", "")).status, 404);
+}
+
+#[test]
+fn identical_templates_are_refused() {
+    let spec = json!({"openapi": "3.1.0", "paths": {
+        "/a/{x}": {"get": with_path_param("x", &["x"])},
+        "/a/{y}": {"get": with_path_param("y", &["y"])}}});
+    let e = Api::compile(spec.to_string().as_bytes(), &ApiOptions::default()).err().expect("refused");
+    assert!(e.location.starts_with("/paths/~1a~1{"), "{e}");
+}
+
+// --- Parameter styles (OpenAPI 3.1.1's style examples) -------------------
+
+fn style_api(location: &str, style: &str, explode: bool, schema: serde_json::Value) -> Api {
+    let path = if location == "path" { "/c/{color}" } else { "/c" };
+    api(json!({"openapi": "3.1.0", "paths": {path: {"get": {"parameters": [
+        {"name": "color", "in": location, "required": true, "style": style, "explode": explode, "schema": schema}
+    ]}}}}))
+}
+
+fn scalar() -> serde_json::Value {
+    json!({"type": "integer", "const": 5})
+}
+fn array() -> serde_json::Value {
+    json!({"type": "array", "items": {"type": "integer"}, "const": [3, 4, 5]})
+}
+fn object() -> serde_json::Value {
+    json!({"type": "object", "properties": {"R": {"type": "integer"}, "G": {"type": "integer"}, "B": {"type": "integer"}},
+           "const": {"R": 100, "G": 200, "B": 150}})
+}
+
+#[test]
+fn path_styles() {
+    for (style, explode, s, a, o) in [
+        ("simple", false, "5", "3,4,5", "R,100,G,200,B,150"),
+        ("simple", true, "5", "3,4,5", "R=100,G=200,B=150"),
+        ("label", false, ".5", ".3,4,5", ".R,100,G,200,B,150"),
+        ("label", true, ".5", ".3.4.5", ".R=100.G=200.B=150"),
+        ("matrix", false, ";color=5", ";color=3,4,5", ";color=R,100,G,200,B,150"),
+        ("matrix", true, ";color=5", ";color=3;color=4;color=5", ";R=100;G=200;B=150"),
+    ] {
+        for (schema, text) in [(scalar(), s), (array(), a), (object(), o)] {
+            let api = style_api("path", style, explode, schema.clone());
+            let path = format!("/c/{text}");
+            let r = get(&api, &path, "");
+            assert!(r.is_ok(), "{style} explode={explode} {text}: {r:?}");
+            // The const makes a wrong parse fail: the parse is checked.
+            let wrong = format!("/c/{}", text.replace('5', "6"));
+            assert!(get(&api, &wrong, "").is_err(), "{style} explode={explode} {wrong}");
+        }
+    }
+}
+
+#[test]
+fn query_styles() {
+    for (style, explode, schema, text) in [
+        ("form", true, scalar(), "color=5"),
+        ("form", false, scalar(), "color=5"),
+        ("form", true, array(), "color=3&color=4&color=5"),
+        ("form", false, array(), "color=3,4,5"),
+        ("form", true, object(), "R=100&G=200&B=150"),
+        ("form", false, object(), "color=R,100,G,200,B,150"),
+        ("spaceDelimited", false, array(), "color=3%204%205"),
+        ("spaceDelimited", false, object(), "color=R%20100%20G%20200%20B%20150"),
+        ("spaceDelimited", true, array(), "color=3&color=4&color=5"),
+        ("pipeDelimited", false, array(), "color=3|4|5"),
+        ("pipeDelimited", false, object(), "color=R|100|G|200|B|150"),
+        ("pipeDelimited", true, array(), "color=3&color=4&color=5"),
+        ("deepObject", true, object(), "color%5BR%5D=100&color[G]=200&color[B]=150"),
+    ] {
+        let api = style_api("query", style, explode, schema);
+        assert!(get(&api, "/c", text).is_ok(), "{style} explode={explode} {text}: {:?}", get(&api, "/c", text));
+        let wrong = text.replace('5', "6");
+        assert!(get(&api, "/c", &wrong).is_err(), "{style} explode={explode} {wrong}");
+    }
+}
+
+#[test]
+fn header_styles() {
+    for (explode, schema, text) in [
+        (false, scalar(), &b"5"[..]),
+        (false, array(), b"3,4,5"),
+        (false, object(), b"R,100,G,200,B,150"),
+        (true, object(), b"R=100,G=200,B=150"),
+    ] {
+        let api = style_api("header", "simple", explode, schema);
+        let headers = move |name: &str| (name == "color").then_some(text);
+        let req = Request { method: "GET", path: "/c", query: None, headers: &headers, body: None, content_type: None };
+        assert!(api.validate_request(&req).is_ok(), "explode={explode} {text:?}");
+    }
+}
+
+#[test]
+fn undefined_style_combinations_are_refused() {
+    for (location, style, explode, schema) in [
+        ("query", "spaceDelimited", false, scalar()),
+        ("query", "deepObject", true, array()),
+        ("query", "pipeDelimited", true, object()),
+        ("path", "form", false, scalar()),
+        ("query", "matrix", false, scalar()),
+    ] {
+        let path = if location == "path" { "/c/{color}" } else { "/c" };
+        let spec = json!({"openapi": "3.1.0", "paths": {path: {"get": {"parameters": [
+            {"name": "color", "in": location, "required": true, "style": style, "explode": explode, "schema": schema}]}}}});
+        let e = Api::compile(spec.to_string().as_bytes(), &ApiOptions::default()).err().expect("refused");
+        assert!(e.location.ends_with("/parameters/0/style"), "{style}: {e}");
+    }
+}
+
+// --- Specs refused -------------------------------------------------------
+
+fn refused(spec: serde_json::Value) -> qjson_core::openapi::SpecError {
+    Api::compile(spec.to_string().as_bytes(), &ApiOptions::default()).err().expect("the spec is refused")
+}
+
+#[test]
+fn an_uncompilable_schema_is_refused_not_skipped() {
+    let mut spec = users_spec();
+    spec["components"]["schemas"]["User"]["properties"]["email"]["pattern"] = json!("(unclosed");
+    let e = refused(spec);
+    assert_eq!(e.location, "/components/schemas/User/properties/email/pattern", "{e}");
+
+    let mut spec = users_spec();
+    spec["paths"]["/users/{userId}"]["post"]["parameters"][1]["schema"]["minimum"] = json!("one");
+    let e = refused(spec);
+    assert!(e.location.starts_with("/paths/~1users~1{userId}/post/parameters/1/schema"), "{e}");
+}
+
+#[test]
+fn ref_cycles_and_long_chains_are_refused() {
+    let mut spec = users_spec();
+    spec["components"]["parameters"] =
+        json!({"A": {"$ref": "#/components/parameters/B"}, "B": {"$ref": "#/components/parameters/A"}});
+    spec["paths"]["/users/{userId}"]["post"]["parameters"][1] = json!({"$ref": "#/components/parameters/A"});
+    assert!(refused(spec).message.contains("cycle"));
+
+    let mut spec = users_spec();
+    let mut chain = serde_json::Map::new();
+    for i in 0..1000 {
+        chain.insert(format!("P{i}"), json!({"$ref": format!("#/components/parameters/P{}", i + 1)}));
+    }
+    chain.insert("P1000".into(), json!({"name": "limit", "in": "query", "schema": {"type": "integer"}}));
+    spec["components"]["parameters"] = serde_json::Value::Object(chain);
+    spec["paths"]["/users/{userId}"]["post"]["parameters"][1] = json!({"$ref": "#/components/parameters/P0"});
+    assert!(refused(spec).message.contains("chain longer"));
+
+    // Schemas: a cycle of bare $refs names no schema; a recursive schema is fine.
+    let mut spec = users_spec();
+    spec["components"]["schemas"]["A"] = json!({"$ref": "#/components/schemas/B"});
+    spec["components"]["schemas"]["B"] = json!({"$ref": "#/components/schemas/A"});
+    spec["paths"]["/users/{userId}"]["post"]["requestBody"]["content"]["application/json"]["schema"] =
+        json!({"$ref": "#/components/schemas/A"});
+    assert!(refused(spec).message.contains("cycle"));
+    let mut spec = users_spec();
+    spec["components"]["schemas"]["Tree"] = json!({"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/components/schemas/Tree"}}}});
+    spec["paths"]["/users/{userId}"]["post"]["requestBody"]["content"]["application/json"]["schema"] =
+        json!({"$ref": "#/components/schemas/Tree"});
+    let api = api(spec);
+    let ok = post_user(&api, "/users/1", "", Some(b"r"), Some(r#"{"kids":[{"kids":[]}]}"#), "application/json");
+    assert!(ok.is_ok(), "{ok:?}");
+    let bad = post_user(&api, "/users/1", "", Some(b"r"), Some(r#"{"kids":[{"kids":1}]}"#), "application/json");
+    assert_eq!(one_error(bad).instance_location, "/kids/0/kids");
+}
+
+#[test]
+fn unsupported_parts_are_refused_not_ignored() {
+    let cookie = json!({"openapi": "3.1.0", "paths": {"/c": {"get": {"parameters": [
+        {"name": "s", "in": "cookie", "schema": {"type": "string"}}]}}}});
+    assert_eq!(refused(cookie).location, "/paths/~1c/get/parameters/0/in");
+    let form = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
+        "application/x-www-form-urlencoded": {"schema": {"type": "object"}}}}}}}});
+    assert!(refused(form).message.contains("cannot be validated yet"));
+    let remote = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
+        "application/json": {"schema": {"$ref": "other.json#/x"}}}}}}}});
+    assert!(refused(remote).message.contains("never fetches"));
+    assert_eq!(refused(json!({"openapi": "2.0"})).location, "/openapi");
+}
+
+#[test]
+fn openapi_30_nullable_and_exclusive_minimum() {
+    let mut spec = users_spec();
+    spec["components"]["schemas"]["User"]["properties"]["age"] =
+        json!({"type": "integer", "minimum": 0, "exclusiveMinimum": true});
+    let api = api(spec);
+    let zero = BODY.replace("\"age\":30", "\"age\":0");
+    let e = one_error(post_user(&api, "/users/1", "", Some(b"r"), Some(&zero), "application/json"));
+    assert_eq!(e.instance_location, "/age");
+    // nickname is nullable: null passes (BODY has it), a number does not.
+    assert!(post_user(&api, "/users/1", "", Some(b"r"), Some(BODY), "application/json").is_ok());
+    let num = BODY.replace("\"nickname\":null", "\"nickname\":1");
+    assert_eq!(
+        one_error(post_user(&api, "/users/1", "", Some(b"r"), Some(&num), "application/json")).instance_location,
+        "/nickname"
+    );
+}
