@@ -482,3 +482,12 @@ fn openapi_30_nullable_and_exclusive_minimum() {
         "/nickname"
     );
 }
+
+#[test]
+fn header_names_are_those_of_the_routed_operation() {
+    let a = api(users_spec());
+    assert_eq!(a.header_names("POST", "/users/42"), ["x-request-id"]);
+    assert_eq!(a.header_names("post", "/users/abc"), ["x-request-id"], "routing does not check values");
+    assert!(a.header_names("GET", "/users/42").is_empty(), "405: no operation");
+    assert!(a.header_names("POST", "/nowhere").is_empty(), "404: no operation");
+}

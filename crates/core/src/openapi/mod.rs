@@ -87,6 +87,8 @@ struct Operation {
     template: String,
     params: Vec<Arc<params::Param>>,
     body: Option<body::Body>,
+    /// The lower-case header names `params` read.
+    headers: Vec<String>,
 }
 
 impl Api {
@@ -103,5 +105,16 @@ impl Api {
     /// `max_errors`; 404 and 405 alone).
     pub fn validate_request(&self, req: &Request<'_>) -> Result<Matched<'_>, Vec<RequestError>> {
         validate::request(self, req)
+    }
+
+    /// The lower-case names of the headers that `validate_request` would
+    /// ask for on a request with this method and path (none when it has no
+    /// route): a binding reads just these from its caller first, then
+    /// validates with a lookup that makes no call back.
+    pub fn header_names(&self, method: &str, path: &str) -> &[String] {
+        match validate::route(self, method, path) {
+            Ok((_, op, _)) => &op.headers,
+            Err(_) => &[],
+        }
     }
 }

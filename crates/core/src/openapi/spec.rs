@@ -4,6 +4,8 @@
 //! body, each schema compiled. Any problem is an error located in the
 //! spec; nothing is skipped or left for later.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::body::Body;
@@ -134,9 +136,23 @@ fn path_item<'s>(
             Some(Value::String(id)) => Some(id.clone()),
             Some(_) => return Err(SpecError::new(&join(&op_at, "operationId"), "operationId must be a string")),
         };
-        operations.push((method.to_owned(), Operation { id, template: template.to_owned(), params, body }));
+        let headers = header_names(&params);
+        operations.push((method.to_owned(), Operation { id, template: template.to_owned(), params, body, headers }));
     }
     Ok(PathItem { operations, variables: variables(template) })
+}
+
+/// The lower-case names of the headers the operation's parameters read,
+/// each once: what a binding asks its caller for.
+fn header_names(params: &[Arc<Param>]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for p in params.iter().filter(|p| p.location == In::Header) {
+        let name = p.name.to_ascii_lowercase();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 fn parameters<'s>(

@@ -7,7 +7,7 @@ use super::query::Query;
 use super::{Api, Matched, Operation, PathItem, Request};
 
 pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>, Vec<RequestError>> {
-    let (item, op, values) = route(api, req)?;
+    let (item, op, values) = route(api, req.method, req.path)?;
     let cap = api.opts.max_errors;
     let mut errors = Vec::new();
     let mut path_params = Vec::new();
@@ -71,15 +71,17 @@ pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>
 /// not with this method. A route with the method is preferred over one
 /// without (`/pets/mine` GET only and `/pets/{id}` DELETE: DELETE
 /// /pets/mine is the second).
-fn route<'a, 'p>(
+pub(crate) fn route<'a, 'p>(
     api: &'a Api,
-    req: &Request<'p>,
+    method: &str,
+    path: &'p str,
 ) -> Result<(&'a PathItem, &'a Operation, Vec<&'p str>), Vec<RequestError>> {
-    let method = req.method.to_ascii_lowercase();
+    let shown_method = method;
+    let method = method.to_ascii_lowercase();
     let mut found = None;
     let mut any_path = false;
     for base in &api.bases {
-        let Some(rest) = req.path.strip_prefix(base.as_str()) else { continue };
+        let Some(rest) = path.strip_prefix(base.as_str()) else { continue };
         let rest = match rest {
             "" => "/",
             r if r.starts_with('/') => r,
@@ -103,9 +105,9 @@ fn route<'a, 'p>(
         Some(f) => Ok(f),
         None => {
             let (status, message) = if any_path {
-                (405, format!("method {} is not allowed on this path", req.method))
+                (405, format!("method {shown_method} is not allowed on this path"))
             } else {
-                (404, format!("no path of the spec matches {:?}", req.path))
+                (404, format!("no path of the spec matches {path:?}"))
             };
             Err(vec![RequestError {
                 location: Where::Route,
