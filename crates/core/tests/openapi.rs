@@ -453,9 +453,6 @@ fn ref_cycles_and_long_chains_are_refused() {
 
 #[test]
 fn unsupported_parts_are_refused_not_ignored() {
-    let cookie = json!({"openapi": "3.1.0", "paths": {"/c": {"get": {"parameters": [
-        {"name": "s", "in": "cookie", "schema": {"type": "string"}}]}}}});
-    assert_eq!(refused(cookie).location, "/paths/~1c/get/parameters/0/in");
     let form = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
         "application/x-www-form-urlencoded": {"schema": {"type": "object"}}}}}}}});
     assert!(refused(form).message.contains("cannot be validated yet"));
@@ -490,4 +487,131 @@ fn header_names_are_those_of_the_routed_operation() {
     assert_eq!(a.header_names("post", "/users/abc"), ["x-request-id"], "routing does not check values");
     assert!(a.header_names("GET", "/users/42").is_empty(), "405: no operation");
     assert!(a.header_names("POST", "/nowhere").is_empty(), "404: no operation");
+}
+
+// --- Cookie parameters (form style, OpenAPI 3.1.1's style table) ---------
+
+/// GET /c with the Cookie header `cookie` (when given).
+fn with_cookie<'a>(api: &'a Api, cookie: Option<&'a str>) -> Result<Matched<'a>, Vec<RequestError>> {
+    let headers = move |name: &str| if name == "cookie" { cookie.map(str::as_bytes) } else { None };
+    api.validate_request(&Request {
+        method: "GET",
+        path: "/c",
+        query: None,
+        headers: &headers,
+        body: None,
+        content_type: None,
+    })
+}
+
+#[test]
+fn cookie_styles() {
+    // The table's form examples; with explode, each item or property is a
+    // cookie of its own (`&` of RFC 6570's form is the Cookie header's `; `).
+    for (explode, schema, text) in [
+        (true, scalar(), "color=5"),
+        (false, scalar(), "color=5"),
+        (false, array(), "color=3,4,5"),
+        (true, array(), "color=3; color=4; color=5"),
+        (false, object(), "color=R,100,G,200,B,150"),
+        (true, object(), "R=100; G=200; B=150"),
+    ] {
+        let api = style_api("cookie", "form", explode, schema);
+        // Other cookies around it, RFC 6265's "; " with blanks tolerated.
+        let header = format!("session=abc;{text} ;theme=dark");
+        let r = with_cookie(&api, Some(&header));
+        assert!(r.is_ok(), "explode={explode} {header}: {r:?}");
+        let wrong = header.replace('5', "6");
+        let e = with_cookie(&api, Some(&wrong)).expect_err(&wrong);
+        assert_eq!((e[0].location, e[0].name.as_str()), (Where::Cookie, "color"), "{wrong}");
+        assert_eq!(e[0].location.as_str(), "cookie");
+    }
+}
+
+#[test]
+fn cookie_parameters_read_the_cookie_header() {
+    let spec = json!({"openapi": "3.0.3", "paths": {"/c": {"get": {"parameters": [
+        {"name": "a", "in": "cookie", "required": true, "schema": {"type": "integer"}},
+        {"name": "b", "in": "cookie", "schema": {"type": "string", "maxLength": 3}},
+        {"name": "X-B", "in": "header", "schema": {"type": "string"}}]}}}});
+    let api = api(spec);
+    assert_eq!(api.header_names("GET", "/c"), ["cookie", "x-b"]);
+    assert!(with_cookie(&api, Some("a=1; b=2")).is_ok());
+    // Values are percent-decoded (form style), `+` staying itself.
+    assert!(with_cookie(&api, Some("a=1; b=%C3%A9")).is_ok());
+    let e = one_error(with_cookie(&api, Some("a=1; b=a+b+c")));
+    assert_eq!((e.location, e.name.as_str()), (Where::Cookie, "b"));
+    let e = one_error(with_cookie(&api, None));
+    assert_eq!((e.location, e.name.as_str(), e.message.as_str()), (Where::Cookie, "a", "is required"));
+    let e = one_error(with_cookie(&api, Some("b=1")));
+    assert_eq!((e.location, e.name.as_str()), (Where::Cookie, "a"));
+    let e = one_error(with_cookie(&api, Some("a=x")));
+    assert!(e.message.contains("not an integer"), "{e}");
+    let e = one_error(with_cookie(&api, Some("a=1; a=2")));
+    assert!(e.message.contains("2 times"), "{e}");
+    // Any style but form is undefined for cookies.
+    let spec = json!({"openapi": "3.1.0", "paths": {"/c": {"get": {"parameters": [
+        {"name": "a", "in": "cookie", "style": "simple", "schema": {"type": "integer"}}]}}}});
+    assert_eq!(refused(spec).location, "/paths/~1c/get/parameters/0/style");
+}
+
+// --- content-encoded parameters ------------------------------------------
+
+fn content_api(location: &str) -> Api {
+    let path = if location == "path" { "/c/{f}" } else { "/c" };
+    api(json!({"openapi": "3.1.0", "paths": {path: {"get": {"parameters": [
+        {"name": "f", "in": location, "required": true, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["lat"], "properties": {"lat": {"type": "number", "maximum": 90}}}}}}
+    ]}}}}))
+}
+
+#[test]
+fn content_encoded_parameters_are_json() {
+    // The spec's example: a query parameter holding a JSON object.
+    let api = content_api("query");
+    assert!(get(&api, "/c", "f=%7B%22lat%22%3A45.5%2C%22long%22%3A-122.6%7D").is_ok());
+    assert!(get(&api, "/c", r#"f={"lat":+45}"#).is_ok(), "+ is a space in a query");
+    let e = one_error(get(&api, "/c", "f=%7B%22lat%22%3A95%7D"));
+    assert_eq!((e.location, e.instance_location.as_str()), (Where::Query, "/lat"));
+    assert!(e.keyword_location.ends_with("/content/application~1json/schema/properties/lat/maximum"), "{e:?}");
+    let e = one_error(get(&api, "/c", "f={lat:1}"));
+    assert!(e.message.starts_with("is not JSON"), "{e}");
+    assert_eq!(one_error(get(&api, "/c", "")).message, "is required");
+
+    let api = content_api("path");
+    assert!(get(&api, "/c/%7B%22lat%22:1%7D", "").is_ok());
+    assert_eq!(one_error(get(&api, "/c/%7B%7D", "")).location, Where::Path);
+
+    let api = content_api("header");
+    let headers = |name: &str| (name == "f").then_some(&br#"{"lat": 1}"#[..]);
+    let req = Request { method: "GET", path: "/c", query: None, headers: &headers, body: None, content_type: None };
+    assert!(api.validate_request(&req).is_ok());
+
+    let api = content_api("cookie");
+    assert!(with_cookie(&api, Some("f=%7B%22lat%22%3A1%7D")).is_ok());
+    assert_eq!(one_error(with_cookie(&api, Some("f=%7B%7D"))).location, Where::Cookie);
+}
+
+#[test]
+fn content_encoded_parameters_other_than_json_are_refused() {
+    let spec = |content: serde_json::Value, extra: serde_json::Value| {
+        let mut p = json!({"name": "f", "in": "query", "content": content});
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        json!({"openapi": "3.1.0", "paths": {"/c": {"get": {"parameters": [p]}}}})
+    };
+    let e = refused(spec(json!({"text/plain": {"schema": {"type": "string"}}}), json!({})));
+    assert_eq!(e.location, "/paths/~1c/get/parameters/0/content/text~1plain", "{e}");
+    assert!(e.message.contains("JSON media types only"), "{e}");
+    let two = json!({"application/json": {}, "application/x+json": {}});
+    assert!(refused(spec(two, json!({}))).message.contains("exactly one media type"));
+    let e = refused(spec(json!({"application/json": {}}), json!({"style": "form"})));
+    assert_eq!(e.location, "/paths/~1c/get/parameters/0/style");
+    let e = refused(spec(json!({"application/json": {}}), json!({"schema": {}})));
+    assert!(e.message.contains("not both"), "{e}");
+    // A JSON media type without a schema: any JSON text.
+    let api = api(spec(json!({"application/json": {}}), json!({})));
+    assert!(get(&api, "/c", "f=[1,2]").is_ok());
+    assert!(get(&api, "/c", "f=[1,").is_err());
 }

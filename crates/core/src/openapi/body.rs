@@ -119,12 +119,12 @@ impl Body {
 }
 
 /// `type/subtype` of a media type, lower case, parameters dropped.
-fn essence(media_type: &str) -> String {
+pub(crate) fn essence(media_type: &str) -> String {
     media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
 }
 
 /// Whether bodies of `range` are JSON: `application/json` or a `+json`
 /// structured syntax suffix.
-fn is_json(range: &str) -> bool {
+pub(crate) fn is_json(range: &str) -> bool {
     range == "application/json" || range.ends_with("+json")
 }

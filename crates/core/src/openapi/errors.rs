@@ -34,6 +34,7 @@ pub enum Where {
     Path,
     Query,
     Header,
+    Cookie,
     Body,
 }
 
@@ -44,6 +45,7 @@ impl Where {
             Where::Path => "path",
             Where::Query => "query",
             Where::Header => "header",
+            Where::Cookie => "cookie",
             Where::Body => "body",
         }
     }
