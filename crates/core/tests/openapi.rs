@@ -453,9 +453,9 @@ fn ref_cycles_and_long_chains_are_refused() {
 
 #[test]
 fn unsupported_parts_are_refused_not_ignored() {
-    let form = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
-        "application/x-www-form-urlencoded": {"schema": {"type": "object"}}}}}}}});
-    assert!(refused(form).message.contains("cannot be validated yet"));
+    let multipart = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
+        "multipart/form-data": {"schema": {"type": "object"}}}}}}}});
+    assert!(refused(multipart).message.contains("cannot be validated yet"));
     let remote = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
         "application/json": {"schema": {"$ref": "other.json#/x"}}}}}}}});
     assert!(refused(remote).message.contains("never fetches"));
@@ -614,4 +614,122 @@ fn content_encoded_parameters_other_than_json_are_refused() {
     let api = api(spec(json!({"application/json": {}}), json!({})));
     assert!(get(&api, "/c", "f=[1,2]").is_ok());
     assert!(get(&api, "/c", "f=[1,").is_err());
+}
+
+// --- application/x-www-form-urlencoded bodies ----------------------------
+
+fn form_api(encoding: serde_json::Value) -> Api {
+    api(json!({"openapi": "3.1.0", "paths": {"/f": {"post": {"requestBody": {"required": true, "content": {
+    "application/x-www-form-urlencoded": {"encoding": encoding, "schema": {
+        "type": "object", "required": ["name", "age"], "additionalProperties": false,
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "age": {"type": "integer", "minimum": 0},
+            "score": {"type": ["number", "null"]},
+            "active": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+            "id": {"type": "string", "format": "uuid"},
+            "address": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        }}}}}}}}}))
+}
+
+fn post_form<'a>(api: &'a Api, body: &'a str) -> Result<Matched<'a>, Vec<RequestError>> {
+    api.validate_request(&Request {
+        method: "POST",
+        path: "/f",
+        query: None,
+        headers: &no_headers,
+        body: Some(body.as_bytes()),
+        content_type: Some("application/x-www-form-urlencoded; charset=UTF-8"),
+    })
+}
+
+#[test]
+fn form_bodies_are_read_as_query_strings_and_validated() {
+    let api = form_api(json!({}));
+    for ok in [
+        "name=Alice+Example&age=30",
+        "name=Al%C3%AFce&age=0&score=2.5&active=true&tags=a&tags=b",
+        // The spec's example: an object property is JSON text (the
+        // Encoding Object's default contentType for objects).
+        "id=f81d4fae-7dec-11d0-a765-00a0c91e6bf6&address=%7B%22city%22%3A%20%22Paris%22%7D&name=a&age=1",
+    ] {
+        assert!(post_form(&api, ok).is_ok(), "{ok}: {:?}", post_form(&api, ok));
+    }
+    for (bad, at, says) in [
+        ("name=a&age=abc", "/age", "not an integer"),
+        ("name=a&age=-1", "/age", "minimum"),
+        ("name=a&age=1.0", "/age", "not an integer"),
+        ("name=a&age=1&active=yes", "/active", "boolean"),
+        ("name=a&age=1&age=2", "/age", "2 times"),
+        ("name=&age=1", "/name", "minLength"),
+        ("name=a&age=1&tags=a&tags=b&tags=c&tags=d", "/tags", "maxItems"),
+        ("name=a&age=1&address=%7B%7D", "/address", "required"),
+        ("name=a&age=1&address=city", "/address", "not JSON"),
+        // JSON text is one value: it cannot add members of its own.
+        ("name=a&age=1&address=%7B%22city%22:%22P%22%7D,%22admin%22:true", "/address", "not JSON"),
+        ("name=a&age=1&other=1", "", "additionalProperties"),
+        ("age=1", "", "required"),
+    ] {
+        let e = one_error(post_form(&api, bad));
+        assert_eq!((e.location, e.status, e.instance_location.as_str()), (Where::Body, 400, at), "{bad}: {e:?}");
+        assert!(
+            e.message.contains(says) || e.keyword_location.ends_with(says),
+            "{bad}: {} / {}",
+            e.message,
+            e.keyword_location
+        );
+        assert_eq!(e.position, None, "the body is not the JSON checked: no position in it");
+    }
+    let e = one_error(post_form(&api, "name=%FF&age=1"));
+    assert!(e.message.contains("UTF-8"), "{e}");
+}
+
+#[test]
+fn form_body_encoding_styles() {
+    for (style, explode, text, one_more) in [
+        ("form", false, "tags=a,b,c", ",d"),
+        ("form", true, "tags=a&tags=b&tags=c", "&tags=d"),
+        ("spaceDelimited", false, "tags=a%20b%20c", "+d"),
+        ("pipeDelimited", false, "tags=a|b|c", "|d"),
+    ] {
+        let api = form_api(json!({"tags": {"style": style, "explode": explode}}));
+        let body = format!("name=x&age=1&{text}");
+        assert!(post_form(&api, &body).is_ok(), "{style} {explode}: {:?}", post_form(&api, &body));
+        // Four items where three are allowed: the split is checked.
+        let more = format!("{body}{one_more}");
+        let e = one_error(post_form(&api, &more));
+        assert_eq!(e.instance_location, "/tags", "{style} {explode} {more}");
+    }
+    // deepObject for an object property; JSON text by contentType.
+    let api = form_api(json!({"address": {"style": "deepObject"}}));
+    assert!(post_form(&api, "name=x&age=1&address[city]=Paris").is_ok());
+    assert_eq!(one_error(post_form(&api, "name=x&age=1&address[zip]=1")).instance_location, "/address");
+    let api = form_api(json!({"tags": {"contentType": "application/json"}}));
+    assert!(post_form(&api, r#"name=x&age=1&tags=["a","b"]"#).is_ok());
+    assert_eq!(one_error(post_form(&api, "name=x&age=1&tags=a")).instance_location, "/tags");
+}
+
+#[test]
+fn form_body_schemas_and_encodings_that_cannot_be_read_are_refused() {
+    let form = |schema: serde_json::Value, encoding: serde_json::Value| {
+        json!({"openapi": "3.1.0", "paths": {"/f": {"post": {"requestBody": {"content": {
+            "application/x-www-form-urlencoded": {"schema": schema, "encoding": encoding}}}}}}})
+    };
+    let obj = json!({"type": "object", "properties": {"a": {"type": "object"}, "n": {"type": "integer"}}});
+    let at = "/paths/~1f/post/requestBody/content/application~1x-www-form-urlencoded";
+    let e = refused(form(json!({"type": "array"}), json!({})));
+    assert_eq!(e.location, format!("{at}/schema"), "{e}");
+    let e = refused(form(obj.clone(), json!({"b": {"style": "form"}})));
+    assert_eq!(e.location, format!("{at}/encoding/b"), "{e}");
+    let e = refused(form(obj.clone(), json!({"a": {"style": "form", "explode": true}})));
+    assert!(e.message.contains("cannot be exploded"), "{e}");
+    let e = refused(form(obj.clone(), json!({"n": {"contentType": "text/plain"}})));
+    assert_eq!(e.location, format!("{at}/encoding/n/contentType"), "{e}");
+    let e = refused(form(obj.clone(), json!({"n": {"contentType": "application/json", "style": "form"}})));
+    assert!(e.message.contains("not both"), "{e}");
+    let e = refused(form(obj.clone(), json!({"n": {"style": "deepObject"}})));
+    assert_eq!(e.location, format!("{at}/encoding/n/style"), "{e}");
+    let e = refused(form(obj, json!({"n": {"style": "matrix"}})));
+    assert_eq!(e.location, format!("{at}/encoding/n/style"), "{e}");
 }

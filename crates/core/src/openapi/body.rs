@@ -1,12 +1,14 @@
 //! Request bodies: the declared media types, matched against the
 //! request's Content-Type (exact, then `type/*`, then `*/*`), and JSON
-//! bodies validated by the schema over qjson's own parse of the body.
+//! bodies validated by the schema over qjson's own parse of the body;
+//! form bodies are first read into the JSON text of an object (`form`).
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::errors::{BodyPosition, RequestError, SpecError, Where};
+use super::form::Form;
 use super::pointer::{join, resolve};
 use super::schemas::SchemaCompiler;
 use crate::schema::Schema;
@@ -24,6 +26,9 @@ struct Media {
     /// The compiled schema and its spec pointer; `None` when the media
     /// type declares no schema (any body of the type passes).
     schema: Option<(Arc<Schema>, String)>,
+    /// How a form body (`application/x-www-form-urlencoded`) becomes the
+    /// JSON the schema checks; `None` for JSON bodies.
+    form: Option<Form>,
 }
 
 impl Body {
@@ -47,19 +52,24 @@ impl Body {
         for (key, m) in content {
             let m_at = join(&content_at, key);
             let range = essence(key);
-            let schema = match m.get("schema") {
+            let schema_at = join(&m_at, "schema");
+            let (schema, form) = match m.get("schema") {
                 // An empty schema checks nothing: bodies of any media type pass.
-                None => None,
-                Some(Value::Object(o)) if o.is_empty() => None,
-                Some(s) if is_json(&range) => Some(schemas.compile(s, &join(&m_at, "schema"))?),
+                None => (None, None),
+                Some(Value::Object(o)) if o.is_empty() => (None, None),
+                Some(s) if is_json(&range) => (Some(schemas.compile(s, &schema_at)?), None),
+                Some(s) if range == FORM => {
+                    let form = Form::compile(spec, s, &schema_at, m.get("encoding"), &join(&m_at, "encoding"))?;
+                    (Some(schemas.compile(s, &schema_at)?), Some(form))
+                }
                 Some(_) => {
                     return Err(SpecError::new(
-                        &join(&m_at, "schema"),
-                        format!("bodies of {key:?} cannot be validated yet (JSON bodies only)"),
+                        &schema_at,
+                        format!("bodies of {key:?} cannot be validated yet (JSON and form bodies only)"),
                     ))
                 }
             };
-            media.push(Media { range, schema });
+            media.push(Media { range, schema, form });
         }
         Ok(Body { required, at, media })
     }
@@ -78,6 +88,24 @@ impl Body {
             ];
         };
         let Some((schema, schema_at)) = &media.schema else { return Vec::new() };
+        let form_json;
+        let body = match &media.form {
+            None => body,
+            Some(form) => match form.read(body, cap) {
+                Ok(json) => {
+                    form_json = json;
+                    form_json.as_bytes()
+                }
+                Err(errors) => {
+                    return errors
+                        .into_iter()
+                        .map(|(instance_location, why)| RequestError { instance_location, ..self.error(&why, 400) })
+                        .collect()
+                }
+            },
+        };
+        // Positions are in the body only when the body is the JSON checked.
+        let located = media.form.is_none();
         match schema.validate_bytes(body) {
             Ok(failures) => failures
                 .into_iter()
@@ -89,13 +117,15 @@ impl Body {
                     keyword_location: format!("{schema_at}{}", f.keyword_location),
                     message: f.message,
                     status: 400,
-                    position: Some(BodyPosition { byte: f.byte, line: f.line, column: f.column }),
+                    position: located.then_some(BodyPosition { byte: f.byte, line: f.line, column: f.column }),
                 })
                 .collect(),
-            Err(e) => vec![RequestError {
+            Err(e) if located => vec![RequestError {
                 position: Some(BodyPosition { byte: e.offset, line: e.line, column: e.column }),
                 ..self.error(&format!("the body is not JSON: {}", e.kind), 400)
             }],
+            // Built as JSON; qjson's parser may still refuse a number (out of range).
+            Err(e) => vec![self.error(&format!("a form value cannot be read: {}", e.kind), 400)],
         }
     }
 
@@ -117,6 +147,8 @@ impl Body {
         }
     }
 }
+
+const FORM: &str = "application/x-www-form-urlencoded";
 
 /// `type/subtype` of a media type, lower case, parameters dropped.
 pub(crate) fn essence(media_type: &str) -> String {

@@ -151,15 +151,11 @@ impl Param {
                         format!("parameters encoded as {media_type:?} cannot be validated (JSON media types only)"),
                     ));
                 }
-                let reader = Reader {
-                    name: name.clone(),
-                    style: Style::Simple,
-                    explode: false,
-                    allow_empty,
-                    shape: Shape::Scalar(super::shape::Types::ANY),
-                    json: true,
-                };
-                (reader, media.get("schema").unwrap_or(&ANY_JSON), join(&media_at, "schema"))
+                (
+                    Reader { allow_empty, ..Reader::whole_json(&name) },
+                    media.get("schema").unwrap_or(&ANY_JSON),
+                    join(&media_at, "schema"),
+                )
             }
         };
         let (schema, schema_at) = schemas.compile(schema_value, &schema_at)?;
@@ -195,6 +191,39 @@ impl Reader {
         check_style(style, explode, &shape, style_at)?;
         let explode = explode.unwrap_or(style == Style::Form);
         Ok(Reader { name: name.to_owned(), style, explode, allow_empty: false, shape, json: false })
+    }
+
+    /// A reader of values that are JSON text, taken whole.
+    pub(crate) fn whole_json(name: &str) -> Reader {
+        Reader {
+            name: name.to_owned(),
+            style: Style::Simple,
+            explode: false,
+            allow_empty: false,
+            shape: Shape::Scalar(super::shape::Types::ANY),
+            json: true,
+        }
+    }
+
+    /// Whether the values read are JSON text taken whole.
+    pub(crate) fn takes_json(&self) -> bool {
+        self.json
+    }
+
+    /// Whether `name`, a name in a list, is one this reads: its own, or
+    /// `name[key]` for deepObject.
+    pub(crate) fn reads(&self, name: &str) -> bool {
+        match name.strip_prefix(self.name.as_str()) {
+            Some("") => true,
+            Some(rest) => self.style == Style::DeepObject && rest.starts_with('[') && rest.ends_with(']'),
+            None => false,
+        }
+    }
+
+    /// Whether this reads an object's members from names of their own
+    /// (form style, exploded).
+    pub(crate) fn spreads_object(&self) -> bool {
+        self.style == Style::Form && self.explode && matches!(self.shape, Shape::Object { .. })
     }
 
     /// The JSON text of a path parameter from its raw (percent-encoded)
