@@ -733,3 +733,57 @@ fn form_body_schemas_and_encodings_that_cannot_be_read_are_refused() {
     let e = refused(form(obj, json!({"n": {"style": "matrix"}})));
     assert_eq!(e.location, format!("{at}/encoding/n/style"), "{e}");
 }
+
+// --- readOnly in requests ----------------------------------------------
+
+fn read_only_api(version: &str) -> Api {
+    // The spec's own case: `id` is readOnly and required, so it is
+    // required in responses only; `password` is writeOnly.
+    api(json!({"openapi": version, "paths": {"/u": {"post": {"requestBody": {"content": {
+    "application/json": {"schema": {"$ref": "#/components/schemas/User"}},
+    "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/User"}}}}}}},
+    "components": {"schemas": {
+        "Id": {"type": "integer", "readOnly": true},
+        "User": {"type": "object", "required": ["id", "name", "password", "created"], "properties": {
+            "id": {"type": "integer", "format": "int64", "readOnly": true},
+            "name": {"type": "string"},
+            "password": {"type": "string", "writeOnly": true},
+            "created": {"$ref": "#/components/schemas/Id"},
+            "friend": {"type": "object", "required": ["id"], "properties": {"id": {"$ref": "#/components/schemas/Id"}}}
+        }}}}}))
+}
+
+#[test]
+fn read_only_properties_are_not_sent_in_requests() {
+    for version in ["3.0.3", "3.1.0"] {
+        let api = read_only_api(version);
+        let post = |body: &'static str, content_type: &'static str| {
+            api.validate_request(&Request {
+                method: "POST",
+                path: "/u",
+                query: None,
+                headers: &no_headers,
+                body: Some(body.as_bytes()),
+                content_type: Some(content_type),
+            })
+        };
+        // Required but read-only: not required in a request.
+        assert!(post(r#"{"name":"a","password":"p","friend":{}}"#, "application/json").is_ok(), "{version}");
+        assert!(post("name=a&password=p", "application/x-www-form-urlencoded").is_ok(), "{version}");
+        // writeOnly is still required (and accepted).
+        let e = one_error(post(r#"{"name":"a"}"#, "application/json"));
+        assert!(e.message.contains("password"), "{version}: {e}");
+        for (body, at, keyword) in [
+            (r#"{"id":1,"name":"a","password":"p"}"#, "/id", "/components/schemas/User/properties/id"),
+            (r#"{"created":1,"name":"a","password":"p"}"#, "/created", "/components/schemas/User/properties/created"),
+            (r#"{"name":"a","password":"p","friend":{"id":2}}"#, "/friend/id", "/properties/friend/properties/id"),
+        ] {
+            let e = one_error(post(body, "application/json"));
+            assert_eq!(e.instance_location, at, "{version}: {e:?}");
+            assert_eq!(e.message, "is read-only: it may not be sent in a request", "{version}");
+            assert!(e.keyword_location.ends_with(keyword), "{version}: {}", e.keyword_location);
+        }
+        let e = one_error(post("id=1&name=a&password=p", "application/x-www-form-urlencoded"));
+        assert_eq!((e.instance_location.as_str(), e.message.contains("read-only")), ("/id", true), "{version}");
+    }
+}

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::errors::{BodyPosition, RequestError, SpecError, Where};
 use super::form::Form;
 use super::pointer::{join, resolve};
-use super::schemas::SchemaCompiler;
+use super::schemas::{request_failure, SchemaCompiler};
 use crate::schema::Schema;
 
 pub(crate) struct Body {
@@ -110,14 +110,18 @@ impl Body {
             Ok(failures) => failures
                 .into_iter()
                 .take(cap)
-                .map(|f| RequestError {
-                    location: Where::Body,
-                    name: String::new(),
-                    instance_location: f.instance_location,
-                    keyword_location: format!("{schema_at}{}", f.keyword_location),
-                    message: f.message,
-                    status: 400,
-                    position: located.then_some(BodyPosition { byte: f.byte, line: f.line, column: f.column }),
+                .map(|f| {
+                    let (keyword_location, message) =
+                        request_failure(format!("{schema_at}{}", f.keyword_location), f.message);
+                    RequestError {
+                        location: Where::Body,
+                        name: String::new(),
+                        instance_location: f.instance_location,
+                        keyword_location,
+                        message,
+                        status: 400,
+                        position: located.then_some(BodyPosition { byte: f.byte, line: f.line, column: f.column }),
+                    }
                 })
                 .collect(),
             Err(e) if located => vec![RequestError {

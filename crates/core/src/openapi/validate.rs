@@ -4,6 +4,7 @@
 use super::errors::{RequestError, Where};
 use super::params::{In, Param};
 use super::query::Query;
+use super::schemas::request_failure;
 use super::{Api, Matched, Operation, PathItem, Request};
 
 pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>, Vec<RequestError>> {
@@ -135,14 +136,18 @@ pub(crate) fn route<'a, 'p>(
 /// again by the validator: small, and one mechanism for every value.
 fn check(param: &Param, location: Where, json: &str, errors: &mut Vec<RequestError>) {
     match param.schema.validate_bytes(json.as_bytes()) {
-        Ok(failures) => errors.extend(failures.into_iter().map(|f| RequestError {
-            location,
-            name: param.name.clone(),
-            instance_location: f.instance_location,
-            keyword_location: format!("{}{}", param.schema_at, f.keyword_location),
-            message: f.message,
-            status: 400,
-            position: None,
+        Ok(failures) => errors.extend(failures.into_iter().map(|f| {
+            let (keyword_location, message) =
+                request_failure(format!("{}{}", param.schema_at, f.keyword_location), f.message);
+            RequestError {
+                location,
+                name: param.name.clone(),
+                instance_location: f.instance_location,
+                keyword_location,
+                message,
+                status: 400,
+                position: None,
+            }
         })),
         // A content-encoded value that is not JSON, or a coerced one qjson's
         // parser still refuses (a number out of range).
