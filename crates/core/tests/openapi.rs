@@ -787,3 +787,26 @@ fn read_only_properties_are_not_sent_in_requests() {
         assert_eq!((e.instance_location.as_str(), e.message.contains("read-only")), ("/id", true), "{version}");
     }
 }
+
+// --- Percent-encoded paths -----------------------------------------------
+
+#[test]
+fn literal_segments_match_percent_decoded() {
+    let api = api(json!({"openapi": "3.1.0", "paths": {
+        "/café": {"get": op("cafe")},
+        "/a b/c": {"get": op("space")},
+        "/files/{name}": {"get": with_path_param("file", &["name"])},
+        "/files/a/b": {"get": op("ab")}
+    }}));
+    assert_eq!(get(&api, "/caf%C3%A9", "").unwrap().operation_id, Some("cafe"));
+    assert_eq!(get(&api, "/caf%c3%a9", "").unwrap().operation_id, Some("cafe"));
+    assert_eq!(get(&api, "/café", "").unwrap().operation_id, Some("cafe"));
+    assert_eq!(get(&api, "/a%20b/c", "").unwrap().operation_id, Some("space"));
+    assert_eq!(get(&api, "/%61%20b/%63", "").unwrap().operation_id, Some("space"));
+    assert_eq!(one_error(get(&api, "/caf%C3", "")).status, 404, "not UTF-8: no literal");
+    // %2F is inside a segment: never a separator.
+    assert_eq!(get(&api, "/files/a/b", "").unwrap().operation_id, Some("ab"));
+    let m = get(&api, "/files/a%2Fb", "").unwrap();
+    assert_eq!((m.operation_id, m.path_params), (Some("file"), vec![("name", "\"a/b\"".to_owned())]));
+    assert_eq!(one_error(get(&api, "/files%2Fa%2Fb", "")).status, 404);
+}
