@@ -810,3 +810,102 @@ fn literal_segments_match_percent_decoded() {
     assert_eq!((m.operation_id, m.path_params), (Some("file"), vec![("name", "\"a/b\"".to_owned())]));
     assert_eq!(one_error(get(&api, "/files%2Fa%2Fb", "")).status, 404);
 }
+
+// --- Hostile requests: bounded, and linear in their size ------------------
+
+/// Fails when 4 times the input takes 10 times as long or more (linear:
+/// 4), measured up to three times against a busy machine (as hostile.rs).
+fn assert_linear(name: &str, n: usize, work: &dyn Fn(usize)) {
+    let time = |n: usize| {
+        let start = std::time::Instant::now();
+        work(n);
+        start.elapsed().as_secs_f64().max(1e-6)
+    };
+    let mut ratios = Vec::new();
+    for _ in 0..3 {
+        let ratio = time(4 * n) / time(n);
+        ratios.push(ratio);
+        if ratio < 10.0 {
+            return;
+        }
+    }
+    panic!("{name}: 4 times the input took {ratios:.2?} times as long");
+}
+
+fn hostile_api() -> Api {
+    api(json!({"openapi": "3.1.0", "paths": {"/h": {"post": {
+        "parameters": [
+            {"name": "list", "in": "query", "schema": {"type": "array", "items": {"type": "integer"}}},
+            {"name": "deep", "in": "query", "style": "deepObject", "schema": {"type": "object", "additionalProperties": {"type": "integer"}}},
+            {"name": "json", "in": "query", "content": {"application/json": {"schema": {"type": "array"}}}},
+            {"name": "c", "in": "cookie", "explode": false, "schema": {"type": "array", "items": {"type": "string"}}}
+        ],
+        "requestBody": {"content": {"application/x-www-form-urlencoded": {"schema": {
+            "type": "object", "properties": {"list": {"type": "array", "items": {"type": "integer"}}, "doc": {"type": "object"}},
+            "additionalProperties": {"type": "integer"}}}}}}}}}))
+}
+
+fn hostile_request<'a>(
+    api: &'a Api,
+    query: &'a str,
+    cookie: Option<&'a str>,
+    form: Option<&'a str>,
+) -> Result<Matched<'a>, Vec<RequestError>> {
+    let headers = move |name: &str| if name == "cookie" { cookie.map(str::as_bytes) } else { None };
+    api.validate_request(&Request {
+        method: "POST",
+        path: "/h",
+        query: Some(query),
+        headers: &headers,
+        body: form.map(str::as_bytes),
+        content_type: form.map(|_| "application/x-www-form-urlencoded"),
+    })
+}
+
+#[test]
+fn hostile_queries_cookies_and_form_bodies_are_linear() {
+    let api = hostile_api();
+    let numbered = |n: usize, sep: &str, pair: &dyn Fn(usize) -> String| (0..n).map(pair).collect::<Vec<_>>().join(sep);
+    // 100,000 arguments at 4n: distinct names (every deepObject key is
+    // looked at), one repeated name (an exploded array), and a bad one last.
+    assert_linear("query of distinct names", 25_000, &|n| {
+        let q = numbered(n, "&", &|i| format!("deep[k{i}]={i}"));
+        assert!(hostile_request(&api, &q, None, None).is_ok());
+    });
+    assert_linear("query of one repeated name", 25_000, &|n| {
+        let q = format!("{}&list=x", numbered(n, "&", &|i| format!("list={i}")));
+        let e = one_error(hostile_request(&api, &q, None, None));
+        assert_eq!((e.location, e.name.as_str()), (Where::Query, "list"));
+    });
+    assert_linear("form body of distinct names", 25_000, &|n| {
+        let body = numbered(n, "&", &|i| format!("p{i}={i}"));
+        assert!(hostile_request(&api, "", None, Some(&body)).is_ok());
+        // Each undeclared name a non-integer: errors stop at the cap.
+        let bad = numbered(n, "&", &|i| format!("p{i}=x"));
+        let errors = hostile_request(&api, "", None, Some(&bad)).unwrap_err();
+        assert_eq!(errors.len(), qjson_core::openapi::OPENAPI_DEFAULT_MAX_ERRORS);
+    });
+    assert_linear("form body of one repeated name", 25_000, &|n| {
+        let body = numbered(n, "&", &|i| format!("list={i}"));
+        assert!(hostile_request(&api, "", None, Some(&body)).is_ok());
+    });
+    // A Cookie header of 1 MB at 4n: one long array, and many cookies.
+    assert_linear("one long cookie", 1 << 18, &|n| {
+        let cookie = format!("c={}", "ab,".repeat(n / 3));
+        assert!(hostile_request(&api, "", Some(&cookie), None).is_ok());
+    });
+    assert_linear("many cookies", 1 << 18, &|n| {
+        let cookie = numbered(n / 12, "; ", &|i| format!("k{i}=v{i}"));
+        assert!(hostile_request(&api, "", Some(&cookie), None).is_ok());
+    });
+    // Deep content-encoded JSON: refused at qjson's nesting limit.
+    assert_linear("deep content-encoded JSON", 1 << 18, &|n| {
+        let q = format!("json={}", "[".repeat(n));
+        let e = one_error(hostile_request(&api, &q, None, None));
+        assert!(e.message.contains("deep"), "{e}");
+        let body = format!("list=1&doc={}", "%5B".repeat(n / 3));
+        let e = one_error(hostile_request(&api, "", None, Some(&body)));
+        assert_eq!(e.instance_location, "/doc");
+        assert!(e.message.contains("deep"), "{e}");
+    });
+}

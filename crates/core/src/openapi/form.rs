@@ -148,6 +148,9 @@ impl Form {
             list.names().filter(|(n, _)| !self.properties.iter().any(|r| r.reads(n))).collect();
         others.sort_unstable_by_key(|(n, _)| *n);
         for (name, values) in others {
+            if errors.len() >= cap {
+                break;
+            }
             let value = match values {
                 [v] => (list.decode)(v).and_then(|v| coerce(&v, self.others)),
                 more => Err(format!("{name} is given {} times; it takes one value", more.len())),
