@@ -13,7 +13,7 @@ use super::body::{essence, is_json};
 use super::coerce::coerce;
 use super::errors::SpecError;
 use super::pointer::{join, resolve};
-use super::query::{decode_path, Decode, Query};
+use super::query::{decode_path, verbatim, Decode, Query};
 use super::schemas::SchemaCompiler;
 use super::shape::{shape, Shape};
 use crate::schema::Schema;
@@ -74,10 +74,6 @@ enum Raw<'a> {
     Scalar(Cow<'a, str>),
     Items(Vec<Cow<'a, str>>),
     Pairs(Vec<(Cow<'a, str>, Cow<'a, str>)>),
-}
-
-fn verbatim(s: &str) -> Result<Cow<'_, str>, String> {
-    Ok(Cow::Borrowed(s))
 }
 
 impl Param {

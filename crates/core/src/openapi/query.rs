@@ -21,24 +21,26 @@ impl<'q> Query<'q> {
     /// A query string or a form body: pieces at `&` (empty ones
     /// skipped); a piece without `=` is a name with an empty value.
     pub(crate) fn parse(raw: &'q str) -> Result<Query<'q>, String> {
-        Query::split(raw.split('&'), decode)
+        Query::split(raw.split('&'), decode, decode)
     }
 
     /// A Cookie header, `a=1; b=2` (RFC 6265 section 4.2.1; blanks around
-    /// each pair are dropped, as user agents' servers do). OpenAPI 3.1.1's
-    /// `form` style percent-encodes cookie values (RFC 6570): they are
-    /// percent-decoded, `+` staying itself.
+    /// each pair are dropped, as servers do). Names are RFC 6265 tokens,
+    /// taken as they are, so that no other application's cookie can make
+    /// the header unreadable. OpenAPI 3.1.1's `form` style percent-encodes
+    /// cookie values (RFC 6570): they are percent-decoded, `+` staying
+    /// itself.
     pub(crate) fn cookies(raw: &'q str) -> Result<Query<'q>, String> {
-        Query::split(raw.split(';').map(|p| p.trim_matches([' ', '\t'])), decode_path)
+        Query::split(raw.split(';').map(|p| p.trim_matches([' ', '\t'])), verbatim, decode_path)
     }
 
-    fn split(pieces: impl Iterator<Item = &'q str>, decode: Decode) -> Result<Query<'q>, String> {
+    fn split(pieces: impl Iterator<Item = &'q str>, name: Decode, value: Decode) -> Result<Query<'q>, String> {
         let mut by_name: HashMap<Cow<'q, str>, Vec<&'q str>> = HashMap::new();
         for piece in pieces.filter(|p| !p.is_empty()) {
-            let (name, value) = piece.split_once('=').unwrap_or((piece, ""));
-            by_name.entry(decode(name)?).or_default().push(value);
+            let (n, v) = piece.split_once('=').unwrap_or((piece, ""));
+            by_name.entry(name(n)?).or_default().push(v);
         }
-        Ok(Query { by_name, decode })
+        Ok(Query { by_name, decode: value })
     }
 
     /// The raw values given for `name`.
@@ -61,6 +63,11 @@ impl<'q> Query<'q> {
         found.sort_by(|a, b| a.0.cmp(b.0));
         found
     }
+}
+
+/// A piece as it is.
+pub(crate) fn verbatim(raw: &str) -> Result<Cow<'_, str>, String> {
+    Ok(Cow::Borrowed(raw))
 }
 
 /// Percent-decodes a query component, `+` as a space (the HTML form
