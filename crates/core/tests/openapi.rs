@@ -915,3 +915,20 @@ fn hostile_queries_cookies_and_form_bodies_are_linear() {
         assert!(e.message.contains("deep"), "{e}");
     });
 }
+
+#[test]
+fn long_request_values_are_not_quoted_whole() {
+    let a = api(users_spec());
+    let long = "9".repeat(100_000) + "x";
+    let e = one_error(a.validate_request(&Request {
+        method: "POST",
+        path: &format!("/users/{long}"),
+        query: None,
+        headers: &|_| Some(b"id".as_slice()),
+        body: Some(br#"{"name":"a","age":1}"#),
+        content_type: Some("application/json"),
+    }));
+    assert_eq!(e.location, Where::Path);
+    assert!(e.message.len() < 200, "message of {} bytes: {}", e.message.len(), &e.message[..200]);
+    assert!(e.message.contains("(100001 bytes)"), "{}", e.message);
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::errors::{BodyPosition, RequestError, SpecError, Where};
+use super::errors::{shown, BodyPosition, RequestError, SpecError, Where};
 use super::form::Form;
 use super::pointer::{join, resolve};
 use super::schemas::{request_failure, SchemaCompiler};
@@ -83,9 +83,10 @@ impl Body {
             return vec![self.error("the request has a body but no Content-Type", 415)];
         };
         let Some(media) = self.media_for(&essence(content_type)) else {
-            return vec![
-                self.error(&format!("Content-Type {content_type:?} is not among the request body's media types"), 415)
-            ];
+            return vec![self.error(
+                &format!("Content-Type {} is not among the request body's media types", shown(content_type)),
+                415,
+            )];
         };
         let Some((schema, schema_at)) = &media.schema else { return Vec::new() };
         let form_json;

@@ -87,3 +87,20 @@ impl fmt::Display for RequestError {
         write!(f, ": {} ({})", self.message, self.status)
     }
 }
+
+/// Longest request text an error message quotes whole.
+const SHOWN_MAX: usize = 64;
+
+/// A piece of the request quoted in an error message: whole when short,
+/// else its start and its length, so that a hostile megabyte value does
+/// not become a megabyte message.
+pub(crate) fn shown(text: &str) -> String {
+    if text.len() <= SHOWN_MAX {
+        return format!("{text:?}");
+    }
+    let mut end = SHOWN_MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{:?}... ({} bytes)", &text[..end], text.len())
+}

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::body::{essence, is_json};
 use super::coerce::coerce;
-use super::errors::SpecError;
+use super::errors::{shown, SpecError};
 use super::pointer::{join, resolve};
 use super::query::{decode_path, verbatim, Decode, Query};
 use super::schemas::SchemaCompiler;
@@ -333,7 +333,7 @@ impl Reader {
         let named = |piece: &'a str| -> Result<&'a str, String> {
             let (n, v) = piece.split_once('=').unwrap_or((piece, ""));
             if decode_path(n)? != self.name {
-                return Err(format!("matrix-style value names {n:?}, not {:?}", self.name));
+                return Err(format!("matrix-style value names {}, not {:?}", shown(n), self.name));
             }
             Ok(v)
         };
@@ -373,7 +373,7 @@ impl Reader {
                 let mut keys = std::collections::HashSet::new();
                 for (k, v) in &pairs {
                     if !keys.insert(k.as_ref()) {
-                        return Err(format!("property {k:?} is given twice"));
+                        return Err(format!("property {} is given twice", shown(k)));
                     }
                     let types = properties.iter().find(|(p, _)| p == k).map_or(*others, |(_, t)| *t);
                     members.push(format!(
@@ -397,7 +397,7 @@ fn pieces(raw: &str, sep: char) -> impl Iterator<Item = &str> {
 fn pairs_of<'a>(items: impl Iterator<Item = &'a str>, decode: Decode) -> Result<Raw<'a>, String> {
     let mut pairs = Vec::new();
     for item in items.filter(|i| !i.is_empty()) {
-        let (k, v) = item.split_once('=').ok_or_else(|| format!("{item:?} is not key=value"))?;
+        let (k, v) = item.split_once('=').ok_or_else(|| format!("{} is not key=value", shown(item)))?;
         pairs.push((decode(k)?, decode(v)?));
     }
     Ok(Raw::Pairs(pairs))

@@ -7,6 +7,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::errors::shown;
+
 /// How a piece of a list is decoded.
 pub(crate) type Decode = fn(&str) -> Result<Cow<'_, str>, String>;
 
@@ -81,7 +83,7 @@ pub(crate) fn decode(raw: &str) -> Result<Cow<'_, str>, String> {
     }
     let decoded = percent_encoding::percent_decode_str(&raw)
         .decode_utf8()
-        .map_err(|_| format!("{raw:?} is not UTF-8 once percent-decoded"))?;
+        .map_err(|_| format!("{} is not UTF-8 once percent-decoded", shown(&raw)))?;
     Ok(Cow::Owned(decoded.into_owned()))
 }
 
@@ -90,5 +92,5 @@ pub(crate) fn decode(raw: &str) -> Result<Cow<'_, str>, String> {
 pub(crate) fn decode_path(raw: &str) -> Result<Cow<'_, str>, String> {
     percent_encoding::percent_decode_str(raw)
         .decode_utf8()
-        .map_err(|_| format!("{raw:?} is not UTF-8 once percent-decoded"))
+        .map_err(|_| format!("{} is not UTF-8 once percent-decoded", shown(raw)))
 }

@@ -1,7 +1,7 @@
 //! One request against the compiled spec: route, then path, query and
 //! header parameters, then the body, collecting errors up to the cap.
 
-use super::errors::{RequestError, Where};
+use super::errors::{shown, RequestError, Where};
 use super::params::{In, Param};
 use super::query::Query;
 use super::schemas::request_failure;
@@ -117,7 +117,7 @@ pub(crate) fn route<'a, 'p>(
             let (status, message) = if any_path {
                 (405, format!("method {shown_method} is not allowed on this path"))
             } else {
-                (404, format!("no path of the spec matches {path:?}"))
+                (404, format!("no path of the spec matches {}", shown(path)))
             };
             Err(vec![RequestError {
                 location: Where::Route,
