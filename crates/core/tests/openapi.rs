@@ -371,6 +371,11 @@ fn header_styles() {
         (false, array(), b"3,4,5"),
         (false, object(), b"R,100,G,200,B,150"),
         (true, object(), b"R=100,G=200,B=150"),
+        // A list header sent twice and joined by the server (RFC 9110's
+        // ", "), and blanks around the commas.
+        (false, array(), b"3, 4,\t5"),
+        (false, object(), b"R, 100, G, 200, B, 150"),
+        (true, object(), b"R=100, G=200, B=150"),
     ] {
         let api = style_api("header", "simple", explode, schema);
         let headers = move |name: &str| (name == "color").then_some(text);

@@ -13,7 +13,7 @@ use super::body::{essence, is_json};
 use super::coerce::coerce;
 use super::errors::{shown, SpecError};
 use super::pointer::{join, resolve};
-use super::query::{decode_path, verbatim, Decode, Query};
+use super::query::{decode_path, Decode, Query};
 use super::schemas::SchemaCompiler;
 use super::shape::{shape, Shape};
 use crate::schema::Schema;
@@ -246,7 +246,7 @@ impl Reader {
         if self.json {
             return Ok(raw.to_owned());
         }
-        let raw = self.simple(raw, verbatim)?;
+        let raw = self.simple(raw, field_item)?;
         self.json(raw)
     }
 
@@ -392,6 +392,13 @@ impl Reader {
 /// Pieces of `raw` at `sep`; none for an empty `raw` (an empty list).
 fn pieces(raw: &str, sep: char) -> impl Iterator<Item = &str> {
     raw.split(sep).filter(move |_| !raw.is_empty())
+}
+
+/// A header value's item without the blanks HTTP allows around a list's
+/// commas (RFC 9110 5.6.1): a repeated header joined with ", " reads as
+/// the one value sent as a list.
+fn field_item(raw: &str) -> Result<Cow<'_, str>, String> {
+    Ok(Cow::Borrowed(raw.trim_matches([' ', '\t'])))
 }
 
 fn pairs_of<'a>(items: impl Iterator<Item = &'a str>, decode: Decode) -> Result<Raw<'a>, String> {
