@@ -223,6 +223,10 @@ int32_t qjson_openapi_header_names(qjson_openapi *const *api,
                                    uint8_t *out,
                                    size_t cap,
                                    qjson_error *err);
+int32_t qjson_openapi_all_header_names(qjson_openapi *const *api,
+                                       uint8_t *out,
+                                       size_t cap,
+                                       qjson_error *err);
 int32_t qjson_openapi_validate(qjson_openapi *const *api,
                                const char *method,
                                size_t method_len,

@@ -13,6 +13,8 @@ local arg_error = base.arg_error
 local type, error, next, tostring, setmetatable, getmetatable, pcall, concat =
   type, error, next, tostring, setmetatable, getmetatable, pcall, table.concat
 local ffi_string, ffi_new = ffi.string, ffi.new
+local byte, sub, find, tonumber = string.byte, string.sub, string.find, tonumber
+local QUOTE = string.byte('"')
 local take_report, give_report, record, strings, word = report.take, report.give, report.record, report.strings,
   report.word
 local SCRATCH = report.SIZE
@@ -76,6 +78,22 @@ local function pack(opts)
   return max_errors, formats
 end
 
+-- The names of a names report at `buf`, as a Lua list.
+local function names_of(buf)
+  local names, off = {}, 4
+  for i = 1, word(buf, 0) do
+    local h, next_off = record(buf, off, 0, 1)
+    names[i] = strings(h, 0, 1)
+    off = next_off
+  end
+  return names
+end
+
+-- A headers table is read for every header name of the spec, with no
+-- native call to ask for the operation's, when the spec has at most this
+-- many (a lookup each).
+local FEW_HEADERS = 8
+
 -- qjson.openapi(spec [, opts]): raises on a spec that does not compile.
 function M.compile(spec, opts)
   local t = type(spec)
@@ -92,9 +110,18 @@ function M.compile(spec, opts)
   if C.qjson_openapi_new_in(spec, #spec, max_errors, formats, ref, box) == 0 then
     error("qjson: " .. ffi_string(box.message), 2)
   end
+  local own = take_report()
+  local n = C.qjson_openapi_all_header_names(ref, own, SCRATCH, box)
+  local all = n > 0 and n <= SCRATCH and names_of(own) or nil
+  give_report(own)
+  if n < 0 then
+    error("qjson: " .. ffi_string(box.message), 2)
+  end
   -- (`ptr`: the ref, which every native call takes, qjson.base; `names`:
-  -- per operation, its header names by the report that lists them.)
-  return setmetatable({ ptr = ref, names = {} }, ApiMT)
+  -- per operation, its header names by the report that lists them;
+  -- `all`: every header name of the spec when they are few, read from a
+  -- headers table up front instead of asking for the operation's.)
+  return setmetatable({ ptr = ref, names = {}, all = all and #all <= FEW_HEADERS and all or nil }, ApiMT)
 end
 
 -- Raises a native call's error (`n` < 0: a bad argument, a freed spec).
@@ -122,13 +149,7 @@ local function header_names(self, method, path, frame, own)
   local key = ffi_string(buf + 4, n - 4)
   local names = self.names[key]
   if names == nil then
-    names = {}
-    local off = 4
-    for i = 1, word(buf, 0) do
-      local h, next_off = record(buf, off, 0, 1)
-      names[i] = strings(h, 0, 1)
-      off = next_off
-    end
+    names = names_of(buf)
     self.names[key] = names
   end
   return names
@@ -180,6 +201,17 @@ local function fill_headers(frame, names, headers)
   return n
 end
 
+-- A path parameter's value from its JSON text: a plain string or a short
+-- integer read directly (most are), anything else by qjson.decode.
+local function scalar(json)
+  if byte(json, 1) == QUOTE and not find(json, "\\", 2, true) then
+    return sub(json, 2, -2)
+  elseif #json <= 15 and not find(json, "[^%-0-9]") then
+    return tonumber(json)
+  end
+  return decode(json)
+end
+
 local function valid(buf, count)
   local h, off = record(buf, 8, 1, 2)
   local id, template = strings(h, 1, 2)
@@ -187,7 +219,7 @@ local function valid(buf, count)
   for _ = 1, count do
     local p, next_off = record(buf, off, 0, 2)
     local name, json = strings(p, 0, 2)
-    path[name] = decode(json)
+    path[name] = scalar(json)
     off = next_off
   end
   return { operation_id = h[0] == 1 and id or nil, template = template, path = path }
@@ -241,11 +273,14 @@ local function validate(self, req)
   local frame = take_frame()
   local nh = 0
   if headers ~= nil then
-    -- (The report buffer is given back before the caller's headers are
-    -- read: a header function may raise.)
-    local own = take_report()
-    local names = header_names(self, method, path, frame, own)
-    give_report(own)
+    local names = self.all
+    if names == nil or type(headers) == "function" then
+      -- (The report buffer is given back before the caller's headers are
+      -- read: a header function may raise.)
+      local own = take_report()
+      names = header_names(self, method, path, frame, own)
+      give_report(own)
+    end
     if names ~= nil then
       nh = fill_headers(frame, names, headers)
     end

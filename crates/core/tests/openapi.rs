@@ -492,6 +492,7 @@ fn header_names_are_those_of_the_routed_operation() {
     assert_eq!(a.header_names("post", "/users/abc"), ["x-request-id"], "routing does not check values");
     assert!(a.header_names("GET", "/users/42").is_empty(), "405: no operation");
     assert!(a.header_names("POST", "/nowhere").is_empty(), "404: no operation");
+    assert_eq!(a.all_header_names(), ["x-request-id"]);
 }
 
 // --- Cookie parameters (form style, OpenAPI 3.1.1's style table) ---------

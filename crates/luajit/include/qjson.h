@@ -548,6 +548,19 @@ int32_t qjson_openapi_header_names(qjson_openapi *const *api,
                                    size_t cap,
                                    qjson_error *err);
 
+// Every header name any operation of the spec in slot `api` reads, each
+// once (lower case), as `qjson_openapi_header_names` reports them.
+//
+// # Safety
+// - `api` is null or points to a readable slot holding null or the spec
+//   `qjson_openapi_new_in` put there and no one has freed since.
+// - `out` is null or points to `cap` writable bytes.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_openapi_all_header_names(qjson_openapi *const *api,
+                                       uint8_t *out,
+                                       size_t cap,
+                                       qjson_error *err);
+
 // Checks a request against the spec in slot `api`: `method`, the raw
 // `path` (no query), the raw `query`, `body` and `content_type` (each a
 // pointer and a byte length; a null `query`, `body` or `content_type`

@@ -95,12 +95,38 @@ pub unsafe extern "C" fn qjson_openapi_header_names(
             (Ok(m), Ok(p)) => api.header_names(m, p),
             _ => &[],
         };
-        let mut report = Records::new(&[names.len()]);
-        for n in names {
-            report.push(&[], &[n]);
-        }
-        report.deliver(out, cap)
+        names_report(names.iter().map(String::as_str), out, cap)
     })
+}
+
+/// Every header name any operation of the spec in slot `api` reads, each
+/// once (lower case), as `qjson_openapi_header_names` reports them.
+///
+/// # Safety
+/// - `api` is null or points to a readable slot holding null or the spec
+///   `qjson_openapi_new_in` put there and no one has freed since.
+/// - `out` is null or points to `cap` writable bytes.
+/// - `err` is null or points to a writable `qjson_error`.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_openapi_all_header_names(
+    api: *const *mut Api,
+    out: *mut u8,
+    cap: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    run(err, || {
+        let api = in_slot(api, "OpenAPI spec")?;
+        names_report(api.all_header_names().into_iter(), out, cap)
+    })
+}
+
+/// Head: the count; one record per name, its one string.
+fn names_report<'a>(names: impl ExactSizeIterator<Item = &'a str>, out: *mut u8, cap: usize) -> Result<i32, String> {
+    let mut report = Records::new(&[names.len()]);
+    for n in names {
+        report.push(&[], &[n]);
+    }
+    report.deliver(out, cap)
 }
 
 /// Checks a request against the spec in slot `api`: `method`, the raw

@@ -119,4 +119,19 @@ impl Api {
             Err(_) => &[],
         }
     }
+
+    /// Every header name any operation reads, each once (lower case): a
+    /// binding given a table of headers may read these few up front and
+    /// skip the per-request `header_names`.
+    pub fn all_header_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for op in self.paths.iter().flat_map(|p| &p.operations).map(|(_, op)| op) {
+            for name in &op.headers {
+                if !names.contains(&name.as_str()) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
 }
