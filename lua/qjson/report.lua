@@ -49,17 +49,36 @@ function M.record(buf, off, nnums, nstrs)
   return h, off + len + (4 - len % 4) % 4
 end
 
-local function strings(h, p, k, last)
-  local len = h[k]
-  if k == last then
-    return ffi_string(p, len)
-  end
-  return ffi_string(p, len), strings(h, p + len, k + 1, last)
-end
-
--- The strings of record `h` (from M.record), in order.
+-- The strings of record `h` (from M.record), in order: at most 5, read
+-- one after the other (a loop or a recursion here would keep the callers
+-- off compiled traces).
 function M.strings(h, nnums, nstrs)
-  return strings(h, ffi_cast(u8p, h + nnums + nstrs), nnums, nnums + nstrs - 1)
+  local p = ffi_cast(u8p, h + nnums + nstrs)
+  local l1 = h[nnums]
+  local s1 = ffi_string(p, l1)
+  if nstrs == 1 then
+    return s1
+  end
+  p = p + l1
+  local l2 = h[nnums + 1]
+  local s2 = ffi_string(p, l2)
+  if nstrs == 2 then
+    return s1, s2
+  end
+  p = p + l2
+  local l3 = h[nnums + 2]
+  local s3 = ffi_string(p, l3)
+  if nstrs == 3 then
+    return s1, s2, s3
+  end
+  p = p + l3
+  local l4 = h[nnums + 3]
+  local s4 = ffi_string(p, l4)
+  if nstrs == 4 then
+    return s1, s2, s3, s4
+  end
+  assert(nstrs == 5, "a record of at most 5 strings")
+  return s1, s2, s3, s4, ffi_string(p + l4, h[nnums + 4])
 end
 
 return M
