@@ -25,9 +25,12 @@ files["spec"] = { std = "+busted" }
 -- what those versions have (math.maxinteger, ...).
 files["spec/puc_spec.lua"] = { std = "max+busted" }
 files["spec/puc_differential_spec.lua"] = { std = "max+busted" }
+files["spec/openapi_puc_spec.lua"] = { std = "max+busted" }
 files["spec/gc_stress_puc.lua"] = { std = "max" }
 files["bench/puc"] = { std = "max" }
 -- HAProxy's Lua API (tools/test-haproxy.sh).
 files["tools/haproxy"] = { std = "lua53", read_globals = { "core" } }
+-- The OpenAPI action shipped for HAProxy (docs/haproxy.md).
+files["lua/haproxy"] = { std = "lua53", read_globals = { "core" } }
 -- The failing-allocator host's job defines the global it calls.
 files["crates/puc/tests"] = { std = "max", globals = { "job" } }

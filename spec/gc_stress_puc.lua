@@ -1,7 +1,7 @@
 -- Forced-GC mode on PUC Lua (make test-puc): spec/gc_stress.lua's helper
 -- for the native module. The collector never pauses and finalizers that
 -- call qjson stay pending at every cycle, so a finalizer that decodes,
--- encodes, parses, reads, iterates, patches, validates, selects and closes can run at any allocation
+-- encodes, parses, reads, iterates, patches, validates, selects, checks requests and closes can run at any allocation
 -- inside a qjson call of any spec. Loaded with
 -- --helper=spec/gc_stress_puc.lua when QJSON_GC_STRESS=1.
 -- QJSON_GC_MODE=generational runs Lua 5.4's generational collector
@@ -159,6 +159,24 @@ local actions = {
     check(pcall(function()
       for _ in qjson.stream.each('{"a":1}\n{"a":"s"}\n', "ndjson", qjson.select({ "a:number" })) do end
     end), false, "stream selector bad value")
+  end,
+  function()
+    -- OpenAPI: valid and invalid requests, headers from a table and a
+    -- function, the problem document (the api made here, as the patcher above).
+    local api = qjson.openapi({ openapi = "3.1.0", paths = { ["/u/{id}"] = { get = { parameters = {
+      { name = "id", ["in"] = "path", required = true, schema = { type = "integer" } },
+      { name = "X-R", ["in"] = "header", required = true, schema = { type = "string", const = "a, b" } } } } } } })
+    local ok, m = api:validate_request({ method = "GET", path = "/u/7", headers = { ["x-r"] = { "a", "b" } } })
+    check(ok, true, "openapi valid")
+    check(m.path.id, 7, "openapi path parameter")
+    local errors
+    ok, errors = api:validate_request({ method = "GET", path = "/u/x", headers = function() return "c" end })
+    check(ok, false, "openapi invalid")
+    check(#errors, 2, "openapi errors")
+    check(errors[2].keyword_location, "/paths/~1u~1{id}/get/parameters/1/schema/const", "openapi keyword")
+    local body, status = api:problem(errors)
+    check(status, 400, "openapi problem status")
+    check(qjson.decode(body).errors[1].name, "id", "openapi problem")
   end,
 }
 

@@ -4,7 +4,10 @@
 # and tools/haproxy/smoke.lua through lua-load; curl checks that a request
 # is routed on its body's model, that the service's re-encoded body has
 # the edited temperature, and that a bad body gets a 400 with qjson's
-# positioned message. haproxy is stopped by its pid. Without haproxy or
+# positioned message; and on a second port the OpenAPI action
+# (lua/haproxy/qjson_openapi.lua over tools/haproxy/openapi.json): a valid
+# request reaches the service, an invalid one gets 400 with its problem
+# document, an unknown path 404. haproxy is stopped by its pid. Without haproxy or
 # lua5.3's module: a failure, or a visible skip with QJSON_ALLOW_SKIP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,10 +32,14 @@ trap cleanup EXIT
 # A free port on 127.0.0.1 (nothing answers a connection to it).
 port=$((20000 + $$ % 20000))
 while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+api_port=$((port + 1))
+while (exec 3<>"/dev/tcp/127.0.0.1/$api_port") 2>/dev/null; do api_port=$((api_port + 1)); done
 cat >"$tmp/haproxy.cfg" <<CFG
 global
   lua-prepend-path $root/target/lua/$lua_version/?.so cpath
   lua-load $root/tools/haproxy/smoke.lua
+  setenv QJSON_OPENAPI_SPEC $root/tools/haproxy/openapi.json
+  lua-load $root/lua/haproxy/qjson_openapi.lua
 defaults
   mode http
   timeout connect 2s
@@ -50,8 +57,13 @@ backend be_gpt
 backend be_other
   http-request set-var(txn.backend) str(other)
   http-request use-service lua.qjson_edit
+frontend fe_openapi
+  bind 127.0.0.1:$api_port
+  option http-buffer-request
+  http-request lua.qjson_openapi
+  http-request return status 200 content-type text/plain lf-string "passed %[var(txn.openapi_operation)]"
 CFG
-haproxy -c -q -f "$tmp/haproxy.cfg"
+haproxy -c -f "$tmp/haproxy.cfg" >"$tmp/check.log" 2>&1 || { cat "$tmp/check.log"; exit 1; }
 haproxy -db -f "$tmp/haproxy.cfg" >"$tmp/haproxy.log" 2>&1 &
 pid=$!
 for _ in $(seq 50); do
@@ -80,6 +92,23 @@ check "another model goes to be_other" \
 check "a bad body gets a 400 with qjson's positioned message" \
   "400||qjson: expected a value, found ',' at line 1, column 23 (byte 22)" \
   "$(post '{"model":"x","a":[1,2,,3]}' | tr -d '\n')"
+api() { # method, path?query, body, curl args... -> "status|content-type|body"
+  local method=$1 target=$2 body=$3
+  shift 3
+  curl -s -m 5 -D "$tmp/h" -o "$tmp/b" -X "$method" -H 'content-type: application/json' "$@" \
+    --data-binary "$body" "http://127.0.0.1:$api_port$target"
+  printf '%s|%s|%s' "$(sed -n '1s/^HTTP\/[0-9.]* \([0-9]*\).*/\1/p' "$tmp/h")" \
+    "$(sed -n 's/^content-type: \(.*\)\r$/\1/ip' "$tmp/h")" "$(cat "$tmp/b")"
+}
+check "openapi: a valid request passes" '200|text/plain|passed updateUser' \
+  "$(api POST '/users/42?limit=10' '{"name":"a","age":3}' -H 'x-request-id: r1')"
+check "openapi: an invalid one gets 400 and its problem document" \
+  '400|application/problem+json|{"type":"about:blank","title":"Bad Request","status":400,"detail":"the request does not conform to the API: 2 errors","errors":[{"in":"query","name":"limit","pointer":"","keyword_location":"/paths/~1users~1{userId}/post/parameters/1/schema/maximum","detail":"value is greater than the maximum of 100"},{"in":"body","name":"","pointer":"/age","keyword_location":"/paths/~1users~1{userId}/post/requestBody/content/application~1json/schema/properties/age/minimum","detail":"value is less than the minimum of 0","line":1,"column":19,"byte":18}]}' \
+  "$(api POST '/users/42?limit=101' '{"name":"a","age":-1}' -H 'x-request-id: r1')"
+check "openapi: a repeated header is read joined" '200|text/plain|passed updateUser' \
+  "$(api POST '/users/42' '{"name":"a","age":3}' -H 'x-request-id: r1' -H 'x-request-id: r2')"
+check "openapi: an unknown path gets 404" '404|application/problem+json|Not Found' \
+  "$(api GET '/nope' '' | sed 's/{"type":"about:blank","title":"\([^"]*\)".*/\1/')"
 if ! kill -0 "$pid" 2>/dev/null; then
   echo "test-haproxy: FAIL: haproxy exited"
   fail=1

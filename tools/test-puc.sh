@@ -21,9 +21,11 @@ versions=${PUC_VERSIONS:-5.1 5.2 5.3 5.4}
 # (views, the FFI, cdata, JIT traces).
 PUC_SPECS="spec/puc_spec.lua spec/puc_differential_spec.lua spec/document_spec.lua spec/options_spec.lua
   spec/parse_file_spec.lua spec/conformance_spec.lua spec/support_spec.lua spec/patch_spec.lua
-  spec/stream_spec.lua spec/schema_spec.lua spec/select_spec.lua"
+  spec/stream_spec.lua spec/schema_spec.lua spec/select_spec.lua
+  spec/openapi_puc_spec.lua"
 GC_SPECS="spec/puc_spec.lua spec/document_spec.lua spec/options_spec.lua spec/parse_file_spec.lua spec/patch_spec.lua
-  spec/stream_spec.lua spec/schema_spec.lua spec/select_spec.lua"
+  spec/stream_spec.lua spec/schema_spec.lua spec/select_spec.lua
+  spec/openapi_puc_spec.lua"
 
 PUC_PROFILE=${PUC_PROFILE:-release-tests} tools/puc.sh
 found=()

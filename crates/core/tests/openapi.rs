@@ -371,6 +371,11 @@ fn header_styles() {
         (false, array(), b"3,4,5"),
         (false, object(), b"R,100,G,200,B,150"),
         (true, object(), b"R=100,G=200,B=150"),
+        // A list header sent twice and joined by the server (RFC 9110's
+        // ", "), and blanks around the commas.
+        (false, array(), b"3, 4,\t5"),
+        (false, object(), b"R, 100, G, 200, B, 150"),
+        (true, object(), b"R=100, G=200, B=150"),
     ] {
         let api = style_api("header", "simple", explode, schema);
         let headers = move |name: &str| (name == "color").then_some(text);
@@ -453,12 +458,9 @@ fn ref_cycles_and_long_chains_are_refused() {
 
 #[test]
 fn unsupported_parts_are_refused_not_ignored() {
-    let cookie = json!({"openapi": "3.1.0", "paths": {"/c": {"get": {"parameters": [
-        {"name": "s", "in": "cookie", "schema": {"type": "string"}}]}}}});
-    assert_eq!(refused(cookie).location, "/paths/~1c/get/parameters/0/in");
-    let form = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
-        "application/x-www-form-urlencoded": {"schema": {"type": "object"}}}}}}}});
-    assert!(refused(form).message.contains("cannot be validated yet"));
+    let multipart = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
+        "multipart/form-data": {"schema": {"type": "object"}}}}}}}});
+    assert!(refused(multipart).message.contains("cannot be validated yet"));
     let remote = json!({"openapi": "3.1.0", "paths": {"/c": {"post": {"requestBody": {"content": {
         "application/json": {"schema": {"$ref": "other.json#/x"}}}}}}}});
     assert!(refused(remote).message.contains("never fetches"));
@@ -490,4 +492,448 @@ fn header_names_are_those_of_the_routed_operation() {
     assert_eq!(a.header_names("post", "/users/abc"), ["x-request-id"], "routing does not check values");
     assert!(a.header_names("GET", "/users/42").is_empty(), "405: no operation");
     assert!(a.header_names("POST", "/nowhere").is_empty(), "404: no operation");
+}
+
+// --- Cookie parameters (form style, OpenAPI 3.1.1's style table) ---------
+
+/// GET /c with the Cookie header `cookie` (when given).
+fn with_cookie<'a>(api: &'a Api, cookie: Option<&'a str>) -> Result<Matched<'a>, Vec<RequestError>> {
+    let headers = move |name: &str| if name == "cookie" { cookie.map(str::as_bytes) } else { None };
+    api.validate_request(&Request {
+        method: "GET",
+        path: "/c",
+        query: None,
+        headers: &headers,
+        body: None,
+        content_type: None,
+    })
+}
+
+#[test]
+fn cookie_styles() {
+    // The table's form examples; with explode, each item or property is a
+    // cookie of its own (`&` of RFC 6570's form is the Cookie header's `; `).
+    for (explode, schema, text) in [
+        (true, scalar(), "color=5"),
+        (false, scalar(), "color=5"),
+        (false, array(), "color=3,4,5"),
+        (true, array(), "color=3; color=4; color=5"),
+        (false, object(), "color=R,100,G,200,B,150"),
+        (true, object(), "R=100; G=200; B=150"),
+    ] {
+        let api = style_api("cookie", "form", explode, schema);
+        // Other cookies around it, RFC 6265's "; " with blanks tolerated.
+        let header = format!("session=abc;{text} ;theme=dark");
+        let r = with_cookie(&api, Some(&header));
+        assert!(r.is_ok(), "explode={explode} {header}: {r:?}");
+        let wrong = header.replace('5', "6");
+        let e = with_cookie(&api, Some(&wrong)).expect_err(&wrong);
+        assert_eq!((e[0].location, e[0].name.as_str()), (Where::Cookie, "color"), "{wrong}");
+        assert_eq!(e[0].location.as_str(), "cookie");
+    }
+}
+
+#[test]
+fn cookie_parameters_read_the_cookie_header() {
+    let spec = json!({"openapi": "3.0.3", "paths": {"/c": {"get": {"parameters": [
+        {"name": "a", "in": "cookie", "required": true, "schema": {"type": "integer"}},
+        {"name": "b", "in": "cookie", "schema": {"type": "string", "maxLength": 3}},
+        {"name": "X-B", "in": "header", "schema": {"type": "string"}}]}}}});
+    let api = api(spec);
+    assert_eq!(api.header_names("GET", "/c"), ["cookie", "x-b"]);
+    assert!(with_cookie(&api, Some("a=1; b=2")).is_ok());
+    // Values are percent-decoded (form style), `+` staying itself; names
+    // are taken as they are: another application's cookie is no matter.
+    assert!(with_cookie(&api, Some("a=1; b=%C3%A9")).is_ok());
+    assert!(with_cookie(&api, Some("x%FF=%FF; a=1; %62=toolong")).is_ok());
+    let e = one_error(with_cookie(&api, Some("a=1; b=a+b+c")));
+    assert_eq!((e.location, e.name.as_str()), (Where::Cookie, "b"));
+    let e = one_error(with_cookie(&api, None));
+    assert_eq!((e.location, e.name.as_str(), e.message.as_str()), (Where::Cookie, "a", "is required"));
+    let e = one_error(with_cookie(&api, Some("b=1")));
+    assert_eq!((e.location, e.name.as_str()), (Where::Cookie, "a"));
+    let e = one_error(with_cookie(&api, Some("a=x")));
+    assert!(e.message.contains("not an integer"), "{e}");
+    let e = one_error(with_cookie(&api, Some("a=1; a=2")));
+    assert!(e.message.contains("2 times"), "{e}");
+    // Any style but form is undefined for cookies.
+    let spec = json!({"openapi": "3.1.0", "paths": {"/c": {"get": {"parameters": [
+        {"name": "a", "in": "cookie", "style": "simple", "schema": {"type": "integer"}}]}}}});
+    assert_eq!(refused(spec).location, "/paths/~1c/get/parameters/0/style");
+}
+
+// --- content-encoded parameters ------------------------------------------
+
+fn content_api(location: &str) -> Api {
+    let path = if location == "path" { "/c/{f}" } else { "/c" };
+    api(json!({"openapi": "3.1.0", "paths": {path: {"get": {"parameters": [
+        {"name": "f", "in": location, "required": true, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["lat"], "properties": {"lat": {"type": "number", "maximum": 90}}}}}}
+    ]}}}}))
+}
+
+#[test]
+fn content_encoded_parameters_are_json() {
+    // The spec's example: a query parameter holding a JSON object.
+    let api = content_api("query");
+    assert!(get(&api, "/c", "f=%7B%22lat%22%3A45.5%2C%22long%22%3A-122.6%7D").is_ok());
+    assert!(get(&api, "/c", r#"f={"lat":+45}"#).is_ok(), "+ is a space in a query");
+    let e = one_error(get(&api, "/c", "f=%7B%22lat%22%3A95%7D"));
+    assert_eq!((e.location, e.instance_location.as_str()), (Where::Query, "/lat"));
+    assert!(e.keyword_location.ends_with("/content/application~1json/schema/properties/lat/maximum"), "{e:?}");
+    let e = one_error(get(&api, "/c", "f={lat:1}"));
+    assert!(e.message.starts_with("is not JSON"), "{e}");
+    assert_eq!(one_error(get(&api, "/c", "")).message, "is required");
+
+    let api = content_api("path");
+    assert!(get(&api, "/c/%7B%22lat%22:1%7D", "").is_ok());
+    assert_eq!(one_error(get(&api, "/c/%7B%7D", "")).location, Where::Path);
+
+    let api = content_api("header");
+    let headers = |name: &str| (name == "f").then_some(&br#"{"lat": 1}"#[..]);
+    let req = Request { method: "GET", path: "/c", query: None, headers: &headers, body: None, content_type: None };
+    assert!(api.validate_request(&req).is_ok());
+
+    let api = content_api("cookie");
+    assert!(with_cookie(&api, Some("f=%7B%22lat%22%3A1%7D")).is_ok());
+    assert_eq!(one_error(with_cookie(&api, Some("f=%7B%7D"))).location, Where::Cookie);
+}
+
+#[test]
+fn content_encoded_parameters_other_than_json_are_refused() {
+    let spec = |content: serde_json::Value, extra: serde_json::Value| {
+        let mut p = json!({"name": "f", "in": "query", "content": content});
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        json!({"openapi": "3.1.0", "paths": {"/c": {"get": {"parameters": [p]}}}})
+    };
+    let e = refused(spec(json!({"text/plain": {"schema": {"type": "string"}}}), json!({})));
+    assert_eq!(e.location, "/paths/~1c/get/parameters/0/content/text~1plain", "{e}");
+    assert!(e.message.contains("JSON media types only"), "{e}");
+    let two = json!({"application/json": {}, "application/x+json": {}});
+    assert!(refused(spec(two, json!({}))).message.contains("exactly one media type"));
+    let e = refused(spec(json!({"application/json": {}}), json!({"style": "form"})));
+    assert_eq!(e.location, "/paths/~1c/get/parameters/0/style");
+    let e = refused(spec(json!({"application/json": {}}), json!({"schema": {}})));
+    assert!(e.message.contains("not both"), "{e}");
+    // A JSON media type without a schema: any JSON text (in both dialects).
+    for version in ["3.1.0", "3.0.3"] {
+        let mut s = spec(json!({"application/json": {}}), json!({}));
+        s["openapi"] = json!(version);
+        let api = api(s);
+        assert!(get(&api, "/c", "f=[1,2]").is_ok(), "{version}");
+        assert!(get(&api, "/c", "f=[1,").is_err(), "{version}");
+    }
+}
+
+// --- application/x-www-form-urlencoded bodies ----------------------------
+
+fn form_api(encoding: serde_json::Value) -> Api {
+    api(json!({"openapi": "3.1.0", "paths": {"/f": {"post": {"requestBody": {"required": true, "content": {
+    "application/x-www-form-urlencoded": {"encoding": encoding, "schema": {
+        "type": "object", "required": ["name", "age"], "additionalProperties": false,
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "age": {"type": "integer", "minimum": 0},
+            "score": {"type": ["number", "null"]},
+            "active": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+            "id": {"type": "string", "format": "uuid"},
+            "address": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        }}}}}}}}}))
+}
+
+fn post_form<'a>(api: &'a Api, body: &'a str) -> Result<Matched<'a>, Vec<RequestError>> {
+    api.validate_request(&Request {
+        method: "POST",
+        path: "/f",
+        query: None,
+        headers: &no_headers,
+        body: Some(body.as_bytes()),
+        content_type: Some("application/x-www-form-urlencoded; charset=UTF-8"),
+    })
+}
+
+#[test]
+fn form_bodies_are_read_as_query_strings_and_validated() {
+    let api = form_api(json!({}));
+    for ok in [
+        "name=Alice+Example&age=30",
+        "name=Al%C3%AFce&age=0&score=2.5&active=true&tags=a&tags=b",
+        // The spec's example: an object property is JSON text (the
+        // Encoding Object's default contentType for objects).
+        "id=f81d4fae-7dec-11d0-a765-00a0c91e6bf6&address=%7B%22city%22%3A%20%22Paris%22%7D&name=a&age=1",
+    ] {
+        assert!(post_form(&api, ok).is_ok(), "{ok}: {:?}", post_form(&api, ok));
+    }
+    for (bad, at, says) in [
+        ("name=a&age=abc", "/age", "not an integer"),
+        ("name=a&age=-1", "/age", "minimum"),
+        ("name=a&age=1.0", "/age", "not an integer"),
+        ("name=a&age=1&active=yes", "/active", "boolean"),
+        ("name=a&age=1&age=2", "/age", "2 times"),
+        ("name=&age=1", "/name", "minLength"),
+        ("name=a&age=1&tags=a&tags=b&tags=c&tags=d", "/tags", "maxItems"),
+        ("name=a&age=1&address=%7B%7D", "/address", "required"),
+        ("name=a&age=1&address=city", "/address", "not JSON"),
+        // JSON text is one value: it cannot add members of its own.
+        ("name=a&age=1&address=%7B%22city%22:%22P%22%7D,%22admin%22:true", "/address", "not JSON"),
+        ("name=a&age=1&other=1", "", "additionalProperties"),
+        ("age=1", "", "required"),
+    ] {
+        let e = one_error(post_form(&api, bad));
+        assert_eq!((e.location, e.status, e.instance_location.as_str()), (Where::Body, 400, at), "{bad}: {e:?}");
+        assert!(
+            e.message.contains(says) || e.keyword_location.ends_with(says),
+            "{bad}: {} / {}",
+            e.message,
+            e.keyword_location
+        );
+        assert_eq!(e.position, None, "the body is not the JSON checked: no position in it");
+    }
+    let e = one_error(post_form(&api, "name=%FF&age=1"));
+    assert!(e.message.contains("UTF-8"), "{e}");
+}
+
+#[test]
+fn form_body_encoding_styles() {
+    for (style, explode, text, one_more) in [
+        ("form", false, "tags=a,b,c", ",d"),
+        ("form", true, "tags=a&tags=b&tags=c", "&tags=d"),
+        ("spaceDelimited", false, "tags=a%20b%20c", "+d"),
+        ("pipeDelimited", false, "tags=a|b|c", "|d"),
+    ] {
+        let api = form_api(json!({"tags": {"style": style, "explode": explode}}));
+        let body = format!("name=x&age=1&{text}");
+        assert!(post_form(&api, &body).is_ok(), "{style} {explode}: {:?}", post_form(&api, &body));
+        // Four items where three are allowed: the split is checked.
+        let more = format!("{body}{one_more}");
+        let e = one_error(post_form(&api, &more));
+        assert_eq!(e.instance_location, "/tags", "{style} {explode} {more}");
+    }
+    // deepObject for an object property; JSON text by contentType.
+    let api = form_api(json!({"address": {"style": "deepObject"}}));
+    assert!(post_form(&api, "name=x&age=1&address[city]=Paris").is_ok());
+    assert_eq!(one_error(post_form(&api, "name=x&age=1&address[zip]=1")).instance_location, "/address");
+    let api = form_api(json!({"tags": {"contentType": "application/json"}}));
+    assert!(post_form(&api, r#"name=x&age=1&tags=["a","b"]"#).is_ok());
+    assert_eq!(one_error(post_form(&api, "name=x&age=1&tags=a")).instance_location, "/tags");
+}
+
+#[test]
+fn form_body_schemas_and_encodings_that_cannot_be_read_are_refused() {
+    let form = |schema: serde_json::Value, encoding: serde_json::Value| {
+        json!({"openapi": "3.1.0", "paths": {"/f": {"post": {"requestBody": {"content": {
+            "application/x-www-form-urlencoded": {"schema": schema, "encoding": encoding}}}}}}})
+    };
+    let obj = json!({"type": "object", "properties": {"a": {"type": "object"}, "n": {"type": "integer"}}});
+    let at = "/paths/~1f/post/requestBody/content/application~1x-www-form-urlencoded";
+    let e = refused(form(json!({"type": "array"}), json!({})));
+    assert_eq!(e.location, format!("{at}/schema"), "{e}");
+    let e = refused(form(obj.clone(), json!({"b": {"style": "form"}})));
+    assert_eq!(e.location, format!("{at}/encoding/b"), "{e}");
+    let e = refused(form(obj.clone(), json!({"a": {"style": "form", "explode": true}})));
+    assert!(e.message.contains("cannot be exploded"), "{e}");
+    let e = refused(form(obj.clone(), json!({"n": {"contentType": "text/plain"}})));
+    assert_eq!(e.location, format!("{at}/encoding/n/contentType"), "{e}");
+    let e = refused(form(obj.clone(), json!({"n": {"contentType": "application/json", "style": "form"}})));
+    assert!(e.message.contains("not both"), "{e}");
+    let e = refused(form(obj.clone(), json!({"n": {"style": "deepObject"}})));
+    assert_eq!(e.location, format!("{at}/encoding/n/style"), "{e}");
+    let e = refused(form(obj, json!({"n": {"style": "matrix"}})));
+    assert_eq!(e.location, format!("{at}/encoding/n/style"), "{e}");
+}
+
+// --- readOnly in requests ----------------------------------------------
+
+fn read_only_api(version: &str) -> Api {
+    // The spec's own case: `id` is readOnly and required, so it is
+    // required in responses only; `password` is writeOnly.
+    api(json!({"openapi": version, "paths": {"/u": {"post": {"requestBody": {"content": {
+    "application/json": {"schema": {"$ref": "#/components/schemas/User"}},
+    "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/User"}}}}}}},
+    "components": {"schemas": {
+        "Id": {"type": "integer", "readOnly": true},
+        "User": {"type": "object", "required": ["id", "name", "password", "created"], "properties": {
+            "id": {"type": "integer", "format": "int64", "readOnly": true},
+            "name": {"type": "string"},
+            "password": {"type": "string", "writeOnly": true},
+            "created": {"$ref": "#/components/schemas/Id"},
+            "friend": {"type": "object", "required": ["id"], "properties": {"id": {"$ref": "#/components/schemas/Id"}}}
+        }}}}}))
+}
+
+#[test]
+fn read_only_properties_are_not_sent_in_requests() {
+    for version in ["3.0.3", "3.1.0"] {
+        let api = read_only_api(version);
+        let post = |body: &'static str, content_type: &'static str| {
+            api.validate_request(&Request {
+                method: "POST",
+                path: "/u",
+                query: None,
+                headers: &no_headers,
+                body: Some(body.as_bytes()),
+                content_type: Some(content_type),
+            })
+        };
+        // Required but read-only: not required in a request.
+        assert!(post(r#"{"name":"a","password":"p","friend":{}}"#, "application/json").is_ok(), "{version}");
+        assert!(post("name=a&password=p", "application/x-www-form-urlencoded").is_ok(), "{version}");
+        // writeOnly is still required (and accepted).
+        let e = one_error(post(r#"{"name":"a"}"#, "application/json"));
+        assert!(e.message.contains("password"), "{version}: {e}");
+        for (body, at, keyword) in [
+            (r#"{"id":1,"name":"a","password":"p"}"#, "/id", "/components/schemas/User/properties/id"),
+            (r#"{"created":1,"name":"a","password":"p"}"#, "/created", "/components/schemas/User/properties/created"),
+            (r#"{"name":"a","password":"p","friend":{"id":2}}"#, "/friend/id", "/properties/friend/properties/id"),
+        ] {
+            let e = one_error(post(body, "application/json"));
+            assert_eq!(e.instance_location, at, "{version}: {e:?}");
+            assert_eq!(e.message, "is read-only: it may not be sent in a request", "{version}");
+            assert!(e.keyword_location.ends_with(keyword), "{version}: {}", e.keyword_location);
+        }
+        let e = one_error(post("id=1&name=a&password=p", "application/x-www-form-urlencoded"));
+        assert_eq!((e.instance_location.as_str(), e.message.contains("read-only")), ("/id", true), "{version}");
+    }
+}
+
+// --- Percent-encoded paths -----------------------------------------------
+
+#[test]
+fn literal_segments_match_percent_decoded() {
+    let api = api(json!({"openapi": "3.1.0", "paths": {
+        "/café": {"get": op("cafe")},
+        "/a b/c": {"get": op("space")},
+        "/files/{name}": {"get": with_path_param("file", &["name"])},
+        "/files/a/b": {"get": op("ab")}
+    }}));
+    assert_eq!(get(&api, "/caf%C3%A9", "").unwrap().operation_id, Some("cafe"));
+    assert_eq!(get(&api, "/caf%c3%a9", "").unwrap().operation_id, Some("cafe"));
+    assert_eq!(get(&api, "/café", "").unwrap().operation_id, Some("cafe"));
+    assert_eq!(get(&api, "/a%20b/c", "").unwrap().operation_id, Some("space"));
+    assert_eq!(get(&api, "/%61%20b/%63", "").unwrap().operation_id, Some("space"));
+    assert_eq!(one_error(get(&api, "/caf%C3", "")).status, 404, "not UTF-8: no literal");
+    // %2F is inside a segment: never a separator.
+    assert_eq!(get(&api, "/files/a/b", "").unwrap().operation_id, Some("ab"));
+    let m = get(&api, "/files/a%2Fb", "").unwrap();
+    assert_eq!((m.operation_id, m.path_params), (Some("file"), vec![("name", "\"a/b\"".to_owned())]));
+    assert_eq!(one_error(get(&api, "/files%2Fa%2Fb", "")).status, 404);
+}
+
+// --- Hostile requests: bounded, and linear in their size ------------------
+
+/// Fails when 4 times the input takes 10 times as long or more (linear:
+/// 4), measured up to three times against a busy machine (as hostile.rs).
+fn assert_linear(name: &str, n: usize, work: &dyn Fn(usize)) {
+    let time = |n: usize| {
+        let start = std::time::Instant::now();
+        work(n);
+        start.elapsed().as_secs_f64().max(1e-6)
+    };
+    let mut ratios = Vec::new();
+    for _ in 0..3 {
+        let ratio = time(4 * n) / time(n);
+        ratios.push(ratio);
+        if ratio < 10.0 {
+            return;
+        }
+    }
+    panic!("{name}: 4 times the input took {ratios:.2?} times as long");
+}
+
+fn hostile_api() -> Api {
+    api(json!({"openapi": "3.1.0", "paths": {"/h": {"post": {
+        "parameters": [
+            {"name": "list", "in": "query", "schema": {"type": "array", "items": {"type": "integer"}}},
+            {"name": "deep", "in": "query", "style": "deepObject", "schema": {"type": "object", "additionalProperties": {"type": "integer"}}},
+            {"name": "json", "in": "query", "content": {"application/json": {"schema": {"type": "array"}}}},
+            {"name": "c", "in": "cookie", "explode": false, "schema": {"type": "array", "items": {"type": "string"}}}
+        ],
+        "requestBody": {"content": {"application/x-www-form-urlencoded": {"schema": {
+            "type": "object", "properties": {"list": {"type": "array", "items": {"type": "integer"}}, "doc": {"type": "object"}},
+            "additionalProperties": {"type": "integer"}}}}}}}}}))
+}
+
+fn hostile_request<'a>(
+    api: &'a Api,
+    query: &'a str,
+    cookie: Option<&'a str>,
+    form: Option<&'a str>,
+) -> Result<Matched<'a>, Vec<RequestError>> {
+    let headers = move |name: &str| if name == "cookie" { cookie.map(str::as_bytes) } else { None };
+    api.validate_request(&Request {
+        method: "POST",
+        path: "/h",
+        query: Some(query),
+        headers: &headers,
+        body: form.map(str::as_bytes),
+        content_type: form.map(|_| "application/x-www-form-urlencoded"),
+    })
+}
+
+#[test]
+fn hostile_queries_cookies_and_form_bodies_are_linear() {
+    let api = hostile_api();
+    let numbered = |n: usize, sep: &str, pair: &dyn Fn(usize) -> String| (0..n).map(pair).collect::<Vec<_>>().join(sep);
+    // 100,000 arguments at 4n: distinct names (every deepObject key is
+    // looked at), one repeated name (an exploded array), and a bad one last.
+    assert_linear("query of distinct names", 25_000, &|n| {
+        let q = numbered(n, "&", &|i| format!("deep[k{i}]={i}"));
+        assert!(hostile_request(&api, &q, None, None).is_ok());
+    });
+    assert_linear("query of one repeated name", 25_000, &|n| {
+        let q = format!("{}&list=x", numbered(n, "&", &|i| format!("list={i}")));
+        let e = one_error(hostile_request(&api, &q, None, None));
+        assert_eq!((e.location, e.name.as_str()), (Where::Query, "list"));
+    });
+    assert_linear("form body of distinct names", 25_000, &|n| {
+        let body = numbered(n, "&", &|i| format!("p{i}={i}"));
+        assert!(hostile_request(&api, "", None, Some(&body)).is_ok());
+        // Each undeclared name a non-integer: errors stop at the cap.
+        let bad = numbered(n, "&", &|i| format!("p{i}=x"));
+        let errors = hostile_request(&api, "", None, Some(&bad)).unwrap_err();
+        assert_eq!(errors.len(), qjson_core::openapi::OPENAPI_DEFAULT_MAX_ERRORS);
+    });
+    assert_linear("form body of one repeated name", 25_000, &|n| {
+        let body = numbered(n, "&", &|i| format!("list={i}"));
+        assert!(hostile_request(&api, "", None, Some(&body)).is_ok());
+    });
+    // A Cookie header of 1 MB at 4n: one long array, and many cookies.
+    assert_linear("one long cookie", 1 << 18, &|n| {
+        let cookie = format!("c={}", "ab,".repeat(n / 3));
+        assert!(hostile_request(&api, "", Some(&cookie), None).is_ok());
+    });
+    assert_linear("many cookies", 1 << 18, &|n| {
+        let cookie = numbered(n / 12, "; ", &|i| format!("k{i}=v{i}"));
+        assert!(hostile_request(&api, "", Some(&cookie), None).is_ok());
+    });
+    // Deep content-encoded JSON: refused at qjson's nesting limit.
+    assert_linear("deep content-encoded JSON", 1 << 18, &|n| {
+        let q = format!("json={}", "[".repeat(n));
+        let e = one_error(hostile_request(&api, &q, None, None));
+        assert!(e.message.contains("deep"), "{e}");
+        let body = format!("list=1&doc={}", "%5B".repeat(n / 3));
+        let e = one_error(hostile_request(&api, "", None, Some(&body)));
+        assert_eq!(e.instance_location, "/doc");
+        assert!(e.message.contains("deep"), "{e}");
+    });
+}
+
+#[test]
+fn long_request_values_are_not_quoted_whole() {
+    let a = api(users_spec());
+    let long = "9".repeat(100_000) + "x";
+    let e = one_error(a.validate_request(&Request {
+        method: "POST",
+        path: &format!("/users/{long}"),
+        query: None,
+        headers: &|_| Some(b"id".as_slice()),
+        body: Some(br#"{"name":"a","age":1}"#),
+        content_type: Some("application/json"),
+    }));
+    assert_eq!(e.location, Where::Path);
+    assert!(e.message.len() < 200, "message of {} bytes: {}", e.message.len(), &e.message[..200]);
+    assert!(e.message.contains("(100001 bytes)"), "{}", e.message);
 }

@@ -22,6 +22,7 @@ mod doc;
 mod encode;
 mod lua;
 mod markers;
+mod openapi;
 mod options;
 mod patch;
 mod schema;
@@ -226,7 +227,9 @@ unsafe fn push_instance(l: State, flavour: Flavour, safe: bool) {
                     }
                     sys::lua_setfield(l, -2, name.as_ptr());
                 }
-                for (name, plain, for_safe) in patch::FUNCTIONS.iter().chain(schema::FUNCTIONS) {
+                for (name, plain, for_safe) in
+                    patch::FUNCTIONS.iter().chain(schema::FUNCTIONS).chain(openapi::FUNCTIONS)
+                {
                     set_fn(l, name, if safe { *for_safe } else { *plain }, cfg, 1, safe, false);
                 }
                 stream::set_field(l);
@@ -260,6 +263,7 @@ unsafe fn register_types(l: State) {
         patch::register(l, c_protected);
         stream::register(l);
         schema::register(l, c_protected);
+        openapi::register(l, c_protected);
         select::register(l);
         markers::init(l);
     }

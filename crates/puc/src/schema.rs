@@ -25,7 +25,14 @@ const REPORT: &CStr = c"qjson.schema_report";
 
 /// The JSON text at `arg` (a string, or a boolean or table encoded with
 /// `c`, its text pushed) for argument `n`; `what` names it in the error.
-unsafe fn json_text<'a>(l: State, arg: c_int, n: c_int, spare: c_int, c: &Config, what: &str) -> Result<&'a [u8], Msg> {
+pub unsafe fn json_text<'a>(
+    l: State,
+    arg: c_int,
+    n: c_int,
+    spare: c_int,
+    c: &Config,
+    what: &str,
+) -> Result<&'a [u8], Msg> {
     // SAFETY: a valid state and index.
     unsafe {
         if let Some(text) = lua::string_at(l, arg) {

@@ -89,4 +89,19 @@ function job()
   for _, got in sf:feed('[3]}', true) do
     check(got.k[1] == 3, "stream feeder selector")
   end
+  -- OpenAPI: a request validated (a header read through a function, a
+  -- path parameter decoded), a failed one and its problem document.
+  local api = keep(qjson.openapi('{"openapi":"3.1.0","paths":{"/u/{id}":{"post":{"parameters":['
+    .. '{"name":"id","in":"path","required":true,"schema":{"type":"integer"}},'
+    .. '{"name":"X-R","in":"header","required":true,"schema":{"type":"string"}}],"requestBody":{"content":'
+    .. '{"application/json":{"schema":{"properties":{"temperature":{"maximum":1}}}}}}}}}}'))
+  local req = { method = "POST", path = "/u/7", headers = function() return "r" end, body = text,
+    content_type = "application/json" }
+  local passed, m = api:validate_request(req)
+  check(passed and m.path.id == 7, "openapi valid")
+  req.path, req.headers = "/u/x", { ["x-r"] = { "a", "b" } }
+  local failed, errs = api:validate_request(req)
+  check(not failed and errs[1].name == "id" and errs.status == 400, "openapi invalid")
+  local problem, status = api:problem(errs)
+  check(status == 400 and problem:find('"in":"path","name":"id"', 1, true), "openapi problem")
 end

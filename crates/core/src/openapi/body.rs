@@ -1,14 +1,16 @@
 //! Request bodies: the declared media types, matched against the
 //! request's Content-Type (exact, then `type/*`, then `*/*`), and JSON
-//! bodies validated by the schema over qjson's own parse of the body.
+//! bodies validated by the schema over qjson's own parse of the body;
+//! form bodies are first read into the JSON text of an object (`form`).
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::errors::{BodyPosition, RequestError, SpecError, Where};
+use super::errors::{shown, BodyPosition, RequestError, SpecError, Where};
+use super::form::Form;
 use super::pointer::{join, resolve};
-use super::schemas::SchemaCompiler;
+use super::schemas::{request_failure, SchemaCompiler};
 use crate::schema::Schema;
 
 pub(crate) struct Body {
@@ -24,6 +26,9 @@ struct Media {
     /// The compiled schema and its spec pointer; `None` when the media
     /// type declares no schema (any body of the type passes).
     schema: Option<(Arc<Schema>, String)>,
+    /// How a form body (`application/x-www-form-urlencoded`) becomes the
+    /// JSON the schema checks; `None` for JSON bodies.
+    form: Option<Form>,
 }
 
 impl Body {
@@ -47,19 +52,24 @@ impl Body {
         for (key, m) in content {
             let m_at = join(&content_at, key);
             let range = essence(key);
-            let schema = match m.get("schema") {
+            let schema_at = join(&m_at, "schema");
+            let (schema, form) = match m.get("schema") {
                 // An empty schema checks nothing: bodies of any media type pass.
-                None => None,
-                Some(Value::Object(o)) if o.is_empty() => None,
-                Some(s) if is_json(&range) => Some(schemas.compile(s, &join(&m_at, "schema"))?),
+                None => (None, None),
+                Some(Value::Object(o)) if o.is_empty() => (None, None),
+                Some(s) if is_json(&range) => (Some(schemas.compile(s, &schema_at)?), None),
+                Some(s) if range == FORM => {
+                    let form = Form::compile(spec, s, &schema_at, m.get("encoding"), &join(&m_at, "encoding"))?;
+                    (Some(schemas.compile(s, &schema_at)?), Some(form))
+                }
                 Some(_) => {
                     return Err(SpecError::new(
-                        &join(&m_at, "schema"),
-                        format!("bodies of {key:?} cannot be validated yet (JSON bodies only)"),
+                        &schema_at,
+                        format!("bodies of {key:?} cannot be validated yet (JSON and form bodies only)"),
                     ))
                 }
             };
-            media.push(Media { range, schema });
+            media.push(Media { range, schema, form });
         }
         Ok(Body { required, at, media })
     }
@@ -73,29 +83,54 @@ impl Body {
             return vec![self.error("the request has a body but no Content-Type", 415)];
         };
         let Some(media) = self.media_for(&essence(content_type)) else {
-            return vec![
-                self.error(&format!("Content-Type {content_type:?} is not among the request body's media types"), 415)
-            ];
+            return vec![self.error(
+                &format!("Content-Type {} is not among the request body's media types", shown(content_type)),
+                415,
+            )];
         };
         let Some((schema, schema_at)) = &media.schema else { return Vec::new() };
+        let form_json;
+        let body = match &media.form {
+            None => body,
+            Some(form) => match form.read(body, cap) {
+                Ok(json) => {
+                    form_json = json;
+                    form_json.as_bytes()
+                }
+                Err(errors) => {
+                    return errors
+                        .into_iter()
+                        .map(|(instance_location, why)| RequestError { instance_location, ..self.error(&why, 400) })
+                        .collect()
+                }
+            },
+        };
+        // Positions are in the body only when the body is the JSON checked.
+        let located = media.form.is_none();
         match schema.validate_bytes(body) {
             Ok(failures) => failures
                 .into_iter()
                 .take(cap)
-                .map(|f| RequestError {
-                    location: Where::Body,
-                    name: String::new(),
-                    instance_location: f.instance_location,
-                    keyword_location: format!("{schema_at}{}", f.keyword_location),
-                    message: f.message,
-                    status: 400,
-                    position: Some(BodyPosition { byte: f.byte, line: f.line, column: f.column }),
+                .map(|f| {
+                    let (keyword_location, message) =
+                        request_failure(format!("{schema_at}{}", f.keyword_location), f.message);
+                    RequestError {
+                        location: Where::Body,
+                        name: String::new(),
+                        instance_location: f.instance_location,
+                        keyword_location,
+                        message,
+                        status: 400,
+                        position: located.then_some(BodyPosition { byte: f.byte, line: f.line, column: f.column }),
+                    }
                 })
                 .collect(),
-            Err(e) => vec![RequestError {
+            Err(e) if located => vec![RequestError {
                 position: Some(BodyPosition { byte: e.offset, line: e.line, column: e.column }),
                 ..self.error(&format!("the body is not JSON: {}", e.kind), 400)
             }],
+            // Built as JSON; qjson's parser may still refuse a number (out of range).
+            Err(e) => vec![self.error(&format!("a form value cannot be read: {}", e.kind), 400)],
         }
     }
 
@@ -118,13 +153,15 @@ impl Body {
     }
 }
 
+const FORM: &str = "application/x-www-form-urlencoded";
+
 /// `type/subtype` of a media type, lower case, parameters dropped.
-fn essence(media_type: &str) -> String {
+pub(crate) fn essence(media_type: &str) -> String {
     media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
 }
 
 /// Whether bodies of `range` are JSON: `application/json` or a `+json`
 /// structured syntax suffix.
-fn is_json(range: &str) -> bool {
+pub(crate) fn is_json(range: &str) -> bool {
     range == "application/json" || range.ends_with("+json")
 }

@@ -4,6 +4,7 @@
 //! `true` or `false`; anything else is a string only where the schema
 //! allows strings.
 
+use super::errors::shown;
 use super::shape::Types;
 
 /// The JSON text of `text` as the first type of `types` it is (integer,
@@ -21,7 +22,7 @@ pub(crate) fn coerce(text: &str, types: Types) -> Result<String, String> {
     if types.has(Types::STRING) {
         return Ok(serde_json::to_string(text).expect("a string serializes"));
     }
-    Err(format!("{:?} is not {}", text, expected(types)))
+    Err(format!("{} is not {}", shown(text), expected(types)))
 }
 
 fn expected(types: Types) -> String {

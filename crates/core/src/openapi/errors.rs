@@ -34,6 +34,7 @@ pub enum Where {
     Path,
     Query,
     Header,
+    Cookie,
     Body,
 }
 
@@ -44,6 +45,7 @@ impl Where {
             Where::Path => "path",
             Where::Query => "query",
             Where::Header => "header",
+            Where::Cookie => "cookie",
             Where::Body => "body",
         }
     }
@@ -84,4 +86,21 @@ impl fmt::Display for RequestError {
         }
         write!(f, ": {} ({})", self.message, self.status)
     }
+}
+
+/// Longest request text an error message quotes whole.
+const SHOWN_MAX: usize = 64;
+
+/// A piece of the request quoted in an error message: whole when short,
+/// else its start and its length, so that a hostile megabyte value does
+/// not become a megabyte message.
+pub(crate) fn shown(text: &str) -> String {
+    if text.len() <= SHOWN_MAX {
+        return format!("{text:?}");
+    }
+    let mut end = SHOWN_MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{:?}... ({} bytes)", &text[..end], text.len())
 }

@@ -2,12 +2,14 @@
 //! immutable [`Api`] (`spec`), then per request one route lookup
 //! (`router`), each declared parameter parsed by its style and coerced
 //! strictly (`params`, `query`, `coerce`, `shape`), and the body checked
-//! by qjson's JSON Schema validator over qjson's parse (`body`); all
+//! by qjson's JSON Schema validator over qjson's parse (`body`; form
+//! bodies read as a query string is, `form`); all
 //! schemas compiled with [`crate::schema::Schema`] (`schemas`).
 
 mod body;
 mod coerce;
 mod errors;
+mod form;
 mod params;
 mod pointer;
 mod query;

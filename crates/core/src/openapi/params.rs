@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::body::{essence, is_json};
 use super::coerce::coerce;
-use super::errors::SpecError;
+use super::errors::{shown, SpecError};
 use super::pointer::{join, resolve};
-use super::query::{decode, decode_path, Query};
+use super::query::{decode_path, Decode, Query};
 use super::schemas::SchemaCompiler;
 use super::shape::{shape, Shape};
 use crate::schema::Schema;
@@ -22,6 +23,7 @@ pub(crate) enum In {
     Path,
     Query,
     Header,
+    Cookie,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,12 +40,9 @@ pub(crate) enum Style {
 pub(crate) struct Param {
     pub(crate) name: String,
     pub(crate) location: In,
-    style: Style,
-    explode: bool,
     pub(crate) required: bool,
-    /// `allowEmptyValue`: an empty query value counts as absent.
-    allow_empty: bool,
-    shape: Shape,
+    /// How the parameter's text becomes its JSON value.
+    pub(crate) reader: Reader,
     pub(crate) schema: Arc<Schema>,
     /// The spec pointer of the schema compiled (for keyword locations).
     pub(crate) schema_at: String,
@@ -51,17 +50,30 @@ pub(crate) struct Param {
     pub(crate) at: String,
 }
 
+/// How a value's text becomes its JSON text: split by `style` and
+/// `explode` and coerced to the shape's types, or, for a parameter with
+/// `content: {"application/json": ...}`, taken whole as JSON text. Form
+/// bodies read their properties with it too.
+pub(crate) struct Reader {
+    /// The name looked up (a parameter's, a form property's).
+    pub(crate) name: String,
+    style: Style,
+    explode: bool,
+    /// `allowEmptyValue`: an empty query value counts as absent.
+    allow_empty: bool,
+    shape: Shape,
+    /// The value is JSON text (a `content`-encoded parameter).
+    json: bool,
+}
+
+/// A JSON value of any kind (a JSON media type declared without a schema).
+static ANY_JSON: Value = Value::Bool(true);
+
 /// The value of a parameter split by its style, before coercion.
 enum Raw<'a> {
     Scalar(Cow<'a, str>),
     Items(Vec<Cow<'a, str>>),
     Pairs(Vec<(Cow<'a, str>, Cow<'a, str>)>),
-}
-
-type Decode = fn(&str) -> Result<Cow<'_, str>, String>;
-
-fn verbatim(s: &str) -> Result<Cow<'_, str>, String> {
-    Ok(Cow::Borrowed(s))
 }
 
 impl Param {
@@ -94,7 +106,7 @@ impl Param {
             Some("path") => In::Path,
             Some("query") => In::Query,
             Some("header") => In::Header,
-            Some("cookie") => return Err(SpecError::new(&join(&at, "in"), "cookie parameters are not supported yet")),
+            Some("cookie") => In::Cookie,
             _ => return Err(SpecError::new(&join(&at, "in"), "in must be path, query, header or cookie")),
         };
         if location == In::Header
@@ -102,27 +114,120 @@ impl Param {
         {
             return Ok(None);
         }
-        if p.get("content").is_some() {
-            return Err(SpecError::new(&join(&at, "content"), "content-encoded parameters are not supported yet"));
-        }
-        let schema_value = p.get("schema").ok_or_else(|| SpecError::new(&at, "a parameter needs a schema"))?;
         let required = flag("required")?.unwrap_or(false);
         if location == In::Path && !required {
             return Err(SpecError::new(&join(&at, "required"), "a path parameter must be required: true"));
         }
-        let style = style(text("style")?, location, &join(&at, "style"))?;
-        let explicit_explode = flag("explode")?;
-        let explode = explicit_explode.unwrap_or(style == Style::Form);
-        let shape = shape(spec, schema_value, &join(&at, "schema"))?;
-        check_style(style, explicit_explode, &shape, &at)?;
         let allow_empty = location == In::Query && flag("allowEmptyValue")?.unwrap_or(false);
-        let (schema, schema_at) = schemas.compile(schema_value, &join(&at, "schema"))?;
-        Ok(Some(Param { name, location, style, explode, required, allow_empty, shape, schema, schema_at, at }))
+        let (reader, schema_value, schema_at) = match (p.get("schema"), p.get("content")) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(&at, "a parameter has a schema or a content, not both"));
+            }
+            (None, None) => return Err(SpecError::new(&at, "a parameter needs a schema or a content")),
+            (Some(schema_value), None) => {
+                let style = style(text("style")?, location, &join(&at, "style"))?;
+                let schema_at = join(&at, "schema");
+                let explode = flag("explode")?;
+                let reader = Reader::new(spec, &name, (style, explode, &join(&at, "style")), schema_value, &schema_at)?;
+                (Reader { allow_empty, ..reader }, schema_value, schema_at)
+            }
+            (None, Some(content)) => {
+                for key in ["style", "explode"] {
+                    if p.get(key).is_some() {
+                        return Err(SpecError::new(
+                            &join(&at, key),
+                            format!("{key} does not apply to a parameter with a content"),
+                        ));
+                    }
+                }
+                let (media_type, media_at, media) = one_media_type(content, &join(&at, "content"))?;
+                if !is_json(&essence(media_type)) {
+                    return Err(SpecError::new(
+                        &media_at,
+                        format!("parameters encoded as {media_type:?} cannot be validated (JSON media types only)"),
+                    ));
+                }
+                (
+                    Reader { allow_empty, ..Reader::whole_json(&name) },
+                    media.get("schema").unwrap_or(&ANY_JSON),
+                    join(&media_at, "schema"),
+                )
+            }
+        };
+        let (schema, schema_at) = schemas.compile(schema_value, &schema_at)?;
+        Ok(Some(Param { name, location, required, reader, schema, schema_at, at }))
+    }
+}
+
+/// The one entry of a parameter's `content` map: its key, pointer and
+/// media type object.
+fn one_media_type<'s>(content: &'s Value, at: &str) -> Result<(&'s str, String, &'s Value), SpecError> {
+    match content {
+        Value::Object(m) if m.len() == 1 => {
+            let (key, media) = m.iter().next().expect("one entry");
+            Ok((key, join(at, key), media))
+        }
+        _ => Err(SpecError::new(at, "a parameter's content must be an object of exactly one media type")),
+    }
+}
+
+impl Reader {
+    /// A reader of values serialized by `style` (declared at `style_at`;
+    /// `explode` defaults to true for form only) into the shape of
+    /// `schema` at `at`; combinations the style table leaves undefined are
+    /// refused.
+    pub(crate) fn new(
+        spec: &Value,
+        name: &str,
+        (style, explode, style_at): (Style, Option<bool>, &str),
+        schema: &Value,
+        at: &str,
+    ) -> Result<Reader, SpecError> {
+        let shape = shape(spec, schema, at)?;
+        check_style(style, explode, &shape, style_at)?;
+        let explode = explode.unwrap_or(style == Style::Form);
+        Ok(Reader { name: name.to_owned(), style, explode, allow_empty: false, shape, json: false })
+    }
+
+    /// A reader of values that are JSON text, taken whole.
+    pub(crate) fn whole_json(name: &str) -> Reader {
+        Reader {
+            name: name.to_owned(),
+            style: Style::Simple,
+            explode: false,
+            allow_empty: false,
+            shape: Shape::Scalar(super::shape::Types::ANY),
+            json: true,
+        }
+    }
+
+    /// Whether the values read are JSON text taken whole.
+    pub(crate) fn takes_json(&self) -> bool {
+        self.json
+    }
+
+    /// Whether `name`, a name in a list, is one this reads: its own, or
+    /// `name[key]` for deepObject.
+    pub(crate) fn reads(&self, name: &str) -> bool {
+        match name.strip_prefix(self.name.as_str()) {
+            Some("") => true,
+            Some(rest) => self.style == Style::DeepObject && rest.starts_with('[') && rest.ends_with(']'),
+            None => false,
+        }
+    }
+
+    /// Whether this reads an object's members from names of their own
+    /// (form style, exploded).
+    pub(crate) fn spreads_object(&self) -> bool {
+        self.style == Style::Form && self.explode && matches!(self.shape, Shape::Object { .. })
     }
 
     /// The JSON text of a path parameter from its raw (percent-encoded)
     /// text in the path.
     pub(crate) fn read_path(&self, raw: &str) -> Result<String, String> {
+        if self.json {
+            return Ok(decode_path(raw)?.into_owned());
+        }
         let raw = match self.style {
             Style::Simple => self.simple(raw, decode_path)?,
             Style::Label => {
@@ -138,12 +243,20 @@ impl Param {
     /// The JSON text of a header parameter (not percent-decoded).
     pub(crate) fn read_header(&self, raw: &[u8]) -> Result<String, String> {
         let raw = std::str::from_utf8(raw).map_err(|_| "header value is not UTF-8".to_owned())?;
-        let raw = self.simple(raw, verbatim)?;
+        if self.json {
+            return Ok(raw.to_owned());
+        }
+        let raw = self.simple(raw, field_item)?;
         self.json(raw)
     }
 
-    /// The JSON text of a query parameter, `None` when absent.
+    /// The JSON text of a query or cookie parameter or of a form body's
+    /// property, `None` when absent.
     pub(crate) fn read_query(&self, query: &Query<'_>) -> Result<Option<String>, String> {
+        let decode = query.decode;
+        if self.json {
+            return Ok(self.single(query, &self.name)?.map(decode).transpose()?.map(Cow::into_owned));
+        }
         let raw = match (self.style, self.explode, &self.shape) {
             (Style::DeepObject, ..) => self.deep_object(query)?,
             (_, true, Shape::Array(_)) => {
@@ -163,8 +276,8 @@ impl Param {
             (style, ..) => match self.single(query, &self.name)? {
                 None => None,
                 Some(v) => Some(match style {
-                    Style::SpaceDelimited => self.delimited(v, &["%20", "+", " "])?,
-                    Style::PipeDelimited => self.delimited(v, &["|", "%7C", "%7c"])?,
+                    Style::SpaceDelimited => self.delimited(v, &["%20", "+", " "], decode)?,
+                    Style::PipeDelimited => self.delimited(v, &["|", "%7C", "%7c"], decode)?,
                     _ => self.split(v, ',', decode)?,
                 }),
             },
@@ -204,7 +317,7 @@ impl Param {
 
     /// Space- and pipe-delimited values: the delimiter in any of its forms
     /// (a value cannot hold it, encoded or not).
-    fn delimited<'a>(&self, raw: &'a str, forms: &[&str]) -> Result<Raw<'a>, String> {
+    fn delimited<'a>(&self, raw: &'a str, forms: &[&str], decode: Decode) -> Result<Raw<'a>, String> {
         let mut items = vec![raw];
         for form in forms {
             items = items.into_iter().flat_map(|i| i.split(form)).collect();
@@ -220,7 +333,7 @@ impl Param {
         let named = |piece: &'a str| -> Result<&'a str, String> {
             let (n, v) = piece.split_once('=').unwrap_or((piece, ""));
             if decode_path(n)? != self.name {
-                return Err(format!("matrix-style value names {n:?}, not {:?}", self.name));
+                return Err(format!("matrix-style value names {}, not {:?}", shown(n), self.name));
             }
             Ok(v)
         };
@@ -240,7 +353,7 @@ impl Param {
                 return Err(format!("{}[{key}]: nested deepObject keys are not defined by OpenAPI", self.name));
             }
             match values {
-                [v] => pairs.push((Cow::Borrowed(key), decode(v)?)),
+                [v] => pairs.push((Cow::Borrowed(key), (query.decode)(v)?)),
                 more => return Err(format!("{}[{key}] is given {} times; it takes one value", self.name, more.len())),
             }
         }
@@ -260,7 +373,7 @@ impl Param {
                 let mut keys = std::collections::HashSet::new();
                 for (k, v) in &pairs {
                     if !keys.insert(k.as_ref()) {
-                        return Err(format!("property {k:?} is given twice"));
+                        return Err(format!("property {} is given twice", shown(k)));
                     }
                     let types = properties.iter().find(|(p, _)| p == k).map_or(*others, |(_, t)| *t);
                     members.push(format!(
@@ -281,10 +394,17 @@ fn pieces(raw: &str, sep: char) -> impl Iterator<Item = &str> {
     raw.split(sep).filter(move |_| !raw.is_empty())
 }
 
+/// A header value's item without the blanks HTTP allows around a list's
+/// commas (RFC 9110 5.6.1): a repeated header joined with ", " reads as
+/// the one value sent as a list.
+fn field_item(raw: &str) -> Result<Cow<'_, str>, String> {
+    Ok(Cow::Borrowed(raw.trim_matches([' ', '\t'])))
+}
+
 fn pairs_of<'a>(items: impl Iterator<Item = &'a str>, decode: Decode) -> Result<Raw<'a>, String> {
     let mut pairs = Vec::new();
     for item in items.filter(|i| !i.is_empty()) {
-        let (k, v) = item.split_once('=').ok_or_else(|| format!("{item:?} is not key=value"))?;
+        let (k, v) = item.split_once('=').ok_or_else(|| format!("{} is not key=value", shown(item)))?;
         pairs.push((decode(k)?, decode(v)?));
     }
     Ok(Raw::Pairs(pairs))
@@ -298,14 +418,14 @@ fn alternating<'a>(items: Vec<&'a str>, decode: Decode) -> Result<Raw<'a>, Strin
     Ok(Raw::Pairs(pairs))
 }
 
-fn style(name: Option<&str>, location: In, at: &str) -> Result<Style, SpecError> {
+pub(crate) fn style(name: Option<&str>, location: In, at: &str) -> Result<Style, SpecError> {
     let style = match (name, location) {
-        (None, In::Query) => Style::Form,
+        (None, In::Query | In::Cookie) => Style::Form,
         (None, _) => Style::Simple,
         (Some("simple"), In::Path | In::Header) => Style::Simple,
         (Some("label"), In::Path) => Style::Label,
         (Some("matrix"), In::Path) => Style::Matrix,
-        (Some("form"), In::Query) => Style::Form,
+        (Some("form"), In::Query | In::Cookie) => Style::Form,
         (Some("spaceDelimited"), In::Query) => Style::SpaceDelimited,
         (Some("pipeDelimited"), In::Query) => Style::PipeDelimited,
         (Some("deepObject"), In::Query) => Style::DeepObject,
@@ -329,5 +449,5 @@ fn check_style(style: Style, explode: Option<bool>, shape: &Shape, at: &str) -> 
         Style::DeepObject if explode == Some(false) => "is not defined with explode: false",
         _ => return Ok(()),
     };
-    Err(SpecError::new(&join(at, "style"), format!("style {style:?} {why}")))
+    Err(SpecError::new(at, format!("style {style:?} {why}")))
 }

@@ -4,7 +4,13 @@
 //! literal text first. A lookup visits each trie node at most once, so it
 //! is linear in the trie's size at worst, and in the path's segments for
 //! the usual specs.
+//!
+//! A path is split at its raw `/` only, so `%2F` never splits a segment.
+//! Literal segments compare percent-decoded (`/caf%C3%A9` is the spec's
+//! `/café`); template variables bind the raw text, which their style
+//! decodes, and so do the literal parts of a templated segment.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::errors::SpecError;
@@ -18,6 +24,7 @@ enum Part {
 
 #[derive(Default)]
 struct Node {
+    /// Literal segments, percent-decoded, and their nodes.
     literal: HashMap<String, usize>,
     /// Templated segments and their nodes, the most literal text first.
     templated: Vec<(Vec<Part>, usize)>,
@@ -65,11 +72,12 @@ impl Router {
     }
 
     fn literal_child(&mut self, node: usize, segment: &str) -> usize {
-        if let Some(&n) = self.nodes[node].literal.get(segment) {
+        let segment = decoded(segment);
+        if let Some(&n) = self.nodes[node].literal.get(segment.as_ref()) {
             return n;
         }
         let n = self.push();
-        self.nodes[node].literal.insert(segment.to_owned(), n);
+        self.nodes[node].literal.insert(segment.into_owned(), n);
         n
     }
 
@@ -99,7 +107,7 @@ impl Router {
         if self.nodes.is_empty() {
             return false;
         }
-        let segments: Vec<&str> = rest.split('/').collect();
+        let segments: Vec<(&str, Cow<'_, str>)> = rest.split('/').map(|s| (s, decoded(s))).collect();
         let mut vars = Vec::new();
         let mut matched = false;
         self.walk(0, &segments, &mut vars, &mut matched, accept);
@@ -110,13 +118,13 @@ impl Router {
     fn walk<'p>(
         &self,
         node: usize,
-        segments: &[&'p str],
+        segments: &[(&'p str, Cow<'_, str>)],
         vars: &mut Vec<&'p str>,
         matched: &mut bool,
         accept: &mut dyn FnMut(&Route<'p>) -> bool,
     ) -> bool {
         let n = &self.nodes[node];
-        let Some((segment, rest)) = segments.split_first() else {
+        let Some(((segment, literal), rest)) = segments.split_first() else {
             return match n.target {
                 Some(target) => {
                     *matched = true;
@@ -125,7 +133,7 @@ impl Router {
                 None => false,
             };
         };
-        if let Some(&child) = n.literal.get(*segment) {
+        if let Some(&child) = n.literal.get(literal.as_ref()) {
             if self.walk(child, rest, vars, matched, accept) {
                 return true;
             }
@@ -139,6 +147,12 @@ impl Router {
         }
         false
     }
+}
+
+/// A literal segment as compared: percent-decoded, or as it is when that
+/// is not UTF-8 (then only the same raw text matches it).
+fn decoded(segment: &str) -> Cow<'_, str> {
+    percent_encoding::percent_decode_str(segment).decode_utf8().unwrap_or(Cow::Borrowed(segment))
 }
 
 /// A segment's parts; adjacent variables cannot be told apart.

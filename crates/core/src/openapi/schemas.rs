@@ -2,6 +2,10 @@
 //! root of its own holding the `#/components/...` entries it reaches, so
 //! its local `$ref`s resolve as they do in the spec; each schema is
 //! compiled once (by its pointer), at spec compile time.
+//!
+//! Every schema compiled here checks a request, so `readOnly` is applied
+//! by rewriting the root before it is compiled (`requests_only`): the
+//! validator itself knows nothing of OpenAPI's read and write directions.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +34,7 @@ pub(crate) enum Dialect {
 /// Compiles the spec's schemas, sharing those named by the same pointer.
 pub(crate) struct SchemaCompiler<'s> {
     spec: &'s Value,
+    dialect: Dialect,
     opts: SchemaOptions,
     compiled: HashMap<String, Arc<Schema>>,
     objects: usize,
@@ -41,7 +46,7 @@ impl<'s> SchemaCompiler<'s> {
             Dialect::OpenApi30 => SchemaOptions { openapi: 1, formats: formats as u32, ..Default::default() },
             Dialect::Draft202012 => SchemaOptions { draft: 2020, formats: formats as u32, ..Default::default() },
         };
-        SchemaCompiler { spec, opts, compiled: HashMap::new(), objects: 0 }
+        SchemaCompiler { spec, dialect, opts, compiled: HashMap::new(), objects: 0 }
     }
 
     /// The compiled schema at `at` (its `$ref` chain followed first, so
@@ -56,7 +61,8 @@ impl<'s> SchemaCompiler<'s> {
         if let Some(done) = self.compiled.get(&at) {
             return Ok((done.clone(), at));
         }
-        let root = self.root(schema, &at)?;
+        let mut root = self.root(schema, &at)?;
+        requests_only(self.spec, self.dialect, &mut root);
         self.objects += objects(&root);
         if self.objects > OPENAPI_MAX_SCHEMA_OBJECTS {
             return Err(SpecError::new(
@@ -112,6 +118,81 @@ impl<'s> SchemaCompiler<'s> {
         }
         Ok(root)
     }
+}
+
+/// What a read-only property's schema becomes in a request: a schema no
+/// value passes, in both dialects (draft 4 has no `false` schema), whose
+/// failure `request_failure` recognizes by the unknown keyword it holds.
+fn read_only_schema() -> Value {
+    serde_json::json!({"not": {"x-qjson": "read-only"}})
+}
+
+/// The start of the validator's message for `read_only_schema`'s failure
+/// (its `not` names the schema it refused).
+const READ_ONLY_FAILURE: &str = r#"{"x-qjson":"read-only"}"#;
+
+/// The keyword location and message of a validation failure as a request
+/// error: a read-only property is said to be one, located at its schema.
+pub(crate) fn request_failure(keyword_location: String, message: String) -> (String, String) {
+    match keyword_location.strip_suffix("/not") {
+        Some(property) if message.starts_with(READ_ONLY_FAILURE) => {
+            (property.to_owned(), "is read-only: it may not be sent in a request".to_owned())
+        }
+        _ => (keyword_location, message),
+    }
+}
+
+/// OpenAPI's `readOnly` in a request (3.0.3's Schema Object: a read-only
+/// property "SHOULD NOT be sent as part of the request", and in `required`
+/// it is required in responses only; 3.1 takes JSON Schema's `readOnly`,
+/// which says the same). In every schema object of `root` with
+/// `properties`, each read-only property's schema is replaced by
+/// `read_only_schema` and its name dropped from that object's `required`.
+/// `writeOnly` properties are ordinary in a request. Values (`const`,
+/// `enum`, `default`, examples) are data and left alone.
+fn requests_only(spec: &Value, dialect: Dialect, root: &mut Value) {
+    let mut pending = vec![root];
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::Object(m) => {
+                let mut read_only = Vec::new();
+                if let Some(Value::Object(props)) = m.get_mut("properties") {
+                    for (name, property) in props.iter_mut() {
+                        if is_read_only(spec, dialect, property) {
+                            *property = read_only_schema();
+                            read_only.push(name.clone());
+                        }
+                    }
+                }
+                if let Some(Value::Array(required)) = m.get_mut("required") {
+                    required.retain(|r| !read_only.iter().any(|n| r.as_str() == Some(n)));
+                    // Draft 4 wants at least one name.
+                    if required.is_empty() && !read_only.is_empty() {
+                        m.remove("required");
+                    }
+                }
+                pending.extend(
+                    m.iter_mut()
+                        .filter(|(k, _)| !["const", "enum", "default", "example", "examples"].contains(&k.as_str()))
+                        .map(|(_, v)| v),
+                );
+            }
+            Value::Array(a) => pending.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a property's schema says `readOnly: true`, itself or through
+/// its `$ref` chain (3.0 ignores a `$ref`'s siblings).
+fn is_read_only(spec: &Value, dialect: Dialect, schema: &Value) -> bool {
+    let own = schema.get("readOnly") == Some(&Value::Bool(true));
+    let has_ref = schema.get("$ref").is_some();
+    if own && !(has_ref && dialect == Dialect::OpenApi30) {
+        return true;
+    }
+    // A bad $ref is reported when the schema compiles, not here.
+    has_ref && resolve(spec, schema, "").is_ok_and(|(target, _)| target.get("readOnly") == Some(&Value::Bool(true)))
 }
 
 /// `/components/<kind>/<name>` of a pointer into a component (decoded

@@ -71,7 +71,7 @@ pub(crate) fn shape(spec: &Value, schema: &Value, at: &str) -> Result<Shape, Spe
 }
 
 /// The types of a scalar schema (an array's items, an object's property).
-fn scalar(spec: &Value, schema: &Value, at: &str) -> Result<Types, SpecError> {
+pub(crate) fn scalar(spec: &Value, schema: &Value, at: &str) -> Result<Types, SpecError> {
     let (schema, at) = resolve(spec, schema, at)?;
     let names = type_names(schema, &at)?;
     if names.iter().any(|t| t == "array" || t == "object") {
@@ -80,7 +80,7 @@ fn scalar(spec: &Value, schema: &Value, at: &str) -> Result<Types, SpecError> {
     Ok(types(&names))
 }
 
-fn type_names(schema: &Value, at: &str) -> Result<Vec<String>, SpecError> {
+pub(crate) fn type_names(schema: &Value, at: &str) -> Result<Vec<String>, SpecError> {
     match schema.get("type") {
         None => Ok(Vec::new()),
         Some(Value::String(t)) => Ok(vec![t.clone()]),

@@ -143,11 +143,16 @@ fn path_item<'s>(
 }
 
 /// The lower-case names of the headers the operation's parameters read,
-/// each once: what a binding asks its caller for.
+/// each once: what a binding asks its caller for (`cookie` when a
+/// parameter is a cookie).
 fn header_names(params: &[Arc<Param>]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for p in params.iter().filter(|p| p.location == In::Header) {
-        let name = p.name.to_ascii_lowercase();
+    for p in params {
+        let name = match p.location {
+            In::Header => p.name.to_ascii_lowercase(),
+            In::Cookie => "cookie".to_owned(),
+            _ => continue,
+        };
         if !names.contains(&name) {
             names.push(name);
         }

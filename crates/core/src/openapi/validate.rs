@@ -1,9 +1,10 @@
 //! One request against the compiled spec: route, then path, query and
 //! header parameters, then the body, collecting errors up to the cap.
 
-use super::errors::{RequestError, Where};
+use super::errors::{shown, RequestError, Where};
 use super::params::{In, Param};
 use super::query::Query;
+use super::schemas::request_failure;
 use super::{Api, Matched, Operation, PathItem, Request};
 
 pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>, Vec<RequestError>> {
@@ -13,7 +14,7 @@ pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>
     let mut path_params = Vec::new();
     for (name, raw) in item.variables.iter().zip(&values) {
         let param = op.params.iter().find(|p| p.location == In::Path && &p.name == name).expect("checked at compile");
-        match param.read_path(raw) {
+        match param.reader.read_path(raw) {
             Ok(json) => {
                 check(param, Where::Path, &json, &mut errors);
                 path_params.push((name.as_str(), json));
@@ -27,24 +28,33 @@ pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>
     let query = match Query::parse(req.query.unwrap_or_default()) {
         Ok(q) => q,
         Err(why) => {
-            errors.push(RequestError {
-                location: Where::Query,
-                name: String::new(),
-                instance_location: String::new(),
-                keyword_location: String::new(),
-                message: why,
-                status: 400,
-                position: None,
-            });
+            errors.push(list_error(Where::Query, why));
+            return Err(capped(errors, cap));
+        }
+    };
+    // The Cookie header is read only by an operation with cookie
+    // parameters (the one header name it then lists in `header_names`).
+    let cookie_header = match op.params.iter().any(|p| p.location == In::Cookie) {
+        true => (req.headers)("cookie"),
+        false => None,
+    };
+    let cookies = match std::str::from_utf8(cookie_header.unwrap_or_default())
+        .map_err(|_| "the Cookie header is not UTF-8".to_owned())
+        .and_then(Query::cookies)
+    {
+        Ok(c) => c,
+        Err(why) => {
+            errors.push(list_error(Where::Cookie, why));
             return Err(capped(errors, cap));
         }
     };
     for param in op.params.iter().filter(|p| p.location != In::Path) {
         let (location, value) = match param.location {
-            In::Query => (Where::Query, param.read_query(&query)),
+            In::Query => (Where::Query, param.reader.read_query(&query)),
+            In::Cookie => (Where::Cookie, param.reader.read_query(&cookies)),
             _ => (
                 Where::Header,
-                (req.headers)(&param.name.to_ascii_lowercase()).map(|v| param.read_header(v)).transpose(),
+                (req.headers)(&param.name.to_ascii_lowercase()).map(|v| param.reader.read_header(v)).transpose(),
             ),
         };
         match value {
@@ -107,7 +117,7 @@ pub(crate) fn route<'a, 'p>(
             let (status, message) = if any_path {
                 (405, format!("method {shown_method} is not allowed on this path"))
             } else {
-                (404, format!("no path of the spec matches {path:?}"))
+                (404, format!("no path of the spec matches {}", shown(path)))
             };
             Err(vec![RequestError {
                 location: Where::Route,
@@ -126,17 +136,35 @@ pub(crate) fn route<'a, 'p>(
 /// again by the validator: small, and one mechanism for every value.
 fn check(param: &Param, location: Where, json: &str, errors: &mut Vec<RequestError>) {
     match param.schema.validate_bytes(json.as_bytes()) {
-        Ok(failures) => errors.extend(failures.into_iter().map(|f| RequestError {
-            location,
-            name: param.name.clone(),
-            instance_location: f.instance_location,
-            keyword_location: format!("{}{}", param.schema_at, f.keyword_location),
-            message: f.message,
-            status: 400,
-            position: None,
+        Ok(failures) => errors.extend(failures.into_iter().map(|f| {
+            let (keyword_location, message) =
+                request_failure(format!("{}{}", param.schema_at, f.keyword_location), f.message);
+            RequestError {
+                location,
+                name: param.name.clone(),
+                instance_location: f.instance_location,
+                keyword_location,
+                message,
+                status: 400,
+                position: None,
+            }
         })),
-        // Built as JSON; qjson's parser may still refuse a number (out of range).
-        Err(e) => errors.push(param_error(param, location, format!("value cannot be read: {}", e.kind))),
+        // A content-encoded value that is not JSON, or a coerced one qjson's
+        // parser still refuses (a number out of range).
+        Err(e) => errors.push(param_error(param, location, format!("is not JSON: {} at byte {}", e.kind, e.offset))),
+    }
+}
+
+/// An error about a whole list (the query, the Cookie header).
+fn list_error(location: Where, why: String) -> RequestError {
+    RequestError {
+        location,
+        name: String::new(),
+        instance_location: String::new(),
+        keyword_location: String::new(),
+        message: why,
+        status: 400,
+        position: None,
     }
 }
 
