@@ -78,6 +78,11 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("schema_message", mode))
       end)
 
+      it("validations with the same OpenAPI spec during a validate_request: each its own result and errors",
+        function()
+          assert.are.equal("ok\nexit=0\n", run("openapi_nested", mode))
+        end)
+
       it("errors raised during decodes and materializes: no decode slot is lost", function()
         assert.are.equal("ok\nexit=0\n", run("slot_leak", mode))
       end)

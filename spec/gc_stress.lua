@@ -39,6 +39,9 @@ end
 -- which at lua_close runs before these finalizers do; see
 -- docs/security.md, guarantee 11.)
 local path = "b.c"
+local api = qjson.openapi([[{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/items/{id}":{"get":{
+  "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer","minimum":1}},
+  {"name":"n","in":"query","schema":{"type":"integer"}},{"name":"X-Id","in":"header","schema":{"type":"string"}}]}}}}]])
 
 local function check(got, want, what)
   if got ~= want then
@@ -111,6 +114,16 @@ local actions = {
     check(pcall(qjson.parse, '{"a":1,"a":2}', { duplicate_keys = "reject" }), false, "duplicate_keys")
     check(pcall(cjson.decode, "[1,"), false, "truncated decode")
     check(qjson.materialize(qjson.decode(small)).b.c, true, "materialize")
+  end,
+  function()
+    -- OpenAPI validation, valid and invalid, in the middle of any call
+    -- (spec/openapi_spec.lua's own among them).
+    local ok, m = api:validate_request({ method = "GET", path = "/items/7", query = "n=2",
+      headers = function(name) return name == "x-id" and "abc" or nil end })
+    check(ok and m.path.id, 7, "openapi: a valid request")
+    local bad, errors = api:validate_request({ method = "GET", path = "/items/0", query = "n=x",
+      headers = { ["x-id"] = { "a", "b" } } })
+    check(not bad and #errors .. errors[1].name .. errors[2].name, "2idn", "openapi: an invalid request")
   end,
 }
 

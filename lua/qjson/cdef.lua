@@ -83,6 +83,7 @@ enum qjson_stream_format {
   QJSON_STREAM_FORMAT_SSE = 2,
 };
 typedef uint32_t qjson_stream_format;
+typedef struct qjson_openapi qjson_openapi;
 typedef struct qjson_doc qjson_doc;
 typedef struct qjson_patch qjson_patch;
 typedef struct qjson_path qjson_path;
@@ -116,6 +117,12 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+typedef struct {
+  const char *name;
+  size_t name_len;
+  const char *value;
+  size_t value_len;
+} qjson_openapi_header;
 typedef struct {
   uint8_t *data;
   size_t len;
@@ -201,6 +208,37 @@ const qjson_event *qjson_doc_events(qjson_doc *doc,
                                     qjson_events_info *info,
                                     qjson_error *err);
 double qjson_load_f64(const double *p);
+int32_t qjson_openapi_new_in(const char *spec,
+                             size_t len,
+                             uint32_t max_errors,
+                             int32_t formats,
+                             qjson_openapi **out,
+                             qjson_error *err);
+void qjson_openapi_release(qjson_openapi **api);
+int32_t qjson_openapi_header_names(qjson_openapi *const *api,
+                                   const char *method,
+                                   size_t method_len,
+                                   const char *path,
+                                   size_t path_len,
+                                   uint8_t *out,
+                                   size_t cap,
+                                   qjson_error *err);
+int32_t qjson_openapi_validate(qjson_openapi *const *api,
+                               const char *method,
+                               size_t method_len,
+                               const char *path,
+                               size_t path_len,
+                               const char *query,
+                               size_t query_len,
+                               const char *body,
+                               size_t body_len,
+                               const char *content_type,
+                               size_t content_type_len,
+                               const qjson_openapi_header *headers,
+                               size_t nheaders,
+                               uint8_t *out,
+                               size_t cap,
+                               qjson_error *err);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 int32_t qjson_parse_size(const char *input,
                          size_t len,

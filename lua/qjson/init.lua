@@ -33,6 +33,8 @@ require("qjson.patch").install(qjson)
 local install_decoder = decoder.install
 
 install_decoder(qjson)
+-- OpenAPI request validation (after the decoder: it decodes path parameters).
+require("qjson.openapi").install(qjson)
 
 -- A copy of this module with encoder and decoder settings of its own, as
 -- cjson.new().

@@ -105,6 +105,8 @@ function safe.select(specs, opts)
 end
 -- qjson.schema returning nil and a message, with validators that do not raise.
 safe.schema = require("qjson.schema").safe_compile
+-- qjson.openapi returning nil and a message, with apis whose methods do not raise.
+safe.openapi = require("qjson.openapi").safe_compile
 
 -- patch and merge_patch returning nil and a message; patchers whose
 -- apply does so too.

@@ -10,7 +10,7 @@ local arg_error = require("qjson.base").arg_error
 
 local type, error, next, tostring, setmetatable, getmetatable, pcall, concat =
   type, error, next, tostring, setmetatable, getmetatable, pcall, table.concat
-local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
+local ffi_string, ffi_new = ffi.string, ffi.new
 local tonumber = tonumber
 
 local ERROR = tonumber(C.QJSON_STATUS_ERROR)
@@ -26,7 +26,6 @@ local BOUNDS = {
   max_depth = true, max_errors = true, backtrack_limit = true, backtrack_budget = true, regex_size_limit = true,
 }
 
-local u32p = ffi.typeof("const uint32_t *")
 -- A validator's compiled schema is held through a ref (qjson.base).
 local schema_ref = ffi.typeof("qjson_schema *[1]")
 -- Error boxes by nesting depth, as init.lua's: a finalizer run by an
@@ -45,11 +44,9 @@ local function enter()
   return box
 end
 
--- Reports are written into Lua memory: this buffer, taken by the call that
--- uses it (a nested call, from a finalizer, makes its own) and given back
--- after; a larger report gets a buffer of its own.
-local SCRATCH = 16384
-local scratch = ffi_new("uint8_t[?]", SCRATCH)
+-- Reports are written into Lua memory (qjson.report).
+local report = require("qjson.report")
+local SCRATCH = report.SIZE
 
 local M = {}
 
@@ -160,23 +157,20 @@ local function instance(v, fname)
   arg_error(1, fname, "JSON string, document, view or table expected, got " .. t, 3)
 end
 
+-- The errors of a schema report: the count, then per error the numbers
+-- byte, line, column and the strings instance location, keyword location,
+-- message.
 local function read_report(buf)
-  local w = ffi_cast(u32p, buf)
-  local n = w[0]
   local errors = {}
   local off = 4
-  for i = 1, n do
-    local h = ffi_cast(u32p, buf + off)
-    local il, kl, ml = h[3], h[4], h[5]
-    local p = buf + off + 24
+  for i = 1, report.word(buf, 0) do
+    local h, next_off = report.record(buf, off, 3, 3)
+    local il, kl, msg = report.strings(h, 3, 3)
     errors[i] = {
-      instance_location = ffi_string(p, il),
-      keyword_location = ffi_string(p + il, kl),
-      message = ffi_string(p + il + kl, ml),
+      instance_location = il, keyword_location = kl, message = msg,
       byte = tonumber(h[0]), line = tonumber(h[1]), column = tonumber(h[2]),
     }
-    off = off + 24 + il + kl + ml
-    off = off + (4 - off % 4) % 4
+    off = next_off
   end
   return errors
 end
@@ -195,22 +189,21 @@ function Validator:validate(v)
     arg_error(1, "validate", "qjson.schema expected", 2)
   end
   local kind, a, b = instance(v, "validate")
-  local own = scratch or ffi_new("uint8_t[?]", SCRATCH)
-  scratch = nil
+  local own = report.take()
   local box = enter()
   local buf = own
   local n = check(self, kind, a, b, buf, SCRATCH, box)
   if n > SCRATCH then
-    buf = ffi_new("uint8_t[?]", n)
+    buf = report.buffer(n)
     n = check(self, kind, a, b, buf, n, box)
   end
   if n > 0 then
     nesting = nesting - 1
     local errors = read_report(buf)
-    scratch = own
+    report.give(own)
     return false, errors
   end
-  scratch = own
+  report.give(own)
   if n == 0 then
     nesting = nesting - 1
     return true

@@ -508,6 +508,61 @@ function S.schema_message()
   end
 end
 
+-- A finalizer that validates requests with the same api (one valid with
+-- other path values, one invalid with other errors) at each allocation
+-- of a validate_request, valid and invalid, headers from a table and
+-- from a function: each call returns its own result and its own errors.
+-- (X-Tags, a repeated header, is joined after X-Request-Id is set: an
+-- allocation between the header pairs' filling and the check.)
+function S.openapi_nested()
+  local api = qjson.openapi([[{"openapi":"3.0.3","info":{"title":"t","version":"1"},
+    "paths":{"/users/{userId}":{"post":{"operationId":"updateUser","parameters":[
+      {"name":"userId","in":"path","required":true,"schema":{"type":"integer","minimum":1}},
+      {"name":"limit","in":"query","schema":{"type":"integer","maximum":100}},
+      {"name":"X-Request-Id","in":"header","required":true,"schema":{"type":"string","maxLength":3}},
+      {"name":"X-Tags","in":"header","schema":{"type":"array","items":{"type":"string"}}}],
+      "requestBody":{"content":{"application/json":{"schema":{"type":"object","required":["age"],
+        "properties":{"age":{"type":"integer"}}}}}}}}}}]])
+  local function req(id, limit, rid, headers_fn, body)
+    return { method = "POST", path = "/users/" .. id, query = "limit=" .. limit, body = body or '{"age":1}',
+      content_type = "application/json",
+      headers = headers_fn and function(header)
+        if header == "x-tags" then
+          return table.concat({ "t", id }, ",")
+        end
+        return header == "x-request-id" and rid or nil
+      end or { ["x-request-id"] = rid, ["x-tags"] = { "t", tostring(id) } } }
+  end
+  local theirs, ran = {}, 0
+  local function other()
+    ran = ran + 1
+    local ok, m = api:validate_request(req(7, 1, "abc", true))
+    theirs[#theirs + 1] = ok and m.path.userId == 7 and m.template == "/users/{userId}"
+    local bad, errors = api:validate_request(req(0, 500, nil, false, '{"age":"x"}'))
+    theirs[#theirs + 1] = bad == false and #errors == 4 and errors[1].name == "userId"
+      and errors[4].instance_location == "/age"
+  end
+  for from = 1, 40 do
+    for _, fn in ipairs({ false, true }) do
+      theirs = {}
+      arm(other, from, 1)
+      stress()
+      local ok, m = api:validate_request(req(42, 10, "r1", fn))
+      local bad, errors = api:validate_request(req(5, 101, "long", fn, '{"age":1.5}'))
+      calm()
+      local at = " at allocation " .. from .. (fn and " (header function)" or "")
+      check(ok == true and m.path.userId == 42 and m.operation_id == "updateUser", "the valid request" .. at)
+      check(bad == false and #errors == 3 and errors.status == 400 and errors[1].name == "limit"
+        and errors[2].name == "X-Request-Id" and errors[3].instance_location == "/age",
+        "the invalid request's errors" .. at)
+      for i = 1, #theirs do
+        check(theirs[i], "the finalizer's validation " .. i .. at)
+      end
+    end
+  end
+  check(ran >= 40, "the finalizer validated " .. ran .. " times")
+end
+
 -- A finalizer's patch (one that fails, and one that succeeds with other
 -- values) at each allocation of a patch, a patcher's apply and a merge
 -- patch of another document: each call returns its own result, and a

@@ -155,6 +155,9 @@ enum qjson_stream_format {
 };
 typedef uint32_t qjson_stream_format;
 
+// A compiled spec.
+typedef struct qjson_openapi qjson_openapi;
+
 // A parsed document. `doc` is `None` once closed: the document's memory
 // is released at once, while the handle itself stays valid (reads report
 // `CLOSED`) until freed. A handle may be pinned (`qjson_pin`) while the
@@ -235,6 +238,15 @@ typedef struct {
   uint32_t column;
   char message[256];
 } qjson_error;
+
+// A request header: its lower-case name and its value (a null value:
+// the header is absent), each a pointer and a byte length.
+typedef struct {
+  const char *name;
+  size_t name_len;
+  const char *value;
+  size_t value_len;
+} qjson_openapi_header;
 
 // A result's bytes, owned by this library until `qjson_bytes_release`
 // (which empties the struct): `len` bytes at `data`, `cap` allocated.
@@ -487,6 +499,95 @@ const qjson_event *qjson_doc_events(qjson_doc *doc,
 // # Safety
 // - `p` is null or points to a readable, initialised `double`.
 double qjson_load_f64(const double *p);
+
+// Compiles the OpenAPI 3.0/3.1 spec in `len` bytes of JSON at `spec`,
+// with at most `max_errors` errors per request (0: the default) and, when
+// `formats` is not 0, `format` asserted. Boxes it into the caller's slot
+// `out` and returns 1; 0 on error, with `err` filled in ("invalid OpenAPI
+// spec at <JSON Pointer>: <why>").
+//
+// # Safety
+// - `spec` is null or points to `len` readable bytes, for the call.
+// - `out` is null or points to a writable slot holding null or a spec
+//   from `qjson_openapi_new_in` (released by this call).
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_openapi_new_in(const char *spec,
+                             size_t len,
+                             uint32_t max_errors,
+                             int32_t formats,
+                             qjson_openapi **out,
+                             qjson_error *err);
+
+// Frees the compiled spec in slot `api` and empties the slot (null or
+// empty: nothing).
+//
+// # Safety
+// - `api` is null or points to a writable slot holding null or the spec
+//   `qjson_openapi_new_in` put there and no one has freed since.
+void qjson_openapi_release(qjson_openapi **api);
+
+// The lower-case names of the headers the operation routed by `method`
+// and `path` reads (none without a route): the report's size, the report
+// written to `out` when it fits in `cap` bytes. Head: the count; one
+// record per name, its one string. `Status::Error` (a bad argument) or
+// `Status::Panic`, with `err` filled in.
+//
+// # Safety
+// - `api` is null or points to a readable slot holding null or the spec
+//   `qjson_openapi_new_in` put there and no one has freed since.
+// - `method` and `path` are null or point to `method_len` and `path_len`
+//   readable bytes, for the call.
+// - `out` is null or points to `cap` writable bytes.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_openapi_header_names(qjson_openapi *const *api,
+                                   const char *method,
+                                   size_t method_len,
+                                   const char *path,
+                                   size_t path_len,
+                                   uint8_t *out,
+                                   size_t cap,
+                                   qjson_error *err);
+
+// Checks a request against the spec in slot `api`: `method`, the raw
+// `path` (no query), the raw `query`, `body` and `content_type` (each a
+// pointer and a byte length; a null `query`, `body` or `content_type`
+// is absent), and `nheaders` headers at `headers` (the operation asks
+// only for those it declares, `qjson_openapi_header_names`). Returns the
+// report's size (never 0), the report written to `out` when it fits in
+// `cap` bytes (call again with more room when it does not). Head: the
+// HTTP status (0 when valid) and a count. Valid: a record with the
+// number 1 when there is an operation id and the strings operation id
+// and path template, then `count` records of a path parameter's name and
+// value as JSON text. Invalid: `count` errors, each the numbers byte,
+// line, column (0 when not located in the body) and status, then the
+// strings where (`route`, `path`, `query`, `header`, `body`), name,
+// instance location, keyword location and message. `Status::Error` (a
+// bad argument) or `Status::Panic`, with `err` filled in.
+//
+// # Safety
+// - `api` is null or points to a readable slot holding null or the spec
+//   `qjson_openapi_new_in` put there and no one has freed since.
+// - Each text pointer is null or points to as many readable bytes as its
+//   length says, for the call; `headers` is null or points to `nheaders`
+//   readable `qjson_openapi_header`s whose pointers are so too.
+// - `out` is null or points to `cap` writable bytes.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_openapi_validate(qjson_openapi *const *api,
+                               const char *method,
+                               size_t method_len,
+                               const char *path,
+                               size_t path_len,
+                               const char *query,
+                               size_t query_len,
+                               const char *body,
+                               size_t body_len,
+                               const char *content_type,
+                               size_t content_type_len,
+                               const qjson_openapi_header *headers,
+                               size_t nheaders,
+                               uint8_t *out,
+                               size_t cap,
+                               qjson_error *err);
 
 // Parses `len` bytes at `input`, which must stay alive and unchanged until
 // the document is freed (the Lua binding keeps the string referenced).

@@ -12,11 +12,15 @@ pub mod doc;
 mod encode;
 pub mod events;
 mod load;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod parse;
 pub mod patch;
 pub mod path;
 pub mod read;
 pub mod read_error;
+#[cfg(feature = "schema")]
+mod records;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod select;

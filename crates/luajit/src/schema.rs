@@ -2,13 +2,12 @@
 //! a body, or of a node of a parsed document, against one.
 //!
 //! Checks that report errors write them into memory the caller owns
-//! (`out`, `cap` bytes; layout in `schema::report::encode`), so that no
-//! report is kept in Rust between calls: the caller reads it at leisure,
-//! whatever its allocations make the collector run.
+//! (`out`, `cap` bytes; see `records`).
 
 use std::ffi::c_char;
 
 use super::doc::{open_doc, Handle};
+use super::records::Records;
 use super::slot::{box_into, in_slot};
 use super::{bytes, fill_error, guard, panic_message, report, ErrorInfo, Status};
 use qjson_core::schema::{Failure, Schema, SchemaOptions};
@@ -229,40 +228,17 @@ fn valid(err: *mut ErrorInfo, f: impl FnOnce() -> Result<bool, Fail>) -> i32 {
     run(err, || f().map(i32::from))
 }
 
-/// The report's size, written to `out` when it fits.
+/// The report's size, written to `out` when it fits (0: valid). Head:
+/// the error count; per error the numbers `byte, line, column` and the
+/// strings instance location, keyword location, message (`records`).
 fn write(failures: Result<Vec<Failure>, Fail>, out: *mut u8, cap: usize) -> Result<i32, Fail> {
     let failures = failures?;
     if failures.is_empty() {
         return Ok(0);
     }
-    let report = encode(&failures);
-    if !out.is_null() && report.len() <= cap {
-        // SAFETY: the caller passes `cap` writable bytes at `out`.
-        unsafe { std::ptr::copy_nonoverlapping(report.as_ptr(), out, report.len()) };
+    let mut report = Records::new(&[failures.len()]);
+    for f in &failures {
+        report.push(&[f.byte, f.line, f.column], &[&f.instance_location, &f.keyword_location, &f.message]);
     }
-    i32::try_from(report.len()).map_err(|_| Fail::from("error report larger than 2 GB".to_string()))
-}
-
-/// The report for the C ABI, in native-endian `u32`s: the error count,
-/// then per error `byte, line, column` and the byte lengths of the
-/// instance location, keyword location and message, followed by those
-/// three strings, padded to 4 bytes.
-fn encode(failures: &[Failure]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let word = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&(v.min(u32::MAX as usize) as u32).to_ne_bytes());
-    word(&mut out, failures.len());
-    for f in failures {
-        let strs = [&f.instance_location, &f.keyword_location, &f.message];
-        for v in [f.byte, f.line, f.column] {
-            word(&mut out, v);
-        }
-        for s in strs {
-            word(&mut out, s.len());
-        }
-        for s in strs {
-            out.extend_from_slice(s.as_bytes());
-        }
-        out.resize(out.len().next_multiple_of(4), 0);
-    }
-    out
+    report.deliver(out, cap).map_err(Fail::from)
 }

@@ -1,0 +1,251 @@
+//! OpenAPI request validation: a compiled spec (`qjson_openapi`), the
+//! headers a request's operation reads, and the check of a request.
+//!
+//! Nothing is kept in Rust between calls (a finalizer may use the same
+//! spec between two of them): each call routes the request afresh and
+//! writes its outcome into memory the caller owns (`records`).
+
+use std::ffi::c_char;
+
+use super::records::Records;
+use super::slot::{box_into, in_slot};
+use super::{bytes, fill_error, guard, panic_message, ErrorInfo, Status};
+use qjson_core::openapi::{Api, ApiOptions, Matched, Request, RequestError, Where};
+
+/// A request header: its lower-case name and its value (a null value:
+/// the header is absent), each a pointer and a byte length.
+#[repr(C)]
+pub struct OpenApiHeader {
+    pub name: *const c_char,
+    pub name_len: usize,
+    pub value: *const c_char,
+    pub value_len: usize,
+}
+
+/// Compiles the OpenAPI 3.0/3.1 spec in `len` bytes of JSON at `spec`,
+/// with at most `max_errors` errors per request (0: the default) and, when
+/// `formats` is not 0, `format` asserted. Boxes it into the caller's slot
+/// `out` and returns 1; 0 on error, with `err` filled in ("invalid OpenAPI
+/// spec at <JSON Pointer>: <why>").
+///
+/// # Safety
+/// - `spec` is null or points to `len` readable bytes, for the call.
+/// - `out` is null or points to a writable slot holding null or a spec
+///   from `qjson_openapi_new_in` (released by this call).
+/// - `err` is null or points to a writable `qjson_error`.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_openapi_new_in(
+    spec: *const c_char,
+    len: usize,
+    max_errors: u32,
+    formats: i32,
+    out: *mut *mut Api,
+    err: *mut ErrorInfo,
+) -> i32 {
+    let built = guard(None, || {
+        // SAFETY: the caller passes readable bytes.
+        let text = unsafe { bytes(spec as *const u8, len) };
+        let opts = ApiOptions { max_errors: max_errors as usize, formats: formats != 0 };
+        Some(Api::compile(text, &opts).map_err(|e| e.to_string()))
+    });
+    box_into(built, out, err, |r, m| r.fill(&m, 0, 0, 0))
+}
+
+/// Frees the compiled spec in slot `api` and empties the slot (null or
+/// empty: nothing).
+///
+/// # Safety
+/// - `api` is null or points to a writable slot holding null or the spec
+///   `qjson_openapi_new_in` put there and no one has freed since.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_openapi_release(api: *mut *mut Api) {
+    // SAFETY: a slot filled by `qjson_openapi_new_in`.
+    unsafe { super::slot::release(api) }
+}
+
+/// The lower-case names of the headers the operation routed by `method`
+/// and `path` reads (none without a route): the report's size, the report
+/// written to `out` when it fits in `cap` bytes. Head: the count; one
+/// record per name, its one string. `Status::Error` (a bad argument) or
+/// `Status::Panic`, with `err` filled in.
+///
+/// # Safety
+/// - `api` is null or points to a readable slot holding null or the spec
+///   `qjson_openapi_new_in` put there and no one has freed since.
+/// - `method` and `path` are null or point to `method_len` and `path_len`
+///   readable bytes, for the call.
+/// - `out` is null or points to `cap` writable bytes.
+/// - `err` is null or points to a writable `qjson_error`.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_openapi_header_names(
+    api: *const *mut Api,
+    method: *const c_char,
+    method_len: usize,
+    path: *const c_char,
+    path_len: usize,
+    out: *mut u8,
+    cap: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    run(err, || {
+        let api = in_slot(api, "OpenAPI spec")?;
+        // SAFETY: readable bytes, by the contract.
+        let (method, path) = unsafe { (bytes(method as *const u8, method_len), bytes(path as *const u8, path_len)) };
+        let names = match (std::str::from_utf8(method), std::str::from_utf8(path)) {
+            (Ok(m), Ok(p)) => api.header_names(m, p),
+            _ => &[],
+        };
+        let mut report = Records::new(&[names.len()]);
+        for n in names {
+            report.push(&[], &[n]);
+        }
+        report.deliver(out, cap)
+    })
+}
+
+/// Checks a request against the spec in slot `api`: `method`, the raw
+/// `path` (no query), the raw `query`, `body` and `content_type` (each a
+/// pointer and a byte length; a null `query`, `body` or `content_type`
+/// is absent), and `nheaders` headers at `headers` (the operation asks
+/// only for those it declares, `qjson_openapi_header_names`). Returns the
+/// report's size (never 0), the report written to `out` when it fits in
+/// `cap` bytes (call again with more room when it does not). Head: the
+/// HTTP status (0 when valid) and a count. Valid: a record with the
+/// number 1 when there is an operation id and the strings operation id
+/// and path template, then `count` records of a path parameter's name and
+/// value as JSON text. Invalid: `count` errors, each the numbers byte,
+/// line, column (0 when not located in the body) and status, then the
+/// strings where (`route`, `path`, `query`, `header`, `body`), name,
+/// instance location, keyword location and message. `Status::Error` (a
+/// bad argument) or `Status::Panic`, with `err` filled in.
+///
+/// # Safety
+/// - `api` is null or points to a readable slot holding null or the spec
+///   `qjson_openapi_new_in` put there and no one has freed since.
+/// - Each text pointer is null or points to as many readable bytes as its
+///   length says, for the call; `headers` is null or points to `nheaders`
+///   readable `qjson_openapi_header`s whose pointers are so too.
+/// - `out` is null or points to `cap` writable bytes.
+/// - `err` is null or points to a writable `qjson_error`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qjson_openapi_validate(
+    api: *const *mut Api,
+    method: *const c_char,
+    method_len: usize,
+    path: *const c_char,
+    path_len: usize,
+    query: *const c_char,
+    query_len: usize,
+    body: *const c_char,
+    body_len: usize,
+    content_type: *const c_char,
+    content_type_len: usize,
+    headers: *const OpenApiHeader,
+    nheaders: usize,
+    out: *mut u8,
+    cap: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    run(err, || {
+        let api = in_slot(api, "OpenAPI spec")?;
+        let headers = if headers.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: `nheaders` readable entries, by the contract.
+            unsafe { std::slice::from_raw_parts(headers, nheaders) }
+        };
+        let lookup = |name: &str| header(headers, name);
+        let text = |p: *const c_char, n: usize, location: Where, status: u16, what: &str| {
+            // SAFETY: readable bytes, by the contract.
+            let b = unsafe { bytes(p as *const u8, n) };
+            std::str::from_utf8(b).map_err(|_| vec![not_utf8(location, status, what)])
+        };
+        let optional = |p: *const c_char, n: usize, location: Where, status: u16, what: &str| {
+            if p.is_null() {
+                Ok(None)
+            } else {
+                text(p, n, location, status, what).map(Some)
+            }
+        };
+        let outcome = (|| {
+            let req = Request {
+                method: text(method, method_len, Where::Route, 405, "method")?,
+                path: text(path, path_len, Where::Route, 404, "path")?,
+                query: optional(query, query_len, Where::Query, 400, "query string")?,
+                headers: &lookup,
+                // SAFETY: readable bytes, by the contract.
+                body: (!body.is_null()).then(|| unsafe { bytes(body as *const u8, body_len) }),
+                content_type: optional(content_type, content_type_len, Where::Body, 415, "content type")?,
+            };
+            api.validate_request(&req)
+        })();
+        match outcome {
+            Ok(m) => matched(&m),
+            Err(errors) => failed(&errors),
+        }
+        .deliver(out, cap)
+    })
+}
+
+/// The value of header `name` among the caller's.
+fn header<'a>(headers: &'a [OpenApiHeader], name: &str) -> Option<&'a [u8]> {
+    // SAFETY: each name and value points to its length's readable bytes.
+    let h = headers.iter().find(|h| unsafe { bytes(h.name as *const u8, h.name_len) } == name.as_bytes())?;
+    // SAFETY: as above.
+    (!h.value.is_null()).then(|| unsafe { bytes(h.value as *const u8, h.value_len) })
+}
+
+fn not_utf8(location: Where, status: u16, what: &str) -> RequestError {
+    RequestError {
+        location,
+        name: String::new(),
+        instance_location: String::new(),
+        keyword_location: String::new(),
+        message: format!("the {what} is not UTF-8"),
+        status,
+        position: None,
+    }
+}
+
+fn matched(m: &Matched<'_>) -> Records {
+    let mut report = Records::new(&[0, m.path_params.len()]);
+    report.push(&[usize::from(m.operation_id.is_some())], &[m.operation_id.unwrap_or_default(), m.template]);
+    for (name, json) in &m.path_params {
+        report.push(&[], &[name, json]);
+    }
+    report
+}
+
+/// The response status for `errors`: the route's (404, 405), else 415
+/// when an error has it, else 400.
+fn status(errors: &[RequestError]) -> u16 {
+    let has = |s: u16| errors.iter().any(|e| e.status == s);
+    [404, 405, 415].into_iter().find(|&s| has(s)).unwrap_or(400)
+}
+
+fn failed(errors: &[RequestError]) -> Records {
+    let mut report = Records::new(&[usize::from(status(errors)), errors.len()]);
+    for e in errors {
+        let (byte, line, column) = e.position.map_or((0, 0, 0), |p| (p.byte, p.line, p.column));
+        report.push(
+            &[byte, line, column, usize::from(e.status)],
+            &[e.location.as_str(), &e.name, &e.instance_location, &e.keyword_location, &e.message],
+        );
+    }
+    report
+}
+
+fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i32, String>) -> i32 {
+    match guard(None, || Some(f())) {
+        Some(Ok(n)) => n,
+        Some(Err(m)) => {
+            fill_error(err, &m);
+            Status::Error as i32
+        }
+        None => {
+            fill_error(err, &panic_message());
+            Status::Panic as i32
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! Reports written into memory the caller owns, for the checks that
+//! return structured results (schema errors, OpenAPI outcomes): nothing
+//! is kept in Rust between calls, so the caller reads the report at
+//! leisure, whatever its allocations make the collector run.
+//!
+//! Layout, in native-endian `u32`s: a head of words (its length is the
+//! report kind's), then records, each its numbers, the byte lengths of
+//! its strings and those strings, padded to 4 bytes. lua/qjson/report.lua
+//! reads it.
+
+/// A report being written.
+pub(crate) struct Records(Vec<u8>);
+
+impl Records {
+    pub(crate) fn new(head: &[usize]) -> Records {
+        let mut r = Records(Vec::new());
+        r.words(head);
+        r
+    }
+
+    fn words(&mut self, words: &[usize]) {
+        for &v in words {
+            self.0.extend_from_slice(&(v.min(u32::MAX as usize) as u32).to_ne_bytes());
+        }
+    }
+
+    pub(crate) fn push(&mut self, nums: &[usize], strs: &[&str]) {
+        self.words(nums);
+        for s in strs {
+            self.words(&[s.len()]);
+        }
+        for s in strs {
+            self.0.extend_from_slice(s.as_bytes());
+        }
+        self.0.resize(self.0.len().next_multiple_of(4), 0);
+    }
+
+    /// The report's size, the report written to `out` when it fits in
+    /// `cap` bytes (else the caller calls again with that much room).
+    pub(crate) fn deliver(self, out: *mut u8, cap: usize) -> Result<i32, String> {
+        let report = self.0;
+        if !out.is_null() && report.len() <= cap {
+            // SAFETY: the caller passes `cap` writable bytes at `out`.
+            unsafe { std::ptr::copy_nonoverlapping(report.as_ptr(), out, report.len()) };
+        }
+        i32::try_from(report.len()).map_err(|_| "report larger than 2 GB".to_string())
+    }
+}

@@ -1,0 +1,344 @@
+-- OpenAPI request validation: qjson.openapi(spec [, opts]) compiles a spec
+-- once; api:validate_request(req) checks a request with two native calls
+-- (the headers its operation reads, then the check), and api:problem(errors)
+-- renders a failure as RFC 9457 problem details (crates/core/src/openapi/
+-- does the work; the contract is docs/api.md's).
+local ffi = require("ffi")
+local base = require("qjson.base")
+local report = require("qjson.report")
+local array_mt = require("qjson.markers").array_mt
+local C = base.C
+local arg_error = base.arg_error
+
+local type, error, next, tostring, setmetatable, getmetatable, pcall, concat =
+  type, error, next, tostring, setmetatable, getmetatable, pcall, table.concat
+local ffi_string, ffi_new = ffi.string, ffi.new
+local take_report, give_report, record, strings, word = report.take, report.give, report.record, report.strings,
+  report.word
+local SCRATCH = report.SIZE
+
+local M = {}
+
+-- Set by install: qjson.encode (specs given as tables, problem details)
+-- and qjson.decode (path parameters).
+local encode, decode
+
+local api_ref = ffi.typeof("qjson_openapi *[1]")
+local header_array = ffi.typeof("qjson_openapi_header[?]")
+
+-- Per-call records (qjson.base.pool): the error box, the headers passed
+-- to the check and the Lua strings their pointers point into, kept alive
+-- until the call returns. A finalizer that validates during a call takes
+-- another.
+local take_frame, give_frame = base.pool(function()
+  return { box = ffi_new("qjson_error"), headers = header_array(8), cap = 8, anchor = {} }
+end, 8)
+
+local Api = {}
+local ApiMT = { __index = Api, __tostring = function() return "qjson.openapi" end }
+local SafeApi = {}
+local SafeMT = { __index = SafeApi, __tostring = ApiMT.__tostring }
+
+-- (Raises at the caller of the method that calls it.)
+local function checked_self(self, fname)
+  local mt = getmetatable(self)
+  if mt ~= ApiMT and mt ~= SafeMT then
+    arg_error(1, fname, "qjson.openapi expected", 3)
+  end
+end
+
+local function pack(opts)
+  local max_errors, formats = 0, 0
+  if opts == nil then
+    return max_errors, formats
+  end
+  if type(opts) ~= "table" then
+    arg_error(2, "openapi", "options table expected, got " .. type(opts), 3)
+  end
+  -- (A `while` over next(), not a for loop: see qjson.base, ITERN.)
+  local k, v = next(opts)
+  while k ~= nil do
+    if k == "max_errors" then
+      if type(v) ~= "number" or v < 1 or v > 0xFFFFFFFF or v % 1 ~= 0 then
+        arg_error(2, "openapi", "max_errors: positive integer expected, got " .. tostring(v), 3)
+      end
+      max_errors = v
+    elseif k == "format" then
+      if type(v) ~= "boolean" then
+        arg_error(2, "openapi", "format: boolean expected, got " .. type(v), 3)
+      end
+      formats = v and 1 or 0
+    else
+      arg_error(2, "openapi", "unknown option '" .. tostring(k) .. "'", 3)
+    end
+    k, v = next(opts, k)
+  end
+  return max_errors, formats
+end
+
+-- qjson.openapi(spec [, opts]): raises on a spec that does not compile.
+function M.compile(spec, opts)
+  local t = type(spec)
+  if t == "table" then
+    spec = encode(spec)
+  elseif t ~= "string" then
+    arg_error(1, "openapi", "spec as JSON string, table or view expected, got " .. t, 2)
+  end
+  local max_errors, formats = pack(opts)
+  -- A box of its own: allocating the ref may run a finalizer (which may
+  -- validate) before the message is read.
+  local box = ffi_new("qjson_error")
+  local ref = base.new_ref(api_ref, C.qjson_openapi_release)
+  if C.qjson_openapi_new_in(spec, #spec, max_errors, formats, ref, box) == 0 then
+    error("qjson: " .. ffi_string(box.message), 2)
+  end
+  -- (`ptr`: the ref, which every native call takes, qjson.base; `names`:
+  -- per operation, its header names by the report that lists them.)
+  return setmetatable({ ptr = ref, names = {} }, ApiMT)
+end
+
+-- Raises a native call's error (`n` < 0: a bad argument, a freed spec).
+local function fail(frame, own)
+  local msg = ffi_string(frame.box.message)
+  give_report(own)
+  error("qjson: " .. msg, 3)
+end
+
+-- The header names the operation of `method` and `path` reads, as a Lua
+-- list cached per operation (keyed by the names' report).
+local function header_names(self, method, path, frame, own)
+  local n = C.qjson_openapi_header_names(self.ptr, method, #method, path, #path, own, SCRATCH, frame.box)
+  local buf = own
+  if n > SCRATCH then
+    buf = report.buffer(n)
+    n = C.qjson_openapi_header_names(self.ptr, method, #method, path, #path, buf, n, frame.box)
+  end
+  if n < 0 then
+    fail(frame, own)
+  end
+  if n == 4 then -- (the count alone: no header)
+    return nil
+  end
+  local key = ffi_string(buf + 4, n - 4)
+  local names = self.names[key]
+  if names == nil then
+    names = {}
+    local off = 4
+    for i = 1, word(buf, 0) do
+      local h, next_off = record(buf, off, 0, 1)
+      names[i] = strings(h, 0, 1)
+      off = next_off
+    end
+    self.names[key] = names
+  end
+  return names
+end
+
+-- A header's value as the check takes it: a string, a table of strings
+-- (a repeated header) joined with ", ", or nil.
+local function header_value(headers, name, from_function)
+  local v
+  if from_function then
+    v = headers(name)
+    if v ~= nil and type(v) ~= "string" then
+      arg_error(1, "validate_request", "headers function: string or nil expected for '" .. name .. "', got "
+        .. type(v), 4)
+    end
+    return v
+  end
+  v = headers[name]
+  local t = type(v)
+  if t == "table" then
+    for i = 1, #v do
+      if type(v[i]) ~= "string" then
+        arg_error(1, "validate_request", "headers['" .. name .. "']: strings expected, got " .. type(v[i]), 4)
+      end
+    end
+    return concat(v, ", ")
+  elseif v ~= nil and t ~= "string" then
+    arg_error(1, "validate_request", "headers['" .. name .. "']: string or table of strings expected, got " .. t, 4)
+  end
+  return v
+end
+
+-- Fills the frame's headers with the values of `names`: how many.
+local function fill_headers(frame, names, headers)
+  local n = #names
+  if n > frame.cap then
+    frame.headers, frame.cap = header_array(n), n
+  end
+  local from_function = type(headers) == "function"
+  local hs, anchor = frame.headers, frame.anchor
+  for i = 1, n do
+    local name = names[i]
+    local v = header_value(headers, name, from_function)
+    anchor[i] = v
+    local h = hs[i - 1]
+    h.name, h.name_len = name, #name
+    h.value, h.value_len = v, v and #v or 0
+  end
+  return n
+end
+
+local function valid(buf, count)
+  local h, off = record(buf, 8, 1, 2)
+  local id, template = strings(h, 1, 2)
+  local path = {}
+  for _ = 1, count do
+    local p, next_off = record(buf, off, 0, 2)
+    local name, json = strings(p, 0, 2)
+    path[name] = decode(json)
+    off = next_off
+  end
+  return { operation_id = h[0] == 1 and id or nil, template = template, path = path }
+end
+
+local function invalid(buf, http_status, count)
+  local errors = { status = http_status }
+  local off = 8
+  for i = 1, count do
+    local h, next_off = record(buf, off, 4, 5)
+    local where, name, il, kl, msg = strings(h, 4, 5)
+    local e = {
+      where = where, name = name, instance_location = il, keyword_location = kl, message = msg, status = h[3],
+    }
+    if h[1] > 0 then
+      e.byte, e.line, e.column = h[0], h[1], h[2]
+    end
+    errors[i] = e
+    off = next_off
+  end
+  return errors
+end
+
+local function check_request(req)
+  if type(req) ~= "table" then
+    arg_error(1, "validate_request", "request table expected, got " .. type(req), 3)
+  end
+  local method, path, query, body, ct, headers = req.method, req.path, req.query, req.body, req.content_type,
+    req.headers
+  if type(method) ~= "string" then
+    arg_error(1, "validate_request", "method: string expected, got " .. type(method), 3)
+  elseif type(path) ~= "string" then
+    arg_error(1, "validate_request", "path: string expected, got " .. type(path), 3)
+  elseif query ~= nil and type(query) ~= "string" then
+    arg_error(1, "validate_request", "query: string or nil expected, got " .. type(query), 3)
+  elseif body ~= nil and type(body) ~= "string" then
+    arg_error(1, "validate_request", "body: string or nil expected, got " .. type(body), 3)
+  elseif ct ~= nil and type(ct) ~= "string" then
+    arg_error(1, "validate_request", "content_type: string or nil expected, got " .. type(ct), 3)
+  elseif headers ~= nil and type(headers) ~= "table" and type(headers) ~= "function" then
+    arg_error(1, "validate_request", "headers: table or function expected, got " .. type(headers), 3)
+  end
+  return method, path, query, body, ct, headers
+end
+
+-- true and the match, or false and the errors (their status, 400, 404,
+-- 405 or 415, in errors.status).
+local function validate(self, req)
+  checked_self(self, "validate_request")
+  local method, path, query, body, ct, headers = check_request(req)
+  local frame = take_frame()
+  local nh = 0
+  if headers ~= nil then
+    -- (The report buffer is given back before the caller's headers are
+    -- read: a header function may raise.)
+    local own = take_report()
+    local names = header_names(self, method, path, frame, own)
+    give_report(own)
+    if names ~= nil then
+      nh = fill_headers(frame, names, headers)
+    end
+  end
+  local own = take_report()
+  local hs, box, buf = frame.headers, frame.box, own
+  local n = C.qjson_openapi_validate(self.ptr, method, #method, path, #path, query, query and #query or 0,
+    body, body and #body or 0, ct, ct and #ct or 0, hs, nh, buf, SCRATCH, box)
+  if n > SCRATCH then
+    buf = report.buffer(n)
+    n = C.qjson_openapi_validate(self.ptr, method, #method, path, #path, query, query and #query or 0,
+      body, body and #body or 0, ct, ct and #ct or 0, hs, nh, buf, n, box)
+  end
+  local anchor = frame.anchor
+  for i = 1, nh do
+    anchor[i] = nil
+  end
+  if n < 0 then
+    fail(frame, own)
+  end
+  -- (The head: the HTTP status, 0 when valid, and a count.)
+  local http_status, count = word(buf, 0), word(buf, 1)
+  local ok, res
+  if http_status == 0 then
+    ok, res = true, valid(buf, count)
+  else
+    ok, res = false, invalid(buf, http_status, count)
+  end
+  give_report(own)
+  give_frame(frame)
+  return ok, res
+end
+
+Api.validate_request = validate
+
+local TITLES = {
+  [400] = "Bad Request", [404] = "Not Found", [405] = "Method Not Allowed", [415] = "Unsupported Media Type",
+}
+
+-- RFC 9457 problem details (application/problem+json) for a failed
+-- validation's errors, and their status.
+local function problem(self, errors)
+  checked_self(self, "problem")
+  if type(errors) ~= "table" then
+    arg_error(1, "problem", "errors table expected, got " .. type(errors), 2)
+  end
+  local status = errors.status
+  local title = TITLES[status]
+  if title == nil then
+    arg_error(1, "problem", "errors.status: 400, 404, 405 or 415 expected, got " .. tostring(status), 2)
+  end
+  local items = setmetatable({}, array_mt)
+  local n = #errors
+  for i = 1, n do
+    local e = errors[i]
+    if type(e) ~= "table" then
+      arg_error(1, "problem", "errors[" .. i .. "]: table expected, got " .. type(e), 2)
+    end
+    items[i] = {
+      ["in"] = e.where, name = e.name, pointer = e.instance_location, keyword_location = e.keyword_location,
+      detail = e.message, line = e.line, column = e.column, byte = e.byte,
+    }
+  end
+  local detail = "the request does not conform to the API: " .. n .. (n == 1 and " error" or " errors")
+  return encode({ type = "about:blank", title = title, status = status, detail = detail, errors = items }), status
+end
+
+Api.problem = problem
+
+-- qjson.safe's: compile returns nil and a message; the api's methods
+-- return nil and a message where these raise (a failed validation is
+-- still false and the errors).
+local settle = base.settle
+
+function SafeApi:validate_request(req)
+  return settle(pcall(validate, self, req))
+end
+
+function SafeApi:problem(errors)
+  return settle(pcall(problem, self, errors))
+end
+
+function M.safe_compile(spec, opts)
+  local ok, v = pcall(M.compile, spec, opts)
+  if not ok then
+    return nil, v
+  end
+  return setmetatable(v, SafeMT)
+end
+
+function M.install(qjson)
+  encode, decode = qjson.encode, qjson.decode
+  qjson.openapi = M.compile
+end
+
+return M
