@@ -137,7 +137,7 @@ if publish and not qjson_error then
       .. format("max_tokens, stream). The locations take turns; each figure is the median of %d wrk runs of %d s; "
       .. "every answer was checked to be 200 `OK`.", rounds, seconds),
     "",
-    util.md_table(header, rows, { "l", "r", "r", "r", "r", "r", "r" }),
+    util.md_table(header, rows, "lrrrrrr"),
     "",
     "![qjson / api7 and qjson / floor, requests/s](openapi-gateway.png)",
   }

@@ -145,8 +145,13 @@ function M.loop()
     answer = answer and tostring(answer) or nil }))
 end
 
--- The gateway's locations: the API's name is fixed in nginx.conf, the
--- path is the location's capture.
+-- The gateway's locations: /<who>/<api>/..., the API's name fixed in
+-- nginx.conf; the path is the URI after that prefix.
+local sub = string.sub
+local function api_path(who, name)
+  return sub(ngx.var.uri, #who + #name + 3)
+end
+
 local function read_body()
   ngx.req.read_body()
   return ngx.req.get_body_data()
@@ -161,7 +166,7 @@ end
 function M.api7(name)
   local body = read_body()
   local ok, err = api7_apis[name]:validate_request({
-    method = ngx.req.get_method(), path = ngx.var[1], query = ngx.req.get_uri_args(),
+    method = ngx.req.get_method(), path = api_path("api7", name), query = ngx.req.get_uri_args(),
     headers = ngx.req.get_headers(0, true), body = body, content_type = ngx.var.content_type,
   })
   if ok then
@@ -187,7 +192,8 @@ function M.qjson(name)
   local api = qjson_api(name)
   local body = read_body()
   local ok, errors = api:validate_request({
-    method = ngx.req.get_method(), path = ngx.var[1], query = ngx.var.args, headers = header, body = body,
+    method = ngx.req.get_method(), path = api_path("qjson", name), query = ngx.var.args, headers = header,
+    body = body,
     content_type = ngx.var.content_type,
   })
   if ok then

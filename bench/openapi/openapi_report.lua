@@ -106,7 +106,7 @@ function M.plot_ratios(png, title, ylabel, rows, target, machine)
     format("set ylabel '%s'", ylabel),
     "set style fill solid 0.8 border -1", "set boxwidth 0.6", "set grid ytics", "unset key",
     format("set yrange [0:%.2f]", max * 1.15),
-    "set xtics rotate by -35 left nomirror font ',9'", "set bmargin 9",
+    "set xtics rotate by -35 left nomirror font ',9'", "set bmargin 9", "set rmargin 12",
     target and format("set arrow from graph 0, first %g to graph 1, first %g nohead dt 2 lw 2 lc rgb '#d1601f'",
       target, target) or "",
     target and format("set label '%gx target' at graph 0.01, first %g offset 0,0.6 tc rgb '#d1601f'", target,

@@ -116,7 +116,7 @@ if publish and not qjson_error then
       .. format("The two take turns for %d rounds; each figure is the median. On an invalid request both stop at "
       .. "their first error: qjson with `max_errors = 1`, api7 as it is. The target is %dx.", rounds, TARGET),
     "",
-    util.md_table({ "request", "api7 µs", "qjson µs", "api7 / qjson", "note" }, rows, { "l", "r", "r", "r", "l" }),
+    util.md_table({ "request", "api7 µs", "qjson µs", "api7 / qjson", "note" }, rows, "lrrrl"),
     "",
     "`limit=0x10`: api7 answers valid (Lua's `tonumber` reads hexadecimal; 16 is within 1..100); qjson "
       .. "answers 400. Its row times api7's acceptance against qjson's rejection.",
