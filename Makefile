@@ -13,7 +13,7 @@ LUAJIT52 ?=
 LIB := target/release/libqjson.so
 LUA_PATH_PREFIX := lua/?.lua;lua/?/init.lua;spec/?.lua;
 
-.PHONY: all deps build check check-rust check-lua header puc test-puc test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-gateway-schema bench-haproxy lint clean
+.PHONY: all deps build check check-rust check-lua header puc test-puc test test-rust test-lua test-lua52 test-gc test-install test-cjson-suite test-backends test-openapi-api7 test-aarch64 cjson-diff fuzz fuzz-smoke fuzz-lua test-memory soak bench bench-core bench-quick bench-schema bench-openapi bench-smoke bench-gateway bench-gateway-openapi bench-gateway-schema bench-haproxy lint clean
 
 all: build
 
@@ -105,6 +105,13 @@ test-cjson-suite: build
 test-backends: build
 	LUAJIT=$(LUAJIT) LUAJIT_BUILD=$(LUAJIT_BUILD) tools/test-backends.sh
 
+# qjson.openapi against api7's lua-resty-openapi-validator inside nginx
+# (spec/openapi_api7_diff.lua): the requests both must agree on, and api7's
+# listed mistakes asserted as they are (tools/test-openapi-api7.sh).
+test-openapi-api7: build
+	@tools/deps.sh --bench
+	LUAJIT=$(LUAJIT) tools/test-openapi-api7.sh
+
 # The crate cross-compiled for aarch64 and run under qemu (NEON against
 # the scalar oracle, conformance, differential, hostile, busted on an arm64
 # LuaJIT); skipped with a message when the tools cannot be installed.
@@ -156,6 +163,7 @@ bench: build
 	@$(RESTY_SIMDJSON)
 	$(LUAJIT) bench/run.lua
 	$(MAKE) bench-core CORE_BENCH_ARGS=--quick
+	$(MAKE) --no-print-directory bench-openapi
 
 # The Rust core against yyjson, sonic-rs, simd-json and serde_json
 # (bench/core, a package of its own: `cargo bench`), built for the host
@@ -177,12 +185,25 @@ bench-quick: build
 bench-schema: build
 	$(LUAJIT) bench/schema/run.lua
 
-# Every benchmark job of every library once, answers compared, and the
-# gateway job's step timer once, so that it keeps working (< 1 min).
+# Every benchmark job of every library once, answers compared, the
+# gateway job's step timer once, and the OpenAPI loop a few calls per kind
+# (both validators' verdicts checked), so that they keep working (< 1 min).
 bench-smoke: build
 	@$(RESTY_SIMDJSON)
 	$(LUAJIT) bench/run.lua --smoke
 	$(LUAJIT) bench/gateway/parts.lua chat-2k 1
+	$(MAKE) --no-print-directory bench-openapi BENCH_OPENAPI_ARGS=--smoke
+
+# OpenAPI request validation, qjson.openapi against api7's
+# lua-resty-openapi-validator (built from ../shared/vendor by
+# tools/api7-openapi.sh), in api7's single-thread loop inside one nginx
+# worker (bench/openapi/run.lua; also run at the end of `make bench`).
+# Without ../shared: skipped with a message. BENCH_OPENAPI_ARGS: --quick,
+# --smoke, --no-docs.
+BENCH_OPENAPI_ARGS ?=
+bench-openapi: build
+	@tools/deps.sh --bench
+	@LUAJIT=$(LUAJIT) bench/openapi/run.sh bench/openapi/run.lua $(BENCH_OPENAPI_ARGS) || [ $$? = 2 ]
 
 # nginx (one worker, 127.0.0.1) + wrk: qjson, lua-cjson and
 # lua-resty-simdjson gateway handlers, and an SSE stream relayed through
@@ -191,6 +212,15 @@ bench-gateway: build
 	@tools/deps.sh --bench
 	@$(RESTY_SIMDJSON)
 	LUAJIT=$(LUAJIT) bench/gateway/run.sh
+	$(MAKE) --no-print-directory bench-gateway-openapi
+
+# nginx (one worker) + wrk: floor, api7's and qjson's OpenAPI validation
+# locations on api7's founding request and a 100 KB chat-completions body
+# (bench/openapi/gateway.lua; also run by `make bench-gateway`). Without
+# ../shared: skipped with a message. BENCH_OPENAPI_ARGS: --quick, --no-docs.
+bench-gateway-openapi: build
+	@tools/deps.sh --bench
+	@LUAJIT=$(LUAJIT) bench/openapi/run.sh bench/openapi/gateway.lua $(BENCH_OPENAPI_ARGS) || [ $$? = 2 ]
 
 # The validation handler (bench/schema/gateway.lua) in the same nginx
 # (whose handlers load lua-resty-simdjson, hence its build first).

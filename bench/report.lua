@@ -157,14 +157,17 @@ function M.write_docs(results, results_path, root)
   local gateway = gpath and require("cjson").decode(util.read_file(gpath)) or nil
   local md_path = root .. "/docs/benchmarks.md"
   local md = M.markdown(results, relative(results_path, root), gateway, gpath and relative(gpath, root))
-  -- The Rust core's section (bench/core writes it) is kept as it was.
+  -- The sections other scripts write are kept as they were: the Rust
+  -- core's (bench/core) and the OpenAPI benchmark's (bench/openapi/).
   local old = util.read_file(md_path) or ""
-  local a = old:find("<!-- core-bench:begin", 1, true)
-  local _, b = old:find("<!-- core-bench:end -->\n", 1, true)
-  if a and b and b > a then
-    local m = md:find("\n## Method", 1, true)
-    local core = old:sub(a, b)
-    md = m and md:sub(1, m) .. core .. md:sub(m) or md .. "\n" .. core
+  for _, name in ipairs({ "core-bench", "openapi-loop", "openapi-gateway" }) do
+    local a = old:find("<!-- " .. name .. ":begin", 1, true)
+    local _, b = old:find("<!-- " .. name .. ":end -->\n", 1, true)
+    if a and b and b > a then
+      local m = md:find("\n## Method", 1, true)
+      local kept = old:sub(a, b)
+      md = m and md:sub(1, m) .. kept .. md:sub(m) or md .. "\n" .. kept
+    end
   end
   util.write_file(md_path, md)
   local tmp = root .. "/bench/results/tmp"

@@ -9,7 +9,7 @@ packages=(luajit2 libluajit2-5.1-dev lua-cjson lua-dkjson lua-busted lua-check l
 # libraries the failing-allocator host links, valgrind, haproxy (Lua 5.3).
 packages+=(lua5.1 lua5.2 lua5.3 lua5.4 liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev valgrind haproxy curl)
 case "${1:-}" in
-  --bench) packages+=(nginx libnginx-mod-http-lua lua-resty-core wrk) ;;
+  --bench) packages+=(nginx libnginx-mod-http-lua lua-resty-core lua-resty-lrucache wrk) ;;
 esac
 
 . "$(dirname "$0")/lib.sh"

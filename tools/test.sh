@@ -21,9 +21,9 @@ logs=target/test-logs
 # fill the other lane at the end. test-gc-on and test-gc-off are make
 # test-gc's two halves.
 all=(build test-aarch64 test-binaries fuzz-smoke test-puc test-gc-off test-gc-on test-backends test-rust
-     test-lua bench-smoke test-cjson-suite test-install)
+     test-lua bench-smoke test-openapi-api7 test-cjson-suite test-install)
 declare -A needs=(
-  [test-gc-off]=build [test-gc-on]=build [test-lua]=build [bench-smoke]=build
+  [test-gc-off]=build [test-gc-on]=build [test-lua]=build [bench-smoke]=build [test-openapi-api7]=build
   [test-cjson-suite]=build [test-install]=build
   [test-backends]="build test-binaries" [test-rust]=test-binaries
 )

@@ -1,4 +1,5 @@
--- wrk script: POST the file $QJSON_BODY as JSON (without it, GET).
+-- wrk script: POST the file $QJSON_BODY as JSON (without it, GET), with
+-- the headers of $QJSON_HEADERS ("Name: value" lines), if any.
 -- Prints one line "WRK <json>" at the end: requests, duration, latency
 -- percentiles, errors. With $QJSON_EXPECT, checks every response body
 -- against it; with $QJSON_EXPECT_TAIL and $QJSON_EXPECT_LEN, that it ends
@@ -11,6 +12,10 @@ if body_file then
   wrk.body = f:read("*a")
   f:close()
   wrk.headers["Content-Type"] = "application/json"
+end
+
+for name, value in (os.getenv("QJSON_HEADERS") or ""):gmatch("([^:\n]+):%s*([^\n]*)") do
+  wrk.headers[name] = value
 end
 
 local expect = os.getenv("QJSON_EXPECT")
