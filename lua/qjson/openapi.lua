@@ -156,7 +156,7 @@ local function header_names(self, method, path, frame, own)
 end
 
 -- A header's value as the check takes it: a string, a table of strings
--- (a repeated header) joined with ", ", or nil.
+-- (a repeated header) joined with ", " (none: absent), or nil.
 local function header_value(headers, name, from_function)
   local v
   if from_function then
@@ -175,7 +175,8 @@ local function header_value(headers, name, from_function)
         arg_error(1, "validate_request", "headers['" .. name .. "']: strings expected, got " .. type(v[i]), 4)
       end
     end
-    return concat(v, ", ")
+    -- (An empty list is no header at all.)
+    return v[1] ~= nil and concat(v, ", ") or nil
   elseif v ~= nil and t ~= "string" then
     arg_error(1, "validate_request", "headers['" .. name .. "']: string or table of strings expected, got " .. t, 4)
   end

@@ -10,7 +10,7 @@ use std::ffi::c_char;
 use super::records::Records;
 use super::slot::{box_into, in_slot};
 use super::{bytes, fill_error, guard, panic_message, ErrorInfo, Status};
-use qjson_core::openapi::{Api, ApiOptions, Matched, Request, RequestError, Where};
+use qjson_core::openapi::{Api, ApiOptions, Matched, Request, RequestError};
 
 /// A request header: its lower-case name and its value (a null value:
 /// the header is absent), each a pointer and a byte length.
@@ -182,30 +182,18 @@ pub unsafe extern "C" fn qjson_openapi_validate(
             unsafe { std::slice::from_raw_parts(headers, nheaders) }
         };
         let lookup = |name: &str| header(headers, name);
-        let text = |p: *const c_char, n: usize, location: Where, status: u16, what: &str| {
-            // SAFETY: readable bytes, by the contract.
-            let b = unsafe { bytes(p as *const u8, n) };
-            std::str::from_utf8(b).map_err(|_| vec![not_utf8(location, status, what)])
+        // SAFETY: readable bytes (or null), by the contract.
+        let (method, path, query, body, content_type) = unsafe {
+            (
+                bytes(method as *const u8, method_len),
+                bytes(path as *const u8, path_len),
+                (!query.is_null()).then(|| bytes(query as *const u8, query_len)),
+                (!body.is_null()).then(|| bytes(body as *const u8, body_len)),
+                (!content_type.is_null()).then(|| bytes(content_type as *const u8, content_type_len)),
+            )
         };
-        let optional = |p: *const c_char, n: usize, location: Where, status: u16, what: &str| {
-            if p.is_null() {
-                Ok(None)
-            } else {
-                text(p, n, location, status, what).map(Some)
-            }
-        };
-        let outcome = (|| {
-            let req = Request {
-                method: text(method, method_len, Where::Route, 405, "method")?,
-                path: text(path, path_len, Where::Route, 404, "path")?,
-                query: optional(query, query_len, Where::Query, 400, "query string")?,
-                headers: &lookup,
-                // SAFETY: readable bytes, by the contract.
-                body: (!body.is_null()).then(|| unsafe { bytes(body as *const u8, body_len) }),
-                content_type: optional(content_type, content_type_len, Where::Body, 415, "content type")?,
-            };
-            api.validate_request(&req)
-        })();
+        let outcome = Request::from_bytes(method, path, query, &lookup, body, content_type)
+            .and_then(|req| api.validate_request(&req));
         match outcome {
             Ok(m) => matched(&m),
             Err(errors) => failed(&errors),
@@ -220,18 +208,6 @@ fn header<'a>(headers: &'a [OpenApiHeader], name: &str) -> Option<&'a [u8]> {
     let h = headers.iter().find(|h| unsafe { bytes(h.name as *const u8, h.name_len) } == name.as_bytes())?;
     // SAFETY: as above.
     (!h.value.is_null()).then(|| unsafe { bytes(h.value as *const u8, h.value_len) })
-}
-
-fn not_utf8(location: Where, status: u16, what: &str) -> RequestError {
-    RequestError {
-        location,
-        name: String::new(),
-        instance_location: String::new(),
-        keyword_location: String::new(),
-        message: format!("the {what} is not UTF-8"),
-        status,
-        position: None,
-    }
 }
 
 fn matched(m: &Matched<'_>) -> Records {

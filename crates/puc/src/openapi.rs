@@ -84,7 +84,8 @@ unsafe fn options(l: State, arg: c_int) -> ApiOptions {
                 }
                 b"format" => {
                     if sys::lua_type(l, v) != sys::LUA_TBOOLEAN {
-                        bad("format: boolean expected");
+                        let m = msg!("format: boolean expected, got {}", lua::type_name(l, v));
+                        lua::arg_error(l, 2, &m);
                     }
                     o.formats = sys::lua_toboolean(l, v) != 0;
                 }
@@ -219,25 +220,6 @@ unsafe fn push_header(l: State, name: &str) {
     }
 }
 
-/// Text that the core takes as `str`; Lua strings are bytes.
-fn text(b: &[u8]) -> Option<&str> {
-    std::str::from_utf8(b).ok()
-}
-
-/// The one error of a request whose method, path or query is not UTF-8
-/// text: no route or parameter of the spec can read it.
-fn not_text(location: Where, what: &str) -> RequestError {
-    RequestError {
-        location,
-        name: String::new(),
-        instance_location: String::new(),
-        keyword_location: String::new(),
-        message: format!("the {what} is not UTF-8 text"),
-        status: 400,
-        position: None,
-    }
-}
-
 /// `api:validate_request(req)`: true and the match, or false and the
 /// errors.
 unsafe fn validate_request(l: State) -> Ret {
@@ -262,15 +244,14 @@ unsafe fn validate_request(l: State) -> Ret {
                 lua::method_arg_error(l, 2, "validate_request", &m);
             }
         }
-        let method = text(lua::string_at(l, METHOD).unwrap_or_default());
-        let path = text(lua::string_at(l, PATH).unwrap_or_default());
-        // nil: None; a string that is not UTF-8: Err.
-        let optional = |at: c_int| lua::string_at(l, at).map_or(Ok(None), |b| text(b).map(Some).ok_or(()));
-        let (query, content_type) = (optional(QUERY), optional(CONTENT_TYPE));
+        let method = lua::string_at(l, METHOD).unwrap_or_default();
+        let path = lua::string_at(l, PATH).unwrap_or_default();
+        let (query, body, content_type) =
+            (lua::string_at(l, QUERY), lua::string_at(l, BODY), lua::string_at(l, CONTENT_TYPE));
         // The declared headers (a borrow of the api, which argument 1
         // keeps), each value read now: the core calls no Lua.
-        let names: &[String] = match (method, path) {
-            (Some(m), Some(p)) => api.header_names(m, p),
+        let names: &[String] = match (std::str::from_utf8(method), std::str::from_utf8(path)) {
+            (Ok(m), Ok(p)) => api.header_names(m, p),
             _ => &[],
         };
         let has_headers = sys::lua_type(l, HEADERS) != sys::LUA_TNIL;
@@ -287,13 +268,10 @@ unsafe fn validate_request(l: State) -> Ret {
             lua::string_at(l, HEADER_VALUES + i as c_int)
         };
         *outcome = Some(guarded(|| {
-            let one = |e| Ok(Err(vec![e]));
-            let (Some(method), Some(path)) = (method, path) else {
-                return one(not_text(Where::Route, if method.is_none() { "method" } else { "path" }));
+            let req = match Request::from_bytes(method, path, query, &found, body, content_type) {
+                Ok(req) => req,
+                Err(e) => return Ok(Err(e)),
             };
-            let Ok(query) = query else { return one(not_text(Where::Query, "query string")) };
-            let Ok(content_type) = content_type else { return one(not_text(Where::Body, "content type")) };
-            let req = Request { method, path, query, headers: &found, body: lua::string_at(l, BODY), content_type };
             Ok(api.validate_request(&req).map(|m| Valid {
                 operation_id: m.operation_id.map(str::to_owned),
                 template: m.template.to_owned(),

@@ -58,6 +58,42 @@ pub struct Request<'a> {
     pub content_type: Option<&'a str>,
 }
 
+impl<'a> Request<'a> {
+    /// A request from the bytes a binding has (Lua strings): the one error
+    /// of a request whose method, path, query or content type is not
+    /// UTF-8 (400; no route or parameter of a spec can read it) otherwise.
+    pub fn from_bytes(
+        method: &'a [u8],
+        path: &'a [u8],
+        query: Option<&'a [u8]>,
+        headers: &'a dyn Fn(&str) -> Option<&'a [u8]>,
+        body: Option<&'a [u8]>,
+        content_type: Option<&'a [u8]>,
+    ) -> Result<Request<'a>, Vec<RequestError>> {
+        let text = |b: &'a [u8], location: Where, what: &str| {
+            std::str::from_utf8(b).map_err(|_| {
+                vec![RequestError {
+                    location,
+                    name: String::new(),
+                    instance_location: String::new(),
+                    keyword_location: String::new(),
+                    message: format!("the {what} is not UTF-8"),
+                    status: 400,
+                    position: None,
+                }]
+            })
+        };
+        Ok(Request {
+            method: text(method, Where::Route, "method")?,
+            path: text(path, Where::Route, "path")?,
+            query: query.map(|q| text(q, Where::Query, "query string")).transpose()?,
+            headers,
+            body,
+            content_type: content_type.map(|c| text(c, Where::Body, "content type")).transpose()?,
+        })
+    }
+}
+
 /// The operation a valid request matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Matched<'a> {
