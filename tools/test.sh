@@ -50,8 +50,8 @@ fi
 start=$(date +%s)
 stamp() { local t=$(($(date +%s) - start)); printf '[%3d:%02d]' $((t / 60)) $((t % 60)); }
 # The Debian packages first, alone (apt allows one installer at a time).
-echo "$(stamp) make test: tools/deps.sh, then ${#steps[@]} steps, $jobs at a time, logs in $logs/"
-tools/deps.sh || exit 1
+echo "$(stamp) make test: tools/deps.sh --bench, then ${#steps[@]} steps, $jobs at a time, logs in $logs/"
+tools/deps.sh --bench || exit 1  # (--bench: nginx and wrk, which test-openapi-api7 needs)
 mkdir -p "$logs"
 
 declare -A pid_step=() began=() took=() status=()
