@@ -51,7 +51,7 @@ fn walk<R>(
 ) -> Result<R, Box<(Abort, Failure)>> {
     let mut stopped = None;
     let r = bounds::run(limits, |bounds| {
-        let walk = Walk { input, tape, bounds };
+        let walk = Walk::new(input, tape, bounds);
         let root = TapeNode::new(&walk, at);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(root))) {
             Ok(r) => Some(r),
