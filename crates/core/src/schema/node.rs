@@ -327,14 +327,21 @@ impl Json for TapeJson {
 pub struct TapeNumber<'a>(&'a [u8]);
 
 impl JsonNumber for TapeNumber<'_> {
+    // The text passed a strict parse (JSON's grammar), so the readers for
+    // checked numbers apply: no UTF-8 check and no generic `str::parse`
+    // on every comparison of a `minimum` or `maximum`.
     fn as_u64(&self) -> Option<u64> {
-        number::to_u64(self.0)
+        match number::integer_prefix(self.0, false) {
+            Some(n) => u64::try_from(n).ok(),
+            // A fraction, an exponent, or past int64 (where u64 goes on).
+            None => number::to_u64(self.0),
+        }
     }
     fn as_i64(&self) -> Option<i64> {
-        number::to_i64(self.0)
+        number::integer_prefix(self.0, false)
     }
     fn as_f64(&self) -> Option<f64> {
-        Some(number::to_f64(self.0))
+        Some(number::to_f64_valid(self.0, false))
     }
     fn as_str(&self) -> Cow<'_, str> {
         // SAFETY: number text is ASCII.
