@@ -120,12 +120,23 @@ fn keys_surely_distinct(input: &[u8], slots: &[u32], obj: Node, n: usize) -> boo
         return false;
     }
     let mut starts = [0usize; SMALL];
+    // Each key's first byte: two keys that differ there (neither an
+    // escape) are distinct without reading further, which spares most
+    // pairs the comparison of their bodies.
+    let mut firsts = [0u8; SMALL];
     let mut k = tape::first_member(obj);
-    for start in starts.iter_mut().take(n) {
+    for (start, first) in starts.iter_mut().zip(firsts.iter_mut()).take(n) {
         *start = tape::offset(slots, k) + 1;
+        // (A backslash, for a key at the end of the text: compared in full.)
+        *first = input.get(*start).copied().unwrap_or(b'\\');
         k = tape::skip(slots, k + 1, input[tape::offset(slots, k + 1)]);
     }
-    (1..n).all(|i| starts[..i].iter().all(|&j| raw_keys_equal(&input[j..], &input[starts[i]..]) == Some(false)))
+    (1..n).all(|i| {
+        (0..i).all(|j| {
+            (firsts[i] != firsts[j] && firsts[i] != b'\\' && firsts[j] != b'\\')
+                || raw_keys_equal(&input[starts[j]..], &input[starts[i]..]) == Some(false)
+        })
+    })
 }
 
 /// Whether two keys' raw bodies (from after their opening quotes) are the

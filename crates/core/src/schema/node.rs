@@ -8,6 +8,7 @@
 //! already checked), which `schema::validate` ensures.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::ops::ControlFlow;
 
 use jsonschema::json::{Array, Json, JsonNumber, Node, NodeIdentity, Object};
@@ -27,9 +28,23 @@ pub struct TapeJson;
 /// A document as one validation reads it: its text, its tape, and the
 /// bounds every node's reads are checked against.
 pub(crate) struct Walk<'a> {
-    pub(crate) input: &'a [u8],
-    pub(crate) tape: &'a [u32],
+    input: &'a [u8],
+    tape: &'a [u32],
     pub(crate) bounds: Bounds,
+    /// Objects whose keys this walk found distinct, by slot + 1 (0: none),
+    /// at `slot % DISTINCT_MEMO`: the crate asks an object's size and
+    /// members several times (each keyword, `len` then `members`), and
+    /// deciding it again each time was a quarter of a body's validation.
+    keys_distinct: [Cell<u32>; DISTINCT_MEMO],
+}
+
+/// Entries of `Walk::keys_distinct` (a collision only costs deciding again).
+const DISTINCT_MEMO: usize = 8;
+
+impl<'a> Walk<'a> {
+    pub(crate) fn new(input: &'a [u8], tape: &'a [u32], bounds: Bounds) -> Walk<'a> {
+        Walk { input, tape, bounds, keys_distinct: Default::default() }
+    }
 }
 
 /// One value of a parsed document.
@@ -103,7 +118,15 @@ impl<'a> TapeNode<'a> {
     /// For an object whose keys repeat, each key once with its last value
     /// (see `document::repeated_keys`).
     fn repeated_keys(&self) -> Option<Vec<(u32, u32)>> {
-        crate::document::repeated_keys(self.input(), self.tape(), self.at)
+        let memo = &self.walk.keys_distinct[self.at as usize % DISTINCT_MEMO];
+        if memo.get() == self.at + 1 {
+            return None;
+        }
+        let repeated = crate::document::repeated_keys(self.input(), self.tape(), self.at);
+        if repeated.is_none() {
+            memo.set(self.at + 1);
+        }
+        repeated
     }
 
     pub(crate) fn at(&self, slot: u32) -> TapeNode<'a> {
@@ -295,7 +318,7 @@ impl Json for TapeJson {
         // `try_for_each_name_node`.)
         buffer.clear();
         serde_json::to_writer(&mut *buffer, string).expect("writing to a Vec cannot fail");
-        let walk = Walk { input: buffer, tape: &SCALAR_TAPE, bounds: Bounds::unbounded() };
+        let walk = Walk::new(buffer, &SCALAR_TAPE, Bounds::unbounded());
         f(TapeNode { walk: &walk, at: 0 })
     }
 }
@@ -304,14 +327,21 @@ impl Json for TapeJson {
 pub struct TapeNumber<'a>(&'a [u8]);
 
 impl JsonNumber for TapeNumber<'_> {
+    // The text passed a strict parse (JSON's grammar), so the readers for
+    // checked numbers apply: no UTF-8 check and no generic `str::parse`
+    // on every comparison of a `minimum` or `maximum`.
     fn as_u64(&self) -> Option<u64> {
-        number::to_u64(self.0)
+        match number::integer_prefix(self.0, false) {
+            Some(n) => u64::try_from(n).ok(),
+            // A fraction, an exponent, or past int64 (where u64 goes on).
+            None => number::to_u64(self.0),
+        }
     }
     fn as_i64(&self) -> Option<i64> {
-        number::to_i64(self.0)
+        number::integer_prefix(self.0, false)
     }
     fn as_f64(&self) -> Option<f64> {
-        Some(number::to_f64(self.0))
+        Some(number::to_f64_valid(self.0, false))
     }
     fn as_str(&self) -> Cow<'_, str> {
         // SAFETY: number text is ASCII.

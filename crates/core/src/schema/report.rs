@@ -51,7 +51,7 @@ fn walk<R>(
 ) -> Result<R, Box<(Abort, Failure)>> {
     let mut stopped = None;
     let r = bounds::run(limits, |bounds| {
-        let walk = Walk { input, tape, bounds };
+        let walk = Walk::new(input, tape, bounds);
         let root = TapeNode::new(&walk, at);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(root))) {
             Ok(r) => Some(r),
@@ -74,9 +74,20 @@ fn walk<R>(
 /// Whether `at` is valid (a run stopped by a bound is not).
 pub(crate) fn is_valid(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> bool {
     walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
-        root.depth() <= schema.opts.max_depth() && schema.validator.is_valid(root)
+        depth_over(root, schema.opts.max_depth()).is_none() && schema.validator.is_valid(root)
     })
     .unwrap_or(false)
+}
+
+/// The nesting of `root` when deeper than `max`. Each level of nesting
+/// takes a container's two header slots, so a value of at most `2 * max`
+/// slots is within `max` without walking it (every parameter, most bodies).
+fn depth_over(root: TapeNode<'_>, max: usize) -> Option<usize> {
+    if root.slots() <= max.saturating_mul(crate::tape::HEADER) {
+        return None;
+    }
+    let depth = root.depth();
+    (depth > max).then_some(depth)
 }
 
 /// The errors of `at` (at most `max_errors`).
@@ -84,8 +95,7 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
     let opts = &schema.opts;
     let v = &schema.validator;
     let first = walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
-        let depth = root.depth();
-        if depth > opts.max_depth() {
+        if let Some(depth) = depth_over(root, opts.max_depth()) {
             let message =
                 format!("instance nested {depth} deep, deeper than the schema's max_depth ({})", opts.max_depth());
             return Some(vec![failure(root, root, String::new(), String::new(), message)]);
