@@ -78,7 +78,7 @@ describe("finalizers calling qjson during a qjson call", function()
         assert.are.equal("ok\nexit=0\n", run("schema_message", mode))
       end)
 
-      it("validations with the same OpenAPI spec during a validate_request: each its own result and errors",
+      it("validations and problem() with the same OpenAPI spec during a call: each its own result and text",
         function()
           assert.are.equal("ok\nexit=0\n", run("openapi_nested", mode))
         end)

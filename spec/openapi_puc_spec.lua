@@ -295,6 +295,20 @@ describe("qjson.openapi on PUC Lua", function()
     assert.same({ 'a"\n', "\1" }, { qjson.decode(body).errors[1].name, qjson.decode(body).errors[1].detail })
   end)
 
+  it("renders the same problem text as the other binding (spec/openapi_problem_cases.lua)", function()
+    local cases = require("openapi_problem_cases")
+    for i, case in ipairs(cases.rendered) do
+      local text, status = api:problem(case.errors)
+      assert.equal(case.errors.status, status)
+      assert.equal(case.text, text, "case " .. i)
+    end
+    for _, case in ipairs(cases.refused) do
+      local ok, err = pcall(api.problem, api, case[1])
+      assert.is_false(ok)
+      assert.matches("bad argument #1 to 'problem' (" .. case[2] .. ")", err, 1, true)
+    end
+  end)
+
   it("raises on bad arguments", function()
     local function fails(pattern, f, ...)
       local ok, err = pcall(f, ...)

@@ -274,6 +274,20 @@ describe("qjson.openapi", function()
       { p.title, p.status, p.detail })
   end)
 
+  it("renders the same problem text as the other binding (spec/openapi_problem_cases.lua)", function()
+    local cases = require("openapi_problem_cases")
+    for i, case in ipairs(cases.rendered) do
+      local text, status = api:problem(case.errors)
+      assert.equal(case.errors.status, status)
+      assert.equal(case.text, text, "case " .. i)
+    end
+    for _, case in ipairs(cases.refused) do
+      local ok, err = pcall(api.problem, api, case[1])
+      assert.is_false(ok)
+      assert.matches("bad argument #1 to 'problem' (" .. case[2] .. ")", err, 1, true)
+    end
+  end)
+
   it("has qjson.safe variants", function()
     local a, err = safe.openapi('{"openapi":"2.0"}')
     assert.is_nil(a)
@@ -291,7 +305,7 @@ describe("qjson.openapi", function()
     assert.matches("bad argument #1 to 'validate_request' (request table expected, got string)", err, 1, true)
     ok, err = a:validate_request(request({ headers = function() return 1 end }))
     assert.is_nil(ok)
-    assert.matches("string or nil expected for 'x-request-id', got number", err, 1, true)
+    assert.matches("headers: the function returned number for 'x-request-id', string or nil expected", err, 1, true)
     ok, err = a:problem({})
     assert.is_nil(ok)
     assert.matches("errors.status", err, 1, true)
@@ -318,13 +332,13 @@ describe("qjson.openapi", function()
     raises(function() api:validate_request(request({ content_type = 1 })) end, "content_type: string or nil")
     raises(function() api:validate_request(request({ headers = "x" })) end, "headers: table or function expected")
     raises(function() api:validate_request(request({ headers = { ["x-request-id"] = 5 } })) end,
-      "string or table of strings expected, got number")
+      "headers: the value of 'x-request-id' is a number, string or table of strings expected")
     raises(function() api:validate_request(request({ headers = { ["x-request-id"] = { "a", 5 } } })) end,
-      "strings expected, got number")
+      "headers: value 2 of 'x-request-id' is a number, string expected")
     raises(function() api:validate_request(request({ headers = function() return {} end })) end,
-      "string or nil expected for 'x-request-id', got table")
+      "headers: the function returned table for 'x-request-id', string or nil expected")
     raises(function() api.validate_request({}, request()) end, "qjson.openapi expected")
-    raises(function() api:problem(nil) end, "errors table expected")
+    raises(function() api:problem(nil) end, "errors of a failed validation expected, got nil")
     raises(function() api:problem({ status = 500 }) end, "400, 404, 405 or 415 expected")
     -- A header function that raises: its error, and the api still works.
     raises(function() api:validate_request(request({ headers = function() error("boom") end })) end, "boom")

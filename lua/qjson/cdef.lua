@@ -124,6 +124,21 @@ typedef struct {
   size_t value_len;
 } qjson_openapi_header;
 typedef struct {
+  const char *where;
+  size_t where_len;
+  const char *name;
+  size_t name_len;
+  const char *instance_location;
+  size_t instance_location_len;
+  const char *keyword_location;
+  size_t keyword_location_len;
+  const char *message;
+  size_t message_len;
+  double line;
+  double column;
+  double byte;
+} qjson_openapi_problem_item;
+typedef struct {
   uint8_t *data;
   size_t len;
   size_t cap;
@@ -243,6 +258,12 @@ int32_t qjson_openapi_validate(qjson_openapi *const *api,
                                uint8_t *out,
                                size_t cap,
                                qjson_error *err);
+int32_t qjson_openapi_problem(double status,
+                              const qjson_openapi_problem_item *items,
+                              size_t nitems,
+                              uint8_t *out,
+                              size_t cap,
+                              qjson_error *err);
 qjson_doc *qjson_parse(const char *input, size_t len, const qjson_options *opts, qjson_error *err);
 int32_t qjson_parse_size(const char *input,
                          size_t len,

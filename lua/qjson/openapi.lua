@@ -6,12 +6,11 @@
 local ffi = require("ffi")
 local base = require("qjson.base")
 local report = require("qjson.report")
-local array_mt = require("qjson.markers").array_mt
 local C = base.C
 local arg_error = base.arg_error
 
-local type, error, next, tostring, setmetatable, getmetatable, pcall, concat =
-  type, error, next, tostring, setmetatable, getmetatable, pcall, table.concat
+local type, error, next, tostring, setmetatable, getmetatable, pcall, concat, rawget =
+  type, error, next, tostring, setmetatable, getmetatable, pcall, table.concat, rawget
 local ffi_string, ffi_new = ffi.string, ffi.new
 local byte, sub, find, tonumber = string.byte, string.sub, string.find, tonumber
 local QUOTE = string.byte('"')
@@ -21,19 +20,25 @@ local SCRATCH = report.SIZE
 
 local M = {}
 
--- Set by install: qjson.encode (specs given as tables, problem details)
--- and qjson.decode (path parameters).
+-- Set by install: qjson.encode (specs given as tables) and qjson.decode
+-- (path parameters).
 local encode, decode
 
 local api_ref = ffi.typeof("qjson_openapi *[1]")
 local header_array = ffi.typeof("qjson_openapi_header[?]")
+local problem_item_array = ffi.typeof("qjson_openapi_problem_item[?]")
+-- (qjson_openapi_problem's result for a bad status; a panic is -2.)
+local STATUS_ERROR = -1
 
 -- Per-call records (qjson.base.pool): the error box, the headers passed
--- to the check and the Lua strings their pointers point into, kept alive
--- until the call returns. A finalizer that validates during a call takes
--- another.
+-- to the check or the errors passed to problem(), and the Lua strings
+-- their pointers point into, kept alive until the call returns. A
+-- finalizer that validates during a call takes another.
 local take_frame, give_frame = base.pool(function()
-  return { box = ffi_new("qjson_error"), headers = header_array(8), cap = 8, anchor = {} }
+  return {
+    box = ffi_new("qjson_error"), headers = header_array(8), cap = 8, items = problem_item_array(4), item_cap = 4,
+    anchor = {},
+  }
 end, 8)
 
 local Api = {}
@@ -162,8 +167,8 @@ local function header_value(headers, name, from_function)
   if from_function then
     v = headers(name)
     if v ~= nil and type(v) ~= "string" then
-      arg_error(1, "validate_request", "headers function: string or nil expected for '" .. name .. "', got "
-        .. type(v), 4)
+      arg_error(1, "validate_request", "headers: the function returned " .. type(v) .. " for '" .. name
+        .. "', string or nil expected", 4)
     end
     return v
   end
@@ -172,13 +177,15 @@ local function header_value(headers, name, from_function)
   if t == "table" then
     for i = 1, #v do
       if type(v[i]) ~= "string" then
-        arg_error(1, "validate_request", "headers['" .. name .. "']: strings expected, got " .. type(v[i]), 4)
+        arg_error(1, "validate_request", "headers: value " .. i .. " of '" .. name .. "' is a " .. type(v[i])
+          .. ", string expected", 4)
       end
     end
     -- (An empty list is no header at all.)
     return v[1] ~= nil and concat(v, ", ") or nil
   elseif v ~= nil and t ~= "string" then
-    arg_error(1, "validate_request", "headers['" .. name .. "']: string or table of strings expected, got " .. t, 4)
+    arg_error(1, "validate_request", "headers: the value of '" .. name .. "' is a " .. t
+      .. ", string or table of strings expected", 4)
   end
   return v
 end
@@ -317,36 +324,100 @@ end
 
 Api.validate_request = validate
 
-local TITLES = {
-  [400] = "Bad Request", [404] = "Not Found", [405] = "Method Not Allowed", [415] = "Unsupported Media Type",
-}
+-- Checks of problem()'s errors, raising at problem()'s caller.
+local function text_field(e, i, key)
+  local v = e[key]
+  if type(v) ~= "string" then
+    arg_error(1, "problem", "errors[" .. i .. "]." .. key .. ": string expected, got " .. type(v), 4)
+  end
+  return v
+end
+
+-- (The native call refuses the numbers without a title.)
+local function bad_status(status)
+  arg_error(1, "problem", "errors.status: 400, 404, 405 or 415 expected, got " .. tostring(status), 3)
+end
+
+-- A line, column or byte: -1 when absent.
+local function position_field(e, i, key)
+  local v = e[key]
+  if v == nil then
+    return -1
+  elseif type(v) ~= "number" or v < 0 or v % 1 ~= 0 or v > 2 ^ 64 then -- (NaN: v % 1 ~= 0)
+    arg_error(1, "problem", "errors[" .. i .. "]." .. key .. ": non-negative integer expected, got " .. tostring(v), 4)
+  end
+  return v
+end
+
+-- Fills the frame's problem items from `errors` (anchoring their strings
+-- in the frame until the call returns): how many.
+local function fill_items(frame, errors)
+  local n = 0
+  while rawget(errors, n + 1) ~= nil do
+    n = n + 1
+  end
+  if n > frame.item_cap then
+    frame.items, frame.item_cap = problem_item_array(n), n
+  end
+  local items, anchor = frame.items, frame.anchor
+  for i = 1, n do
+    local e = rawget(errors, i)
+    if type(e) ~= "table" then
+      arg_error(1, "problem", "errors[" .. i .. "]: table expected, got " .. type(e), 3)
+    end
+    local where, name = text_field(e, i, "where"), text_field(e, i, "name")
+    local il, kl = text_field(e, i, "instance_location"), text_field(e, i, "keyword_location")
+    local msg = text_field(e, i, "message")
+    local line, column, at = position_field(e, i, "line"), position_field(e, i, "column"), position_field(e, i, "byte")
+    local k = 5 * (i - 1)
+    anchor[k + 1], anchor[k + 2], anchor[k + 3], anchor[k + 4], anchor[k + 5] = where, name, il, kl, msg
+    local it = items[i - 1]
+    it.where, it.where_len, it.name, it.name_len = where, #where, name, #name
+    it.instance_location, it.instance_location_len, it.keyword_location, it.keyword_location_len = il, #il, kl, #kl
+    it.message, it.message_len = msg, #msg
+    it.line, it.column, it.byte = line, column, at
+  end
+  return n
+end
 
 -- RFC 9457 problem details (application/problem+json) for a failed
--- validation's errors, and their status.
+-- validation's errors, and their status: the core renders the text
+-- (crates/core/src/openapi/problem.rs), as for the PUC binding.
 local function problem(self, errors)
   checked_self(self, "problem")
   if type(errors) ~= "table" then
-    arg_error(1, "problem", "errors table expected, got " .. type(errors), 2)
+    arg_error(1, "problem", "errors of a failed validation expected, got " .. type(errors), 2)
   end
   local status = errors.status
-  local title = TITLES[status]
-  if title == nil then
-    arg_error(1, "problem", "errors.status: 400, 404, 405 or 415 expected, got " .. tostring(status), 2)
+  if type(status) ~= "number" then
+    bad_status(status)
   end
-  local items = setmetatable({}, array_mt)
-  local n = #errors
-  for i = 1, n do
-    local e = errors[i]
-    if type(e) ~= "table" then
-      arg_error(1, "problem", "errors[" .. i .. "]: table expected, got " .. type(e), 2)
+  local frame = take_frame()
+  local n = fill_items(frame, errors)
+  local own = take_report()
+  local items, box, buf = frame.items, frame.box, own
+  local len = C.qjson_openapi_problem(status, items, n, buf, SCRATCH, box)
+  if len > SCRATCH then
+    buf = report.buffer(len)
+    len = C.qjson_openapi_problem(status, items, n, buf, len, box)
+  end
+  local anchor = frame.anchor
+  for k = 1, 5 * n do
+    anchor[k] = nil
+  end
+  if len < 0 then
+    local msg = ffi_string(box.message)
+    give_report(own)
+    give_frame(frame)
+    if len == STATUS_ERROR then
+      bad_status(status)
     end
-    items[i] = {
-      ["in"] = e.where, name = e.name, pointer = e.instance_location, keyword_location = e.keyword_location,
-      detail = e.message, line = e.line, column = e.column, byte = e.byte,
-    }
+    error("qjson: " .. msg, 2)
   end
-  local detail = "the request does not conform to the API: " .. n .. (n == 1 and " error" or " errors")
-  return encode({ type = "about:blank", title = title, status = status, detail = detail, errors = items }), status
+  local text = ffi_string(buf, len)
+  give_report(own)
+  give_frame(frame)
+  return text, status
 end
 
 Api.problem = problem

@@ -561,6 +561,43 @@ function S.openapi_nested()
     end
   end
   check(ran >= 40, "the finalizer validated " .. ran .. " times")
+  -- problem(): a finalizer's own problem() and one that replaces the
+  -- errors' messages (their strings then held only by the call's anchor)
+  -- at each allocation of a problem() whose text outgrows the scratch
+  -- report (a second native call after an allocation).
+  local function big_errors()
+    local errs = { status = 400 }
+    for i = 1, 3 do
+      errs[i] = { where = "body", name = "", instance_location = "/" .. i, keyword_location = "/k",
+        message = string.rep("m" .. i, 3000), line = 1, column = i, byte = i - 1 }
+    end
+    return errs
+  end
+  local want = api:problem(big_errors())
+  local _, theirs_errors = api:validate_request(req(0, 500, nil, false, '{"age":"x"}'))
+  local want_theirs = api:problem(theirs_errors)
+  for from = 1, 30 do
+    local errs, nested = big_errors(), nil
+    arm(function()
+      nested = api:problem(theirs_errors)
+      for i = 1, #errs do
+        errs[i].message = "gone" .. i
+      end
+    end, from, 1)
+    stress()
+    local text, status = api:problem(errs)
+    calm()
+    local at = " at allocation " .. from
+    check(status == 400 and (nested == nil or nested == want_theirs), "the finalizer's problem()" .. at)
+    -- (Each message is the one read before or after the finalizer ran.)
+    local p = qjson.decode(text)
+    local same = true
+    for i = 1, 3 do
+      local d = p.errors[i].detail
+      same = same and (d == string.rep("m" .. i, 3000) or d == "gone" .. i)
+    end
+    check(same and (text == want or nested ~= nil), "the problem text" .. at)
+  end
 end
 
 -- A finalizer's patch (one that fails, and one that succeeds with other

@@ -248,6 +248,27 @@ typedef struct {
   size_t value_len;
 } qjson_openapi_header;
 
+// One error of a failed validation, for `qjson_openapi_problem`: its
+// where, name, instance location, keyword location and message, each a
+// pointer and a byte length (bytes that are not UTF-8 are replaced), and
+// its line, column and byte in the body, each a non-negative integer or
+// -1 when not known.
+typedef struct {
+  const char *where;
+  size_t where_len;
+  const char *name;
+  size_t name_len;
+  const char *instance_location;
+  size_t instance_location_len;
+  const char *keyword_location;
+  size_t keyword_location_len;
+  const char *message;
+  size_t message_len;
+  double line;
+  double column;
+  double byte;
+} qjson_openapi_problem_item;
+
 // A result's bytes, owned by this library until `qjson_bytes_release`
 // (which empties the struct): `len` bytes at `data`, `cap` allocated.
 typedef struct {
@@ -601,6 +622,27 @@ int32_t qjson_openapi_validate(qjson_openapi *const *api,
                                uint8_t *out,
                                size_t cap,
                                qjson_error *err);
+
+// The RFC 9457 problem document (application/problem+json) of
+// `nitems` errors at `items` with HTTP `status`, as the core renders it
+// (crates/core/src/openapi/problem.rs): its size, the text written to
+// `out` when it fits in `cap` bytes (call again with more room when it
+// does not). `Status::Error` for a status other than 400, 404, 405 or 415
+// (`err` says "errors.status: 400, 404, 405 or 415 expected, got N") or
+// `Status::Panic`, with `err` filled in.
+//
+// # Safety
+// - `items` is null or points to `nitems` readable `qjson_openapi_problem_item`s
+//   whose pointers each point to as many readable bytes as their length
+//   says, for the call.
+// - `out` is null or points to `cap` writable bytes.
+// - `err` is null or points to a writable `qjson_error`.
+int32_t qjson_openapi_problem(double status,
+                              const qjson_openapi_problem_item *items,
+                              size_t nitems,
+                              uint8_t *out,
+                              size_t cap,
+                              qjson_error *err);
 
 // Parses `len` bytes at `input`, which must stay alive and unchanged until
 // the document is freed (the Lua binding keeps the string referenced).

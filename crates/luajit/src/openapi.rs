@@ -7,10 +7,12 @@
 
 use std::ffi::c_char;
 
-use super::records::Records;
+use std::borrow::Cow;
+
+use super::records::{self, Records};
 use super::slot::{box_into, in_slot};
 use super::{bytes, fill_error, guard, panic_message, ErrorInfo, Status};
-use qjson_core::openapi::{Api, ApiOptions, Matched, Request, RequestError};
+use qjson_core::openapi::{problem_json, Api, ApiOptions, Matched, ProblemItem, Request, RequestError};
 
 /// A request header: its lower-case name and its value (a null value:
 /// the header is absent), each a pointer and a byte length.
@@ -236,6 +238,95 @@ fn failed(errors: &[RequestError]) -> Records {
         );
     }
     report
+}
+
+/// One error of a failed validation, for `qjson_openapi_problem`: its
+/// where, name, instance location, keyword location and message, each a
+/// pointer and a byte length (bytes that are not UTF-8 are replaced), and
+/// its line, column and byte in the body, each a non-negative integer or
+/// -1 when not known.
+#[repr(C)]
+pub struct OpenApiProblemItem {
+    pub r#where: *const c_char,
+    pub where_len: usize,
+    pub name: *const c_char,
+    pub name_len: usize,
+    pub instance_location: *const c_char,
+    pub instance_location_len: usize,
+    pub keyword_location: *const c_char,
+    pub keyword_location_len: usize,
+    pub message: *const c_char,
+    pub message_len: usize,
+    pub line: f64,
+    pub column: f64,
+    pub byte: f64,
+}
+
+/// The RFC 9457 problem document (application/problem+json) of
+/// `nitems` errors at `items` with HTTP `status`, as the core renders it
+/// (crates/core/src/openapi/problem.rs): its size, the text written to
+/// `out` when it fits in `cap` bytes (call again with more room when it
+/// does not). `Status::Error` for a status other than 400, 404, 405 or 415
+/// (`err` says "errors.status: 400, 404, 405 or 415 expected, got N") or
+/// `Status::Panic`, with `err` filled in.
+///
+/// # Safety
+/// - `items` is null or points to `nitems` readable `qjson_openapi_problem_item`s
+///   whose pointers each point to as many readable bytes as their length
+///   says, for the call.
+/// - `out` is null or points to `cap` writable bytes.
+/// - `err` is null or points to a writable `qjson_error`.
+#[no_mangle]
+pub unsafe extern "C" fn qjson_openapi_problem(
+    status: f64,
+    items: *const OpenApiProblemItem,
+    nitems: usize,
+    out: *mut u8,
+    cap: usize,
+    err: *mut ErrorInfo,
+) -> i32 {
+    run(err, || {
+        let items = if items.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: `nitems` readable entries, by the contract.
+            unsafe { std::slice::from_raw_parts(items, nitems) }
+        };
+        // SAFETY: readable bytes, by the contract.
+        let text = |p: *const c_char, n: usize| String::from_utf8_lossy(unsafe { bytes(p as *const u8, n) });
+        let texts: Vec<[Cow<'_, str>; 5]> = items
+            .iter()
+            .map(|e| {
+                [
+                    text(e.r#where, e.where_len),
+                    text(e.name, e.name_len),
+                    text(e.instance_location, e.instance_location_len),
+                    text(e.keyword_location, e.keyword_location_len),
+                    text(e.message, e.message_len),
+                ]
+            })
+            .collect();
+        let known = |n: f64| (n >= 0.0).then_some(n as u64);
+        let items: Vec<ProblemItem<'_>> = items
+            .iter()
+            .zip(&texts)
+            .map(|(e, [r#where, name, instance_location, keyword_location, message])| ProblemItem {
+                r#where,
+                name,
+                instance_location,
+                keyword_location,
+                message,
+                line: known(e.line),
+                column: known(e.column),
+                byte: known(e.byte),
+            })
+            .collect();
+        let doc = (status.fract() == 0.0 && (0.0..=f64::from(u16::MAX)).contains(&status))
+            .then(|| problem_json(status as u16, &items))
+            .flatten()
+            .ok_or_else(|| format!("errors.status: 400, 404, 405 or 415 expected, got {status}"))?;
+        records::deliver(doc.as_bytes(), out, cap)
+    })
 }
 
 fn run(err: *mut ErrorInfo, f: impl FnOnce() -> Result<i32, String>) -> i32 {

@@ -38,11 +38,17 @@ impl Records {
     /// The report's size, the report written to `out` when it fits in
     /// `cap` bytes (else the caller calls again with that much room).
     pub(crate) fn deliver(self, out: *mut u8, cap: usize) -> Result<i32, String> {
-        let report = self.0;
-        if !out.is_null() && report.len() <= cap {
-            // SAFETY: the caller passes `cap` writable bytes at `out`.
-            unsafe { std::ptr::copy_nonoverlapping(report.as_ptr(), out, report.len()) };
-        }
-        i32::try_from(report.len()).map_err(|_| "report larger than 2 GB".to_string())
+        deliver(&self.0, out, cap)
     }
+}
+
+/// The size of `bytes` (a report, or a text such as a problem document),
+/// written to `out` when they fit in `cap` bytes (else the caller calls
+/// again with that much room).
+pub(crate) fn deliver(bytes: &[u8], out: *mut u8, cap: usize) -> Result<i32, String> {
+    if !out.is_null() && bytes.len() <= cap {
+        // SAFETY: the caller passes `cap` writable bytes at `out`.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out, bytes.len()) };
+    }
+    i32::try_from(bytes.len()).map_err(|_| "report larger than 2 GB".to_string())
 }

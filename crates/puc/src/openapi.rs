@@ -13,7 +13,7 @@
 
 use std::ffi::{c_int, CStr};
 
-use qjson_core::openapi::{Api, ApiOptions, Request, RequestError, Where};
+use qjson_core::openapi::{problem_json, problem_title, Api, ApiOptions, ProblemItem, Request, RequestError, Where};
 
 use crate::config;
 use crate::decode::{self, Build, Spare};
@@ -36,22 +36,20 @@ struct Valid {
 
 type Outcome = Result<Valid, Vec<RequestError>>;
 
-/// One error of `problem`'s argument, read from Lua.
+/// One error of `problem`'s argument, copied from Lua: where, name,
+/// instance location, keyword location and message (bytes that are not
+/// UTF-8 replaced), then line, column and byte when given.
 struct Entry {
-    location: String,
-    name: String,
-    pointer: String,
-    keyword_location: String,
-    detail: String,
-    /// line, column, byte when given.
+    strings: [String; 5],
     position: [Option<u64>; 3],
 }
 
-/// `problem`'s state: the errors read, then the text.
+/// `problem`'s state: the errors read, then the text (the core's
+/// renderer, `problem_json`).
 #[derive(Default)]
 struct Problem {
     entries: Vec<Entry>,
-    out: Vec<u8>,
+    out: String,
 }
 
 /// The options table at `arg` (nil: the defaults).
@@ -364,17 +362,6 @@ unsafe fn push_errors(l: State, errors: &[RequestError]) {
     }
 }
 
-/// The title of a failed validation's status.
-fn title(status: i64) -> Option<&'static str> {
-    Some(match status {
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        415 => "Unsupported Media Type",
-        _ => return None,
-    })
-}
-
 /// `api:problem(errors)`: the RFC 9457 problem details of a failed
 /// validation's errors (as `validate_request` returned them), and their
 /// status.
@@ -392,7 +379,7 @@ unsafe fn problem(l: State) -> Ret {
             let n = sys::lua_tonumber(l, 3);
             (sys::lua_type(l, 3) == sys::LUA_TNUMBER && n.fract() == 0.0).then_some(n as i64)
         });
-        let Some((status, title)) = status.and_then(|s| Some((s, title(s)?))) else {
+        let Some(status) = status.and_then(|s| u16::try_from(s).ok()).filter(|&s| problem_title(s).is_some()) else {
             bad(msg!("errors.status: 400, 404, 405 or 415 expected, got {}", lua::to_text(l, 3).as_str()))
         };
         let p = lua::new_userdata(l, PROBLEM, Problem::default);
@@ -432,65 +419,25 @@ unsafe fn problem(l: State) -> Ret {
             }
             // The five strings at e+1..e+5; no Lua call until they are copied.
             let s = |k: c_int| String::from_utf8_lossy(lua::string_at(l, e + k).unwrap_or_default()).into_owned();
-            p.entries.push(Entry {
-                location: s(1),
-                name: s(2),
-                pointer: s(3),
-                keyword_location: s(4),
-                detail: s(5),
-                position,
-            });
+            p.entries.push(Entry { strings: [s(1), s(2), s(3), s(4), s(5)], position });
             sys::lua_settop(l, e - 1);
             i += 1;
         }
-        guarded(|| {
-            render(p, status, title);
-            Ok(())
+        p.out = guarded(|| {
+            let items: Vec<ProblemItem<'_>> = p.entries.iter().map(item).collect();
+            problem_json(status, &items).ok_or_else(|| msg!("qjson: no title for status {status}"))
         })?;
-        lua::push_bytes(l, &p.out);
-        lua::push_int(l, status);
+        lua::push_bytes(l, p.out.as_bytes());
+        lua::push_int(l, status.into());
         drop(std::mem::take(p));
         Ok(2)
     }
 }
 
-/// Writes the problem document of `p.entries` into `p.out`.
-fn render(p: &mut Problem, status: i64, title: &str) {
-    let out = &mut p.out;
-    let n = p.entries.len();
-    let string = |out: &mut Vec<u8>, s: &str| serde_json::to_writer(out, s).expect("a string is always written");
-    out.extend_from_slice(b"{\"type\":\"about:blank\",\"title\":");
-    string(out, title);
-    out.extend_from_slice(format!(",\"status\":{status},\"detail\":").as_bytes());
-    string(out, &format!("the request does not conform to the API: {n} error{}", if n == 1 { "" } else { "s" }));
-    out.extend_from_slice(b",\"errors\":[");
-    for (i, e) in p.entries.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        for (j, (key, value)) in [
-            ("in", &e.location),
-            ("name", &e.name),
-            ("pointer", &e.pointer),
-            ("keyword_location", &e.keyword_location),
-            ("detail", &e.detail),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            out.extend_from_slice(if j == 0 { b"{\"" } else { b",\"" });
-            out.extend_from_slice(key.as_bytes());
-            out.extend_from_slice(b"\":");
-            string(out, value);
-        }
-        for (key, n) in ["line", "column", "byte"].into_iter().zip(e.position) {
-            if let Some(n) = n {
-                out.extend_from_slice(format!(",\"{key}\":{n}").as_bytes());
-            }
-        }
-        out.push(b'}');
-    }
-    out.extend_from_slice(b"]}");
+fn item(e: &Entry) -> ProblemItem<'_> {
+    let [r#where, name, instance_location, keyword_location, message] = e.strings.each_ref().map(String::as_str);
+    let [line, column, byte] = e.position;
+    ProblemItem { r#where, name, instance_location, keyword_location, message, line, column, byte }
 }
 
 unsafe fn tostring(l: State) -> Ret {

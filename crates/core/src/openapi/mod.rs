@@ -12,6 +12,7 @@ mod errors;
 mod form;
 mod params;
 mod pointer;
+mod problem;
 mod query;
 mod router;
 mod schemas;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 
 pub use errors::{BodyPosition, RequestError, SpecError, Where};
 pub use pointer::OPENAPI_MAX_REF_CHAIN;
+pub use problem::{problem_json, problem_title, ProblemItem};
 pub use schemas::OPENAPI_MAX_SCHEMA_OBJECTS;
 
 /// Default cap on the errors `validate_request` returns.
