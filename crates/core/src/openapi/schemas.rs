@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::errors::SpecError;
 use super::pointer::{local_ref, lookup, resolve};
-use crate::schema::{Schema, SchemaOptions};
+use crate::schema::{objects, Schema, SchemaOptions};
 
 /// Most JSON objects all the compiled schema roots may hold together: a
 /// schema's root copies the components it reaches, so a hostile spec
@@ -234,20 +234,4 @@ fn refs_in(v: &Value, at: &str) -> Vec<(String, String)> {
         }
     }
     found
-}
-
-fn objects(v: &Value) -> usize {
-    let mut n = 0;
-    let mut pending = vec![v];
-    while let Some(v) = pending.pop() {
-        match v {
-            Value::Object(m) => {
-                n += 1;
-                pending.extend(m.values());
-            }
-            Value::Array(a) => pending.extend(a),
-            _ => {}
-        }
-    }
-    n
 }

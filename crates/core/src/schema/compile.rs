@@ -225,7 +225,7 @@ fn compile_error(e: &jsonschema::ValidationError<'_>) -> SchemaError {
 }
 
 /// Objects in a JSON value (an upper bound on its subschemas).
-fn objects(v: &Value) -> usize {
+pub(crate) fn objects(v: &Value) -> usize {
     let mut n = 0;
     let mut pending = vec![v];
     while let Some(v) = pending.pop() {

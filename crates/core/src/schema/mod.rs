@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 pub use bounds::SCHEMA_VALIDATION_STACK;
+pub(crate) use compile::objects;
 pub use compile::{
     SchemaDraft, SchemaOptions, SCHEMA_DEFAULT_BACKTRACK_BUDGET, SCHEMA_DEFAULT_BACKTRACK_LIMIT,
     SCHEMA_DEFAULT_MAX_DEPTH, SCHEMA_DEFAULT_MAX_ERRORS, SCHEMA_DEFAULT_REGEX_SIZE_LIMIT, SCHEMA_MAX_DEPTH,
