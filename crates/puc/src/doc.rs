@@ -724,12 +724,23 @@ unsafe fn ipairs(l: State) -> Ret {
 unsafe fn close(l: State) -> Ret {
     // SAFETY: called by Lua.
     unsafe {
-        if let Some(d) = lua::userdata_at::<Option<Doc>>(l, 1, DOC) {
+        close_at(l, 1);
+        Ok(0)
+    }
+}
+
+/// Frees the document at `idx` now, if it is one. A document a call made
+/// for itself is freed this way before the call returns, not left to its
+/// `__gc`: a finalizer that Lua cannot call for lack of memory is dropped,
+/// and would take the document's memory with it.
+pub unsafe fn close_at(l: State, idx: c_int) {
+    // SAFETY: a valid state and index.
+    unsafe {
+        if let Some(d) = lua::userdata_at::<Option<Doc>>(l, idx, DOC) {
             if let Some(d) = (*d).as_mut() {
                 drop(d.doc.take());
             }
         }
-        Ok(0)
     }
 }
 

@@ -18,7 +18,7 @@ use std::ffi::{c_int, CStr};
 use qjson_core::select::{Failure, Item, ItemTag, ItemValue, Output, Selector};
 use qjson_core::{Node, Options};
 
-use crate::doc::{doc_at, document_or_cursor, guarded, push_document, push_tables};
+use crate::doc::{close_at, doc_at, document_or_cursor, guarded, push_document, push_tables};
 use crate::lua::{self, lua_fn, msg, sys, Msg, Ret, State};
 
 const SELECTOR: &CStr = c"qjson.selector";
@@ -404,6 +404,7 @@ unsafe fn push_values(
                 j = push_item(l, &p, j)?;
             }
             // Emptied now, not by `__gc` (see patch.rs's `run`).
+            close_at(l, p.doc_slot);
             *out = Buffers::default();
             return Ok(n as c_int);
         }
@@ -425,6 +426,7 @@ unsafe fn push_values(
             j = push_item(l, &p, j)?;
             sys::lua_settable(l, t);
         }
+        close_at(l, p.doc_slot);
         sys::lua_settop(l, t);
         *out = Buffers::default();
         Ok(1)

@@ -64,9 +64,12 @@ unsafe fn cjson_decode(l: State) -> Ret {
         }))
         .unwrap_or_else(|_| Err(msg!("qjson: internal error (a panic in the native module)")));
         if let Err(m) = read {
+            // Emptied now, not by `__gc` (see patch.rs's `run`).
+            drop(std::mem::take(port));
             return Err(where_msg(l, m));
         }
         build_items(l, port, array_mt);
+        drop(std::mem::take(port));
         sys::lua_remove(l, -2);
         Ok(1)
     }
