@@ -204,7 +204,11 @@ impl Patch {
             let why = format!("the patch takes {} values, {} given", self.args, args.len());
             return Err(PatchError { op: None, kind: PatchErrorKind::Args(why) });
         }
-        let mut docs: Vec<&dyn Source> = vec![target, &self.text];
+        // (Sized at once: this runs per request, and a grown vector is
+        // one more allocation.)
+        let mut docs: Vec<&dyn Source> = Vec::with_capacity(2 + args.len());
+        docs.push(target);
+        docs.push(&self.text);
         docs.extend(args.iter().map(|d| *d as &dyn Source));
         let read = docs.iter().map(|d| d.input().len()).sum();
         let s = Sources { docs };
