@@ -235,13 +235,22 @@ impl Patch {
         max_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<(), PatchError> {
+        let not_json = |i: usize, e: crate::Error| PatchError {
+            op: None,
+            kind: PatchErrorKind::Args(format!("value {} is not JSON: {e}", i + 1)),
+        };
+        // One value, the per-request case: its tape stays in the thread's
+        // parse buffers for the call (`apply` parses nothing), with no
+        // copy of it and no vectors to allocate.
+        if let [text] = values {
+            return Document::parse_then(text, &Options::default(), |value| {
+                self.apply(target, &[&*value], max_size, out)
+            })
+            .map_err(|e| not_json(0, e))?;
+        }
         let mut args = Vec::with_capacity(values.len());
         for (i, text) in values.iter().enumerate() {
-            let value = Document::parse(text, &Options::default()).map_err(|e| PatchError {
-                op: None,
-                kind: PatchErrorKind::Args(format!("value {} is not JSON: {e}", i + 1)),
-            })?;
-            args.push(value);
+            args.push(Document::parse(text, &Options::default()).map_err(|e| not_json(i, e))?);
         }
         let args: Vec<&Document<'_>> = args.iter().collect();
         self.apply(target, &args, max_size, out)
