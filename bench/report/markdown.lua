@@ -216,7 +216,8 @@ function sections.writes(add, results)
         .. "LuaJIT may find the last call's string still interned and compare instead of copying: either "
         .. "way one pass over the body, in both rows. `luajit bench/edit_floor.lua` times, in one process, "
         .. "the round trip, the edit, this floor, the parse with the body written into a `string.buffer` "
-        .. "and made a string (the two copies), and one `ffi.copy` of the document.",
+        .. "and made a string (the two copies), the compiled patch (`qjson.patcher`, the `qjson.patch` row) "
+        .. "and one `ffi.copy` of the document.",
       "", concat(edits, "\n"))
   end
 
@@ -402,7 +403,7 @@ function sections.reproducing(add, results)
     "luajit bench/one.lua chat-1m qjson          # one scenario, one RESULT line of JSON",
     "tools/resty-simdjson.sh   # build lua-resty-simdjson into .deps/ (make bench does): prints where",
     "luajit bench/one.lua read-twitter --verify  # check the libraries read the same values",
-    "luajit bench/edit_floor.lua modtop-10m 1 3 # round trip, edit, parse + one or two copies, one process",
+    "luajit bench/edit_floor.lua modtop-10m 1 3 # round trip, edit, parse + one or two copies, patch, one process",
     "luajit bench/report.lua bench/results/<date>.json   # rebuild this page and the plots from a results file",
     "```", "")
 end

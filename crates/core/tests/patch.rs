@@ -178,6 +178,31 @@ fn values_given_per_call() {
     assert!(Patch::compile(br#"[{"op":"replace","path":"/t"}]"#, false).is_err());
 }
 
+/// Values as JSON texts (what the bindings pass): one value (parsed into
+/// the thread's buffers for the call) and several agree with the parsed
+/// form, and a text that is not JSON is named and writes nothing.
+#[test]
+fn values_given_as_texts() {
+    let target = parse(br#"{"temperature":0.7,"user":"u","model":"m"}"#);
+    let one = Patch::compile(br#"[{"op":"replace","path":"/temperature"}]"#, true).unwrap();
+    let mut out = b"kept".to_vec();
+    one.apply_texts(&target, &[b"0.5"], 0, &mut out).unwrap();
+    assert_eq!(out, br#"kept{"temperature":0.5,"user":"u","model":"m"}"#);
+    let err = one.apply_texts(&target, &[b"0.5 x"], 0, &mut out).unwrap_err();
+    assert!(err.to_string().starts_with("value 1 is not JSON: "), "{err}");
+    assert_eq!(out, br#"kept{"temperature":0.5,"user":"u","model":"m"}"#);
+    // A failing operation after a value parsed for the call: the error, no output.
+    let test = Patch::compile(br#"[{"op":"test","path":"/model"}]"#, true).unwrap();
+    let err = test.apply_texts(&target, &[br#""other""#], 0, &mut out).unwrap_err();
+    assert!(matches!(err.kind, PatchErrorKind::TestFailed { .. }), "{err}");
+    let two = Patch::compile(br#"[{"op":"replace","path":"/temperature"},{"op":"add","path":"/n"}]"#, true).unwrap();
+    let mut out = Vec::new();
+    two.apply_texts(&target, &[b"0.2", br#"{"k":[]}"#], 0, &mut out).unwrap();
+    assert_eq!(out, br#"{"temperature":0.2,"user":"u","model":"m","n":{"k":[]}}"#);
+    let err = two.apply_texts(&target, &[b"0.2", b"{"], 0, &mut out).unwrap_err();
+    assert!(err.to_string().starts_with("value 2 is not JSON: "), "{err}");
+}
+
 #[test]
 fn copies_cannot_grow_the_output_without_bound() {
     // Each copy of the whole document into itself doubles it.

@@ -204,7 +204,11 @@ impl Patch {
             let why = format!("the patch takes {} values, {} given", self.args, args.len());
             return Err(PatchError { op: None, kind: PatchErrorKind::Args(why) });
         }
-        let mut docs: Vec<&dyn Source> = vec![target, &self.text];
+        // (Sized at once: this runs per request, and a grown vector is
+        // one more allocation.)
+        let mut docs: Vec<&dyn Source> = Vec::with_capacity(2 + args.len());
+        docs.push(target);
+        docs.push(&self.text);
         docs.extend(args.iter().map(|d| *d as &dyn Source));
         let read = docs.iter().map(|d| d.input().len()).sum();
         let s = Sources { docs };
@@ -231,13 +235,22 @@ impl Patch {
         max_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<(), PatchError> {
+        let not_json = |i: usize, e: crate::Error| PatchError {
+            op: None,
+            kind: PatchErrorKind::Args(format!("value {} is not JSON: {e}", i + 1)),
+        };
+        // One value, the per-request case: its tape stays in the thread's
+        // parse buffers for the call (`apply` parses nothing), with no
+        // copy of it and no vectors to allocate.
+        if let [text] = values {
+            return Document::parse_then(text, &Options::default(), |value| {
+                self.apply(target, &[&*value], max_size, out)
+            })
+            .map_err(|e| not_json(0, e))?;
+        }
         let mut args = Vec::with_capacity(values.len());
         for (i, text) in values.iter().enumerate() {
-            let value = Document::parse(text, &Options::default()).map_err(|e| PatchError {
-                op: None,
-                kind: PatchErrorKind::Args(format!("value {} is not JSON: {e}", i + 1)),
-            })?;
-            args.push(value);
+            args.push(Document::parse(text, &Options::default()).map_err(|e| not_json(i, e))?);
         }
         let args: Vec<&Document<'_>> = args.iter().collect();
         self.apply(target, &args, max_size, out)

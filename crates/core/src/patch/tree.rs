@@ -132,7 +132,9 @@ impl Sources<'_> {
             return (unique.into_iter().map(pair).collect(), false);
         }
         let keys = std::iter::successors(doc.first_child(at.node), |&k| doc.next_child(at.node, k));
-        (keys.map(|k| pair((k, k + 1))).collect(), true)
+        let mut members = Vec::with_capacity(doc.len(at.node).unwrap_or(0));
+        members.extend(keys.map(|k| pair((k, k + 1))));
+        (members, true)
     }
 
     /// The value of `key` in object `at` (its last, when the key repeats).
@@ -153,9 +155,12 @@ impl Sources<'_> {
     /// The elements of array `at`.
     pub fn elements(&self, at: At) -> Vec<At> {
         let doc = self.doc(at);
-        std::iter::successors(doc.first_child(at.node), |&e| doc.next_child(at.node, e))
-            .map(|node| At { src: at.src, node })
-            .collect()
+        let mut elements = Vec::with_capacity(doc.len(at.node).unwrap_or(0));
+        elements.extend(
+            std::iter::successors(doc.first_child(at.node), |&e| doc.next_child(at.node, e))
+                .map(|node| At { src: at.src, node }),
+        );
+        elements
     }
 }
 
