@@ -176,8 +176,7 @@ fn escape_with<const SLASH: bool, const HIGH: bool, const HTML: bool>(
     let n = src.len();
     loop {
         // Fast path: 16 bytes at a time up to the first byte that may need
-        // work, stored whole (dst has room to spare). The last bytes are
-        // scanned from a copy padded with a byte no mode stops at.
+        // work, stored whole (dst has room to spare).
         if i + 16 <= n {
             let k = finder.escape_stop::<SLASH, HIGH, HTML>(src, i);
             dst[w..w + 16].copy_from_slice(&src[i..i + 16]);
@@ -191,16 +190,14 @@ fn escape_with<const SLASH: bool, const HIGH: bool, const HTML: bool>(
             i += k;
             w += k;
         } else {
-            // A byte loop, not a variable-length copy: these are short.
-            let rem = n - i;
-            let mut pad = [b'a'; 16];
-            for (d, &b) in pad.iter_mut().zip(&src[i..]) {
-                *d = b;
+            // The last bytes (under 16) one at a time against the table:
+            // a padded copy read back as a vector stalls on store
+            // forwarding, and most strings (keys) are this short.
+            while i < n && t[src[i] as usize] == 0 {
+                dst[w] = src[i];
+                i += 1;
+                w += 1;
             }
-            let k = finder.escape_stop::<SLASH, HIGH, HTML>(&pad, 0).min(rem);
-            dst[w..w + 16].copy_from_slice(&pad);
-            i += k;
-            w += k;
             if i == n {
                 break;
             }
