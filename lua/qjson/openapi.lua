@@ -209,12 +209,28 @@ local function fill_headers(frame, names, headers)
   return n
 end
 
+-- Whether a JSON text is a short integer: at most 15 bytes of '-' and
+-- digits (a byte loop: string.find with a pattern is not compiled).
+local function short_integer(json)
+  local n = #json
+  if n > 15 then
+    return false
+  end
+  for i = 1, n do
+    local c = byte(json, i)
+    if (c < 48 or c > 57) and c ~= 45 then
+      return false
+    end
+  end
+  return true
+end
+
 -- A path parameter's value from its JSON text: a plain string or a short
 -- integer read directly (most are), anything else by qjson.decode.
 local function scalar(json)
   if byte(json, 1) == QUOTE and not find(json, "\\", 2, true) then
     return sub(json, 2, -2)
-  elseif #json <= 15 and not find(json, "[^%-0-9]") then
+  elseif short_integer(json) then
     return tonumber(json)
   end
   return decode(json)

@@ -186,6 +186,45 @@ fn all_errors_or_the_first() {
 }
 
 #[test]
+fn the_first_error_alone_is_the_first_of_all() {
+    // With max_errors 1 an invalid body is walked once (the crate's
+    // `validate`), not checked and then walked for its errors.
+    let spec = users_spec();
+    let all = api(spec.clone());
+    let first = Api::compile(spec.to_string().as_bytes(), &ApiOptions { max_errors: 1, ..Default::default() }).unwrap();
+    for body in [
+        r#"{"name":"","age":-1}"#,
+        r#"{"name":"A","age":"thirty","score":"x"}"#,
+        r#"{"name":"A","age":3,"role":"root","address":{"zip":7}}"#,
+        r#"{"age":3}"#,
+        "[1,2]",
+    ] {
+        let errors = post_user(&all, "/users/42", "limit=10", Some(b"r"), Some(body), "application/json").unwrap_err();
+        let one = post_user(&first, "/users/42", "limit=10", Some(b"r"), Some(body), "application/json").unwrap_err();
+        assert_eq!(one, errors[..1], "{body}");
+    }
+}
+
+#[test]
+fn scalar_parameters_keep_their_errors() {
+    // Coerced scalars are validated without a parse; long numbers and
+    // exponents are parsed first, with the same errors.
+    let api = api(json!({"openapi": "3.1.0", "paths": {"/n": {"get": {"parameters": [
+        {"name": "x", "in": "query", "schema": {"type": "number", "maximum": 5}},
+        {"name": "s", "in": "query", "schema": {"type": "string", "maxLength": 3}}
+    ]}}}}));
+    assert!(get(&api, "/n", "x=4.5&s=a%22b").is_ok());
+    let e = one_error(get(&api, "/n", "x=5.5"));
+    assert_eq!((e.name.as_str(), e.keyword_location.as_str()), ("x", "/paths/~1n/get/parameters/0/schema/maximum"));
+    let e = one_error(get(&api, "/n", &format!("x={}", "9".repeat(30))));
+    assert_eq!(e.keyword_location, "/paths/~1n/get/parameters/0/schema/maximum", "{e:?}");
+    let e = one_error(get(&api, "/n", "x=1e400"));
+    assert_eq!(e.keyword_location, "/paths/~1n/get/parameters/0/schema/maximum", "{e:?}");
+    let e = one_error(get(&api, "/n", "s=a%22bc"));
+    assert_eq!(e.keyword_location, "/paths/~1n/get/parameters/1/schema/maxLength", "{e:?}");
+}
+
+#[test]
 fn strict_coercion_of_integers() {
     let api = api(users_spec());
     for bad in ["0x10", "%2010%20", "1e1", "%2B1", "+1", "1.0", "010", ""] {

@@ -100,6 +100,13 @@ fn run_files(files: &[PathBuf], label: &str, opts: SchemaOptions, remotes: &str)
                 let got = compiled.as_ref().map_err(|e| e.to_string()).and_then(|s| {
                     let errors = s.validate_bytes(&data).map_err(|e| e.to_string())?;
                     let quick = s.is_valid_bytes(&data).map_err(|e| e.to_string())?;
+                    // The first error alone (one walk) is the first of all.
+                    let first = s.validate_bytes_up_to(&data, 1).map_err(|e| e.to_string())?;
+                    assert_eq!(
+                        first.as_slice(),
+                        &errors[..errors.len().min(1)],
+                        "the first error differs: {label}/{fname}: {gdesc}: {tdesc}"
+                    );
                     assert_eq!(
                         quick,
                         errors.is_empty(),

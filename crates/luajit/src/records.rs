@@ -8,12 +8,17 @@
 //! its strings and those strings, padded to 4 bytes. lua/qjson/report.lua
 //! reads it.
 
+/// Bytes a report starts with room for.
+const START_ROOM: usize = 512;
+
 /// A report being written.
 pub(crate) struct Records(Vec<u8>);
 
 impl Records {
     pub(crate) fn new(head: &[usize]) -> Records {
-        let mut r = Records(Vec::new());
+        // (Room for most reports at once: growing by doubling from a few
+        // words reallocates several times per call.)
+        let mut r = Records(Vec::with_capacity(START_ROOM));
         r.words(head);
         r
     }
@@ -25,6 +30,8 @@ impl Records {
     }
 
     pub(crate) fn push(&mut self, nums: &[usize], strs: &[&str]) {
+        let len = 4 * (nums.len() + strs.len()) + strs.iter().map(|s| s.len()).sum::<usize>();
+        self.0.reserve(len + 3);
         self.words(nums);
         for s in strs {
             self.words(&[s.len()]);

@@ -107,10 +107,9 @@ impl Body {
         };
         // Positions are in the body only when the body is the JSON checked.
         let located = media.form.is_none();
-        match schema.validate_bytes(body) {
+        match schema.validate_bytes_up_to(body, cap) {
             Ok(failures) => failures
                 .into_iter()
-                .take(cap)
                 .map(|f| {
                     let (keyword_location, message) =
                         request_failure(format!("{schema_at}{}", f.keyword_location), f.message);
@@ -135,9 +134,10 @@ impl Body {
     }
 
     fn media_for(&self, essence: &str) -> Option<&Media> {
-        let wildcard = essence.split_once('/').map(|(t, _)| format!("{t}/*"));
         let find = |range: &str| self.media.iter().find(|m| m.range == range);
-        find(essence).or_else(|| wildcard.and_then(|w| find(&w))).or_else(|| find("*/*"))
+        find(essence)
+            .or_else(|| essence.split_once('/').and_then(|(t, _)| find(&format!("{t}/*"))))
+            .or_else(|| find("*/*"))
     }
 
     fn error(&self, message: &str, status: u16) -> RequestError {

@@ -25,6 +25,19 @@ pub(crate) fn coerce(text: &str, types: Types) -> Result<String, String> {
     Err(format!("{} is not {}", shown(text), expected(types)))
 }
 
+/// Whether `json`, a text `coerce` made, is a scalar that qjson's strict
+/// parse takes as it is: a string (serialized by serde_json), a boolean,
+/// or a number too short to leave f64's range (no exponent, at most 18
+/// bytes). Others (long numbers, which the parse may refuse) are parsed.
+pub(crate) fn parses_as_is(json: &str) -> bool {
+    match json.as_bytes() {
+        [b'"', ..] => true,
+        b"true" | b"false" => true,
+        n @ [b'-' | b'0'..=b'9', ..] => n.len() <= 18 && !n.iter().any(|&c| c == b'e' || c == b'E'),
+        _ => false,
+    }
+}
+
 fn expected(types: Types) -> String {
     let mut names = Vec::new();
     for (bit, name) in

@@ -39,6 +39,8 @@ pub(crate) enum Style {
 
 pub(crate) struct Param {
     pub(crate) name: String,
+    /// The name a header parameter is asked for (lower case, made once).
+    pub(crate) header_name: String,
     pub(crate) location: In,
     pub(crate) required: bool,
     /// How the parameter's text becomes its JSON value.
@@ -155,7 +157,8 @@ impl Param {
             }
         };
         let (schema, schema_at) = schemas.compile(schema_value, &schema_at)?;
-        Ok(Some(Param { name, location, required, reader, schema, schema_at, at }))
+        let header_name = if location == In::Header { name.to_ascii_lowercase() } else { String::new() };
+        Ok(Some(Param { name, header_name, location, required, reader, schema, schema_at, at }))
     }
 }
 

@@ -149,7 +149,7 @@ fn header_names(params: &[Arc<Param>]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for p in params {
         let name = match p.location {
-            In::Header => p.name.to_ascii_lowercase(),
+            In::Header => p.header_name.clone(),
             In::Cookie => "cookie".to_owned(),
             _ => continue,
         };

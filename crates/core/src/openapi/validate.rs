@@ -1,6 +1,7 @@
 //! One request against the compiled spec: route, then path, query and
 //! header parameters, then the body, collecting errors up to the cap.
 
+use super::coerce::parses_as_is;
 use super::errors::{shown, RequestError, Where};
 use super::params::{In, Param};
 use super::query::Query;
@@ -16,7 +17,7 @@ pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>
         let param = op.params.iter().find(|p| p.location == In::Path && &p.name == name).expect("checked at compile");
         match param.reader.read_path(raw) {
             Ok(json) => {
-                check(param, Where::Path, &json, &mut errors);
+                check(param, Where::Path, &json, &mut errors, cap);
                 path_params.push((name.as_str(), json));
             }
             Err(why) => errors.push(param_error(param, Where::Path, why)),
@@ -52,13 +53,10 @@ pub(crate) fn request<'a>(api: &'a Api, req: &Request<'_>) -> Result<Matched<'a>
         let (location, value) = match param.location {
             In::Query => (Where::Query, param.reader.read_query(&query)),
             In::Cookie => (Where::Cookie, param.reader.read_query(&cookies)),
-            _ => (
-                Where::Header,
-                (req.headers)(&param.name.to_ascii_lowercase()).map(|v| param.reader.read_header(v)).transpose(),
-            ),
+            _ => (Where::Header, (req.headers)(&param.header_name).map(|v| param.reader.read_header(v)).transpose()),
         };
         match value {
-            Ok(Some(json)) => check(param, location, &json, &mut errors),
+            Ok(Some(json)) => check(param, location, &json, &mut errors, cap),
             Ok(None) if param.required => errors.push(param_error(param, location, "is required".into())),
             Ok(None) => {}
             Err(why) => errors.push(param_error(param, location, why)),
@@ -86,8 +84,6 @@ pub(crate) fn route<'a, 'p>(
     method: &str,
     path: &'p str,
 ) -> Result<(&'a PathItem, &'a Operation, Vec<&'p str>), Vec<RequestError>> {
-    let shown_method = method;
-    let method = method.to_ascii_lowercase();
     let mut found = None;
     let mut any_path = false;
     for base in &api.bases {
@@ -99,7 +95,8 @@ pub(crate) fn route<'a, 'p>(
         };
         any_path |= api.router.find(rest, &mut |route| {
             let item = &api.paths[route.target];
-            match item.operations.iter().find(|(m, _)| *m == method) {
+            // (The spec's methods are lower case.)
+            match item.operations.iter().find(|(m, _)| m.eq_ignore_ascii_case(method)) {
                 Some((_, op)) => {
                     found = Some((item, op, route.values.clone()));
                     true
@@ -115,7 +112,7 @@ pub(crate) fn route<'a, 'p>(
         Some(f) => Ok(f),
         None => {
             let (status, message) = if any_path {
-                (405, format!("method {shown_method} is not allowed on this path"))
+                (405, format!("method {method} is not allowed on this path"))
             } else {
                 (404, format!("no path of the spec matches {}", shown(path)))
             };
@@ -133,9 +130,17 @@ pub(crate) fn route<'a, 'p>(
 }
 
 /// Validates a parameter's JSON text with its schema. The text is parsed
-/// again by the validator: small, and one mechanism for every value.
-fn check(param: &Param, location: Where, json: &str, errors: &mut Vec<RequestError>) {
-    match param.schema.validate_bytes(json.as_bytes()) {
+/// again by the validator (one mechanism for every value), unless it is a
+/// scalar coerced here, which the parse would take as it is.
+fn check(param: &Param, location: Where, json: &str, errors: &mut Vec<RequestError>, cap: usize) {
+    let cap = cap - errors.len();
+    // A scalar coerced here needs no parse (most parameters are one).
+    let checked = if !param.reader.takes_json() && parses_as_is(json) {
+        Ok(param.schema.validate_scalar_up_to(json.as_bytes(), cap))
+    } else {
+        param.schema.validate_bytes_up_to(json.as_bytes(), cap)
+    };
+    match checked {
         Ok(failures) => errors.extend(failures.into_iter().map(|f| {
             let (keyword_location, message) =
                 request_failure(format!("{}{}", param.schema_at, f.keyword_location), f.message);

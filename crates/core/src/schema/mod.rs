@@ -101,15 +101,29 @@ impl Schema {
 
     /// The errors of `node` of `doc` (at most `max_errors`), empty when valid.
     pub fn validate(&self, doc: &Document<'_>, node: Node) -> Result<Vec<Failure>, Error> {
-        self.with_instance(doc, node, |input, tape, node| Ok(report::failures(self, input, tape, node)))
+        self.with_instance(doc, node, |input, tape, node| Ok(report::failures(self, input, tape, node, usize::MAX)))
     }
 
     /// Parses `input` (strict) and validates its root, building no
     /// document beyond the thread's scratch tape.
     pub fn validate_bytes(&self, input: &[u8]) -> Result<Vec<Failure>, Error> {
+        self.validate_bytes_up_to(input, usize::MAX)
+    }
+
+    /// As [`Schema::validate_bytes`], at most `cap` errors (at least one;
+    /// 1: one walk of an invalid instance, not two).
+    pub fn validate_bytes_up_to(&self, input: &[u8], cap: usize) -> Result<Vec<Failure>, Error> {
         Document::parse_then(input, &Options::default(), |doc| {
-            report::failures(self, doc.input(), doc.tape(), crate::ROOT)
+            report::failures(self, doc.input(), doc.tape(), crate::ROOT, cap.max(1))
         })
+    }
+
+    /// As [`Schema::validate_bytes_up_to`] for `text`, one JSON scalar that
+    /// qjson's strict parse accepts as it is (the caller built it): no
+    /// parse.
+    #[cfg(feature = "openapi")]
+    pub(crate) fn validate_scalar_up_to(&self, text: &[u8], cap: usize) -> Vec<Failure> {
+        report::failures(self, text, &node::SCALAR_TAPE, crate::ROOT, cap)
     }
 
     /// As [`Schema::validate_bytes`], the boolean alone.

@@ -55,7 +55,7 @@ pub struct TapeNode<'a> {
 }
 
 /// The tape of a document made of one scalar starting at byte 0.
-static SCALAR_TAPE: [u32; 1] = [0];
+pub(crate) static SCALAR_TAPE: [u32; 1] = [0];
 
 impl<'a> TapeNode<'a> {
     pub(crate) fn new(walk: &'a Walk<'a>, at: u32) -> TapeNode<'a> {
@@ -541,8 +541,26 @@ impl<'a> Iterator for Members<'a> {
         let key = self.obj.at(self.slot);
         let value = self.obj.at(self.slot + 1);
         self.slot = value.skip();
-        Some((key.text(), value))
+        Some((key_text(key, value), value))
     }
+}
+
+/// The text of `key`, its closing quote found back from its value's first
+/// byte (only blanks and the colon lie between): a key without escapes is
+/// borrowed with no scan for its end.
+fn key_text<'a>(key: TapeNode<'a>, value: TapeNode<'a>) -> Cow<'a, str> {
+    let input = key.input();
+    let mut quote = value.offset() - 1;
+    while input[quote] != b'"' {
+        quote -= 1;
+    }
+    let raw = &input[key.offset() + 1..quote];
+    if raw.contains(&b'\\') {
+        return key.text();
+    }
+    // SAFETY: a strict parse checked the input's UTF-8, and a key without
+    // escapes is its raw bytes.
+    Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) })
 }
 
 /// An array node.

@@ -1,6 +1,8 @@
 //! Validation errors as qjson reports them: where in the instance (JSON
 //! Pointer, byte, line, column), which keyword, and a message.
 
+use std::fmt::Write;
+
 use jsonschema::json::{Array, Json, Node, Object};
 
 use super::bounds::{self, Abort, Limits};
@@ -90,10 +92,13 @@ fn depth_over(root: TapeNode<'_>, max: usize) -> Option<usize> {
     (depth > max).then_some(depth)
 }
 
-/// The errors of `at` (at most `max_errors`).
-pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> Vec<Failure> {
+/// The errors of `at` (at most `max_errors`, and at most `cap`).
+pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32, cap: usize) -> Vec<Failure> {
     let opts = &schema.opts;
     let v = &schema.validator;
+    if cap.min(opts.max_errors()) == 1 {
+        return first_failure(schema, input, tape, at).into_iter().collect();
+    }
     let first = walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
         if let Some(depth) = depth_over(root, opts.max_depth()) {
             let message =
@@ -108,11 +113,6 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
         Ok(Some(_)) => {}
         Err(stopped) => return vec![stopped.1],
     }
-    let report = |root: TapeNode<'_>, e: jsonschema::ValidationError<'_>| {
-        let at = e.instance_path().as_str().to_owned();
-        let node = locate(root, &at);
-        failure(root, node, at, e.evaluation_path().as_str().to_owned(), e.masked().to_string())
-    };
     // The crate builds every error (those of `anyOf`'s failing branches
     // too) before returning any: the bytes they may take are bounded, and
     // past the bound the report is the first error, which the crate finds
@@ -120,13 +120,13 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
     let bytes =
         opts.max_errors().max(super::SCHEMA_DEFAULT_MAX_ERRORS as usize).saturating_mul(ERRORS_BYTES_PER_REPORTED);
     let all = walk(input, tape, at, &limits(schema, input, tape, at, Some(bytes)), |root| {
-        v.iter_errors(root).take(opts.max_errors()).map(|e| report(root, e)).collect::<Vec<_>>()
+        v.iter_errors(root).take(opts.max_errors().min(cap)).map(|e| report_error(root, e)).collect::<Vec<_>>()
     });
     match all {
         Ok(all) => all,
         Err(stopped) if matches!(stopped.0, Abort::Errors) => {
             match walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
-                v.validate(root).err().map(|e| report(root, e))
+                v.validate(root).err().map(|e| report_error(root, e))
             }) {
                 Ok(first) => first.into_iter().collect(),
                 Err(stopped) => vec![stopped.1],
@@ -135,6 +135,35 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> 
         Err(stopped) => vec![stopped.1],
     }
 }
+
+/// The first error of `at`, in one walk: the crate's `validate` stops at
+/// the error `iter_errors` would give first, so a caller that wants one
+/// error neither walks the instance twice nor builds the others.
+fn first_failure(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> Option<Failure> {
+    let max_depth = schema.opts.max_depth();
+    let first = walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
+        if let Some(depth) = depth_over(root, max_depth) {
+            let message = format!("instance nested {depth} deep, deeper than the schema's max_depth ({max_depth})");
+            return Some(failure(root, root, String::new(), String::new(), message));
+        }
+        schema.validator.validate(root).err().map(|e| report_error(root, e))
+    });
+    first.unwrap_or_else(|stopped| Some(stopped.1))
+}
+
+/// A failure from one of the crate's errors, located in the instance.
+fn report_error(root: TapeNode<'_>, e: jsonschema::ValidationError<'_>) -> Failure {
+    let at = e.instance_path().as_str().to_owned();
+    let node = locate(root, &at);
+    // (Written into room made once: the crate's Display writes a message
+    // in many small pieces.)
+    let mut message = String::with_capacity(MESSAGE_ROOM);
+    write!(message, "{}", e.masked()).expect("writing to a String cannot fail");
+    failure(root, node, at, e.evaluation_path().as_str().to_owned(), message)
+}
+
+/// Bytes reserved for an error's message (most are shorter).
+const MESSAGE_ROOM: usize = 128;
 
 /// The error of a run a bound stopped, located at the value it stopped on.
 fn aborted(root: TapeNode<'_>, why: &Abort, limits: &Limits) -> Failure {
