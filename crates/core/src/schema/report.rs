@@ -100,10 +100,8 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32, cap
         return first_failure(schema, input, tape, at).into_iter().collect();
     }
     let first = walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
-        if let Some(depth) = depth_over(root, opts.max_depth()) {
-            let message =
-                format!("instance nested {depth} deep, deeper than the schema's max_depth ({})", opts.max_depth());
-            return Some(vec![failure(root, root, String::new(), String::new(), message)]);
+        if let Some(f) = too_deep(root, opts.max_depth()) {
+            return Some(vec![f]);
         }
         (!v.is_valid(root)).then(Vec::new)
     });
@@ -140,15 +138,18 @@ pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32, cap
 /// the error `iter_errors` would give first, so a caller that wants one
 /// error neither walks the instance twice nor builds the others.
 fn first_failure(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> Option<Failure> {
-    let max_depth = schema.opts.max_depth();
     let first = walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
-        if let Some(depth) = depth_over(root, max_depth) {
-            let message = format!("instance nested {depth} deep, deeper than the schema's max_depth ({max_depth})");
-            return Some(failure(root, root, String::new(), String::new(), message));
-        }
-        schema.validator.validate(root).err().map(|e| report_error(root, e))
+        too_deep(root, schema.opts.max_depth())
+            .or_else(|| schema.validator.validate(root).err().map(|e| report_error(root, e)))
     });
     first.unwrap_or_else(|stopped| Some(stopped.1))
+}
+
+/// The failure of an instance nested deeper than `max_depth`, if it is.
+fn too_deep(root: TapeNode<'_>, max_depth: usize) -> Option<Failure> {
+    let depth = depth_over(root, max_depth)?;
+    let message = format!("instance nested {depth} deep, deeper than the schema's max_depth ({max_depth})");
+    Some(failure(root, root, String::new(), String::new(), message))
 }
 
 /// A failure from one of the crate's errors, located in the instance.
