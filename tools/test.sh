@@ -4,7 +4,8 @@
 # (fat LTO, the PGO training), so two side by side keep both cores of the
 # development machine busy. The shared builds are steps of their own that
 # the legs needing them wait for: `build` (the profile-guided library) and
-# `test-binaries` (the release-tests cargo test executables). Each step's
+# `test-binaries` (the release-tests cargo test executables, whose
+# compiled core the PUC modules' build reuses too). Each step's
 # output goes to target/test-logs/<step>.log; a line says when each starts
 # and ends, a failed step's log tail is printed, and a table of times
 # closes the run. Every leg runs unless a step it needs failed; the run
@@ -26,6 +27,7 @@ declare -A needs=(
   [test-gc-off]=build [test-gc-on]=build [test-lua]=build [bench-smoke]=build [test-openapi-api7]=build
   [test-cjson-suite]=build [test-install]=build
   [test-backends]="build test-binaries" [test-rust]=test-binaries
+  [test-puc]=test-binaries # (its modules' build reuses the compiled core)
 )
 command_of() { # step -> its command
   case $1 in
