@@ -91,7 +91,14 @@ impl Error {
         let before = &input[..offset];
         let line = memchr::memchr_iter(b'\n', before).count() + 1;
         let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
-        let column = before[line_start..].iter().filter(|&&b| (b & 0xC0) != 0x80).count() + 1;
+        let line_before = &before[line_start..];
+        // Characters: bytes that do not continue a UTF-8 sequence (an ASCII
+        // line, the usual one, is its length, found without the byte loop).
+        let chars = match line_before.is_ascii() {
+            true => line_before.len(),
+            false => line_before.iter().filter(|&&b| (b & 0xC0) != 0x80).count(),
+        };
+        let column = chars + 1;
         Error { kind, offset, line, column }
     }
 }

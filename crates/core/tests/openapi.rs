@@ -977,3 +977,35 @@ fn long_request_values_are_not_quoted_whole() {
     assert!(e.message.len() < 200, "message of {} bytes: {}", e.message.len(), &e.message[..200]);
     assert!(e.message.contains("(100001 bytes)"), "{}", e.message);
 }
+
+// Literal segments are found by bisection in each trie node's sorted
+// list, and a query's pairs by bisection in the list sorted by name:
+// siblings given out of order, names that sort around the one looked up
+// and a name given twice are each found as they are.
+#[test]
+fn many_literal_siblings_and_query_names_around_the_declared_one() {
+    let names = ["zeta", "alpha", "mid", "b%C3%A9ta", "alp", "alphabet", "m", ""];
+    let mut paths = serde_json::Map::new();
+    for n in names {
+        paths.insert(format!("/r/{n}"), json!({"get": op(&format!("op-{n}"))}));
+    }
+    paths.insert(
+        "/q".into(),
+        json!({"get": {"operationId": "q", "parameters": [
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "maximum": 5}},
+            {"name": "lim", "in": "query", "schema": {"type": "integer"}}
+        ]}}),
+    );
+    let api = api(json!({"openapi": "3.1.0", "paths": paths}));
+    for n in names {
+        assert_eq!(get(&api, &format!("/r/{n}"), "").unwrap().operation_id, Some(format!("op-{n}").as_str()));
+    }
+    assert_eq!(get(&api, "/r/béta", "").unwrap().operation_id, Some("op-b%C3%A9ta"));
+    assert_eq!(one_error(get(&api, "/r/alph", "")).status, 404);
+    assert_eq!(one_error(get(&api, "/r/zz", "")).status, 404);
+    assert!(get(&api, "/q", "a=1&limitx=9&limit=3&lim=7&l=x&limits=9").is_ok());
+    let e = one_error(get(&api, "/q", "limitx=1&limit=6&lim=2"));
+    assert_eq!((e.name.as_str(), e.location), ("limit", Where::Query));
+    let e = one_error(get(&api, "/q", "limit=1&z=0&limit=2"));
+    assert_eq!(e.message, "limit is given 2 times; it takes one value");
+}

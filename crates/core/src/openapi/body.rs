@@ -3,6 +3,7 @@
 //! bodies validated by the schema over qjson's own parse of the body;
 //! form bodies are first read into the JSON text of an object (`form`).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -51,7 +52,7 @@ impl Body {
         let mut media = Vec::new();
         for (key, m) in content {
             let m_at = join(&content_at, key);
-            let range = essence(key);
+            let range = essence(key).into_owned();
             let schema_at = join(&m_at, "schema");
             let (schema, form) = match m.get("schema") {
                 // An empty schema checks nothing: bodies of any media type pass.
@@ -111,8 +112,7 @@ impl Body {
             Ok(failures) => failures
                 .into_iter()
                 .map(|f| {
-                    let (keyword_location, message) =
-                        request_failure(format!("{schema_at}{}", f.keyword_location), f.message);
+                    let (keyword_location, message) = request_failure(schema_at, &f.keyword_location, f.message);
                     RequestError {
                         location: Where::Body,
                         name: String::new(),
@@ -155,9 +155,14 @@ impl Body {
 
 const FORM: &str = "application/x-www-form-urlencoded";
 
-/// `type/subtype` of a media type, lower case, parameters dropped.
-pub(crate) fn essence(media_type: &str) -> String {
-    media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+/// `type/subtype` of a media type, lower case, parameters dropped
+/// (borrowed when it already is one: most requests' Content-Type).
+pub(crate) fn essence(media_type: &str) -> Cow<'_, str> {
+    let essence = media_type.split(';').next().unwrap_or_default().trim();
+    match essence.bytes().any(|b| b.is_ascii_uppercase()) {
+        true => Cow::Owned(essence.to_ascii_lowercase()),
+        false => Cow::Borrowed(essence),
+    }
 }
 
 /// Whether bodies of `range` are JSON: `application/json` or a `+json`

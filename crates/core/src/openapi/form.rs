@@ -142,18 +142,16 @@ impl Form {
                 Err(why) => errors.push((format!("/{}", escape(&reader.name)), why)),
             }
         }
-        // Undeclared names, in order: one value each, coerced to the
-        // types `additionalProperties` allows.
-        let mut others: Vec<(&str, &[&str])> =
-            list.names().filter(|(n, _)| !self.properties.iter().any(|r| r.reads(n))).collect();
-        others.sort_unstable_by_key(|(n, _)| *n);
-        for (name, values) in others {
+        // Undeclared names, in order (`names` is sorted): one value each,
+        // coerced to the types `additionalProperties` allows.
+        let others = list.names().filter(|(n, _)| !self.properties.iter().any(|r| r.reads(n)));
+        for (name, mut values) in others {
             if errors.len() >= cap {
                 break;
             }
-            let value = match values {
-                [v] => (list.decode)(v).and_then(|v| coerce(&v, self.others)),
-                more => Err(format!("{name} is given {} times; it takes one value", more.len())),
+            let value = match (values.len(), values.next()) {
+                (1, Some(v)) => (list.decode)(v).and_then(|v| coerce(&v, self.others)),
+                (more, _) => Err(format!("{name} is given {more} times; it takes one value")),
             };
             match value {
                 Ok(json) => members.push((name, json)),

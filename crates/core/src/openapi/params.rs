@@ -263,8 +263,7 @@ impl Reader {
         let raw = match (self.style, self.explode, &self.shape) {
             (Style::DeepObject, ..) => self.deep_object(query)?,
             (_, true, Shape::Array(_)) => {
-                let values = query.values(&self.name);
-                let items = values.iter().map(|v| decode(v)).collect::<Result<Vec<_>, _>>()?;
+                let items = query.values(&self.name).map(decode).collect::<Result<Vec<_>, _>>()?;
                 (!items.is_empty()).then_some(Raw::Items(items))
             }
             (Style::Form, true, Shape::Object { properties, .. }) => {
@@ -292,11 +291,12 @@ impl Reader {
     /// `allowEmptyValue` says so). A repeated scalar is refused: which
     /// one counts would be a guess.
     fn single<'q>(&self, query: &Query<'q>, name: &str) -> Result<Option<&'q str>, String> {
-        match query.values(name) {
-            [] => Ok(None),
-            [v] if v.is_empty() && self.allow_empty => Ok(None),
-            [v] => Ok(Some(v)),
-            more => Err(format!("{name} is given {} times; it takes one value", more.len())),
+        let mut values = query.values(name);
+        match (values.len(), values.next()) {
+            (1, Some(v)) if v.is_empty() && self.allow_empty => Ok(None),
+            (1, Some(v)) => Ok(Some(v)),
+            (0, _) => Ok(None),
+            (more, _) => Err(format!("{name} is given {more} times; it takes one value")),
         }
     }
 
@@ -351,13 +351,13 @@ impl Reader {
 
     fn deep_object<'q>(&self, query: &'q Query<'_>) -> Result<Option<Raw<'q>>, String> {
         let mut pairs = Vec::new();
-        for (key, values) in query.bracketed(&self.name) {
+        for (key, mut values) in query.bracketed(&self.name) {
             if key.contains('[') || key.contains(']') {
                 return Err(format!("{}[{key}]: nested deepObject keys are not defined by OpenAPI", self.name));
             }
-            match values {
-                [v] => pairs.push((Cow::Borrowed(key), (query.decode)(v)?)),
-                more => return Err(format!("{}[{key}] is given {} times; it takes one value", self.name, more.len())),
+            match (values.len(), values.next()) {
+                (1, Some(v)) => pairs.push((Cow::Borrowed(key), (query.decode)(v)?)),
+                (more, _) => return Err(format!("{}[{key}] is given {more} times; it takes one value", self.name)),
             }
         }
         Ok((!pairs.is_empty()).then_some(Raw::Pairs(pairs)))

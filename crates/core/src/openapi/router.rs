@@ -24,8 +24,10 @@ enum Part {
 
 #[derive(Default)]
 struct Node {
-    /// Literal segments, percent-decoded, and their nodes.
-    literal: HashMap<String, usize>,
+    /// Literal segments, percent-decoded, and their nodes, sorted by
+    /// segment once all paths are in (`finish`): found by bisection, no
+    /// hashing per segment of a request's path.
+    literal: Vec<(String, usize)>,
     /// Templated segments and their nodes, the most literal text first.
     templated: Vec<(Vec<Part>, usize)>,
     /// The path template ending here (an index the caller gave).
@@ -35,13 +37,15 @@ struct Node {
 #[derive(Default)]
 pub(crate) struct Router {
     nodes: Vec<Node>,
+    /// While paths are inserted: (node, literal segment) → child.
+    children: HashMap<(usize, String), usize>,
 }
 
 /// A route found: the caller's index, and the raw (still percent-encoded)
 /// text of each template variable, in the template's order (`variables`).
-pub(crate) struct Route<'p> {
+pub(crate) struct Route<'r, 'p> {
     pub(crate) target: usize,
-    pub(crate) values: Vec<&'p str>,
+    pub(crate) values: &'r [&'p str],
 }
 
 impl Router {
@@ -72,12 +76,13 @@ impl Router {
     }
 
     fn literal_child(&mut self, node: usize, segment: &str) -> usize {
-        let segment = decoded(segment);
-        if let Some(&n) = self.nodes[node].literal.get(segment.as_ref()) {
+        let key = (node, decoded(segment).into_owned());
+        if let Some(&n) = self.children.get(&key) {
             return n;
         }
         let n = self.push();
-        self.nodes[node].literal.insert(segment.into_owned(), n);
+        self.nodes[node].literal.push((key.1.clone(), n));
+        self.children.insert(key, n);
         n
     }
 
@@ -95,6 +100,15 @@ impl Router {
         n
     }
 
+    /// Ends the inserts: sorts each node's literal segments for `find`.
+    pub(crate) fn finish(mut self) -> Router {
+        for node in &mut self.nodes {
+            node.literal.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        }
+        self.children = HashMap::new();
+        self
+    }
+
     fn push(&mut self) -> usize {
         self.nodes.push(Node::default());
         self.nodes.len() - 1
@@ -102,7 +116,7 @@ impl Router {
 
     /// The routes of `path` in preference order, passed to `accept` until
     /// it takes one (returns true); whether any route matched at all.
-    pub(crate) fn find<'p>(&self, path: &'p str, accept: &mut dyn FnMut(&Route<'p>) -> bool) -> bool {
+    pub(crate) fn find<'p>(&self, path: &'p str, accept: &mut dyn FnMut(&Route<'_, 'p>) -> bool) -> bool {
         let Some(rest) = path.strip_prefix('/') else { return false };
         if self.nodes.is_empty() {
             return false;
@@ -121,20 +135,20 @@ impl Router {
         segments: &[(&'p str, Cow<'_, str>)],
         vars: &mut Vec<&'p str>,
         matched: &mut bool,
-        accept: &mut dyn FnMut(&Route<'p>) -> bool,
+        accept: &mut dyn FnMut(&Route<'_, 'p>) -> bool,
     ) -> bool {
         let n = &self.nodes[node];
         let Some(((segment, literal), rest)) = segments.split_first() else {
             return match n.target {
                 Some(target) => {
                     *matched = true;
-                    accept(&Route { target, values: vars.clone() })
+                    accept(&Route { target, values: vars })
                 }
                 None => false,
             };
         };
-        if let Some(&child) = n.literal.get(literal.as_ref()) {
-            if self.walk(child, rest, vars, matched, accept) {
+        if let Ok(at) = n.literal.binary_search_by(|(l, _)| l.as_str().cmp(literal.as_ref())) {
+            if self.walk(n.literal[at].1, rest, vars, matched, accept) {
                 return true;
             }
         }
@@ -152,6 +166,9 @@ impl Router {
 /// A literal segment as compared: percent-decoded, or as it is when that
 /// is not UTF-8 (then only the same raw text matches it).
 fn decoded(segment: &str) -> Cow<'_, str> {
+    if !segment.contains('%') {
+        return Cow::Borrowed(segment);
+    }
     percent_encoding::percent_decode_str(segment).decode_utf8().unwrap_or(Cow::Borrowed(segment))
 }
 

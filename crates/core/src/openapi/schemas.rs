@@ -131,9 +131,13 @@ fn read_only_schema() -> Value {
 /// (its `not` names the schema it refused).
 const READ_ONLY_FAILURE: &str = r#"{"x-qjson":"read-only"}"#;
 
-/// The keyword location and message of a validation failure as a request
-/// error: a read-only property is said to be one, located at its schema.
-pub(crate) fn request_failure(keyword_location: String, message: String) -> (String, String) {
+/// The keyword location (`schema_at`, the schema's spec pointer, then the
+/// failure's location in it) and message of a validation failure as a
+/// request error: a read-only property is said to be one, located at its
+/// schema.
+pub(crate) fn request_failure(schema_at: &str, keyword_location: &str, message: String) -> (String, String) {
+    // (Joined by `concat`: one allocation, no formatting machinery.)
+    let keyword_location = [schema_at, keyword_location].concat();
     match keyword_location.strip_suffix("/not") {
         Some(property) if message.starts_with(READ_ONLY_FAILURE) => {
             (property.to_owned(), "is read-only: it may not be sent in a request".to_owned())

@@ -38,7 +38,7 @@ pub(crate) fn compile(text: &[u8], opts: &ApiOptions) -> Result<Api, SpecError> 
         router.insert(template, paths.len(), &at)?;
         paths.push(item);
     }
-    Ok(Api { router, paths, bases, opts: *opts })
+    Ok(Api { router: router.finish(), paths, bases, opts: *opts })
 }
 
 fn dialect(spec: &Value) -> Result<Dialect, SpecError> {

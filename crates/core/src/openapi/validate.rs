@@ -98,7 +98,7 @@ pub(crate) fn route<'a, 'p>(
             // (The spec's methods are lower case.)
             match item.operations.iter().find(|(m, _)| m.eq_ignore_ascii_case(method)) {
                 Some((_, op)) => {
-                    found = Some((item, op, route.values.clone()));
+                    found = Some((item, op, route.values.to_vec()));
                     true
                 }
                 None => false,
@@ -142,8 +142,7 @@ fn check(param: &Param, location: Where, json: &str, errors: &mut Vec<RequestErr
     };
     match checked {
         Ok(failures) => errors.extend(failures.into_iter().map(|f| {
-            let (keyword_location, message) =
-                request_failure(format!("{}{}", param.schema_at, f.keyword_location), f.message);
+            let (keyword_location, message) = request_failure(&param.schema_at, &f.keyword_location, f.message);
             RequestError {
                 location,
                 name: param.name.clone(),
