@@ -178,6 +178,19 @@ local actions = {
     check(status, 400, "openapi problem status")
     check(qjson.decode(body).errors[1].name, "id", "openapi problem")
   end,
+  function()
+    -- ipairs and pairs with cursors, and escaped keys and values.
+    local d = qjson.parse('[{"k\\u00e9":"v\\u00e9"},[2],3]')
+    local got = {}
+    for i, v in d:ipairs() do
+      got[i] = type(v) == "table" and tostring(v) or v
+    end
+    check(table.concat(got, " "), "qjson.cursor (object) qjson.cursor (array) 3", "ipairs")
+    for k, v in d:open("[0]"):pairs() do
+      check(k .. v, "k\195\169v\195\169", "pairs escaped")
+    end
+    d:close()
+  end,
 }
 
 local new_finalizer

@@ -226,6 +226,84 @@ describe("documents", function()
     end
     assert.are.equal(17, n)
   end)
+
+  -- (Issue 41's read paths: iterators keep their state in upvalues; short
+  -- decoded strings are copied through the stack, longer ones through a
+  -- userdata; methods check self against their upvalues' metatables.)
+  it("iterate with iterators of their own, which raise once the document is closed", function()
+    local d = qjson.parse('{"a":[1,[2],3],"o":{"x":1,"y":{}}}')
+    local i1, i2 = d:ipairs("a"), d:ipairs("a")
+    local _, v1 = i1()
+    local _, c = i1()
+    local k2, v2 = i2()
+    assert.are.same({ 1, 1, 1 }, { v1, k2, v2 })
+    assert.are.equal("qjson.cursor (array)", tostring(c))
+    assert.are.equal(2, c:get_num("[0]"))
+    local k3, v3 = i1()
+    assert.are.same({ 3, 3 }, { k3, v3 })
+    assert.is_nil(i1())
+    assert.is_nil(i1())
+    local p = d:open("o"):pairs()
+    assert.are.equal("x", (p()))
+    local k, o = p()
+    assert.are.same({ "y", "qjson.cursor (object)" }, { k, tostring(o) })
+    d:close()
+    assert.are.equal("qjson: document is closed", error_of(i2))
+  end)
+
+  it("read decoded strings of every length around the stack copy's", function()
+    for _, n in ipairs({ 1, 254, 255, 256, 1000 }) do -- (decoded: n + 1 bytes)
+      local text = ("x"):rep(n - 1) .. "\\u00e9"
+      local want = ("x"):rep(n - 1) .. "\195\169"
+      local d = qjson.parse('{"' .. text .. '":["' .. text .. '"]}')
+      assert.are.equal(want, d:get_str("/" .. want .. "/0"))
+      assert.are.same({ want }, d:get(want))
+      local k, c = d:pairs()()
+      assert.are.equal(want, k)
+      assert.are.equal(want, c:get_str("[0]"))
+    end
+  end)
+
+  it("count each document's tape for the collector, which then collects unclosed ones (5.2+)", function()
+    if _VERSION == "Lua 5.1" then
+      return -- (5.1's step would restart a stopped collector: no step there)
+    end
+    local text = "[" .. ("[1,2,3,4,5,6,7,8],"):rep(5000) .. "0]"
+    collectgarbage()
+    local collected = false
+    on_gc(function()
+      collected = true
+    end)
+    for _ = 1, 100 do
+      qjson.parse(text)
+    end
+    assert.is_true(collected)
+    -- (A stopped collector stays stopped.)
+    collectgarbage()
+    collectgarbage("stop")
+    collected = false
+    on_gc(function()
+      collected = true
+    end)
+    for _ = 1, 100 do
+      qjson.parse(text)
+    end
+    assert.is_false(collected)
+    collectgarbage("restart")
+  end)
+
+  it("take self only from a document or a cursor", function()
+    local d = qjson.parse('{"a":[1],"o":{"x":1}}')
+    local c = d:open("a")
+    assert.are.equal(1, d.get_num(c, "[0]"))
+    assert.are.equal(1, c.get_num(setmetatable({ d, c[2] }, debug.getmetatable(c)), "[0]"))
+    local forged = { d, c[2] }
+    assert.truthy(error_of(c.get_num, forged, "[0]"):find("qjson document or cursor expected, got table", 1, true))
+    assert.truthy(error_of(d.len, io.stdout):find("qjson document or cursor expected, got userdata", 1, true))
+    -- (Functions that take a document or a cursor as an argument.)
+    assert.are.equal('{"x":1,"y":2}', qjson.merge_patch(d:open("o"), { y = 2 }))
+    assert.are.equal('{"a":[1]}', qjson.merge_patch(d, { o = qjson.null }))
+  end)
 end)
 
 describe("finalizers that call qjson", function()

@@ -7,7 +7,8 @@
 --   lua5.X bench/puc/ab.lua A/qjson.so B/qjson.so [--rounds N] [workload ...]
 --
 -- Workloads: decode-X and encode-X for X in tiny, twitter, citm, canada
--- (through `qjson.cjson`), read3-twitter (`parse` + three reads). Prints
+-- (through `qjson.cjson`), read3-twitter (`parse` + three reads),
+-- chat-100k (`parse` + run.lua's chat job on its 100 KB request). Prints
 -- each side's ops/s and B/A.
 local root = debug.getinfo(1, "S").source:sub(2):match("^(.*)/bench/puc/[^/]*$") or "."
 local usage = "usage: bench/puc/ab.lua A/qjson.so B/qjson.so [--rounds N] [workload ...]"
@@ -32,7 +33,7 @@ do
 end
 if #names == 0 then
   names = { "decode-tiny", "decode-twitter", "decode-citm", "decode-canada", "encode-tiny", "encode-twitter",
-    "encode-citm", "encode-canada", "read3-twitter" }
+    "encode-citm", "encode-canada", "read3-twitter", "chat-100k" }
 end
 
 if not side then
@@ -82,7 +83,14 @@ local texts = {
   citm = read(CORPUS .. "citm_catalog.json"),
   canada = read(CORPUS .. "canada.json"),
 }
+local chat = dofile(root .. "/bench/puc/chat.lua")
+texts.chat = chat.request(100 * 1024)
 local function workload(name)
+  if name == "chat-100k" then
+    return function()
+      return chat.doc(m.qjson.parse(texts.chat))
+    end
+  end
   local kind, doc = name:match("^(%a+%d?)-(%a+)$")
   local text = assert(texts[doc], "unknown workload " .. name)
   if kind == "decode" then

@@ -94,48 +94,9 @@ local TINY = '{"id":1234567,"user":"ada@example.com","scope":["read","write"],"a
   .. '"quota":{"limit":1000,"used":371,"ratio":0.371},"region":"eu-west-1","note":"caf\\u00e9 \\"ok\\"",'
   .. '"expires":1767225600}'
 
--- A ~100 KB chat request: three messages, the last with an image.
-local function chat_request(size)
-  local b64 = {}
-  local alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-  local x = 7
-  for i = 1, size do
-    x = (x * 1103515245 + 12345) % 2147483648
-    local k = x % 64 + 1
-    b64[i] = alphabet:sub(k, k)
-  end
-  return '{"model":"gpt-4o","temperature":0.7,"messages":['
-    .. '{"role":"system","content":[{"type":"text","text":"You are a helpful assistant."}]},'
-    .. '{"role":"user","content":[{"type":"text","text":"What is in this image? caf\\u00e9"},'
-    .. '{"type":"image_url","image_url":{"url":"data:image/png;base64,' .. table.concat(b64) .. '"}}]}]}'
-end
-
--- The chat job on decoded tables, and on a document.
-local function chat_tables(t)
-  local sum = #t.model + t.temperature
-  for _, m in ipairs(t.messages) do
-    for _, part in ipairs(m.content) do
-      sum = sum + #part.type
-      if part.type == "text" then
-        sum = sum + #part.text
-      end
-    end
-  end
-  return sum
-end
-local function chat_doc(d)
-  local sum = #d:get_str("model") + d:get_num("temperature")
-  for _, m in d:ipairs("messages") do
-    for _, part in m:ipairs("content") do
-      local ty = part:get_str("type")
-      sum = sum + #ty
-      if ty == "text" then
-        sum = sum + #part:get_str("text")
-      end
-    end
-  end
-  return sum
-end
+-- The chat request and job (bench/puc/chat.lua, shared with ab.lua).
+local chat_job = dofile(root .. "/bench/puc/chat.lua")
+local chat_request, chat_tables, chat_doc = chat_job.request, chat_job.tables, chat_job.doc
 
 -- parse + three reads of twitter.json: a count, a nested name, a late id.
 local function twitter_tables(t)

@@ -1,15 +1,16 @@
 //! The document API on PUC Lua: `qjson.parse` returns a userdata that
 //! borrows the Lua string (kept alive as its user value) and holds the
-//! core's `Document`; cursors are userdata holding a node, their user
-//! value the document. Reads take an optional path (a string, dotted or
-//! a JSON Pointer, or a `qjson.path`).
+//! core's `Document`; cursors are tables `{document, node}`. Reads take
+//! an optional path (a string, dotted or a JSON Pointer, or a
+//! `qjson.path`).
 //!
 //! No reference into a document is held across a Lua call that can
 //! allocate: a finalizer run by that allocation may read the document
 //! (overwriting the buffer escaped strings are decoded into) or close
 //! it. A string that lives in the input is pushed from the input (which
-//! the user value keeps); one decoded into the document's buffer is read
-//! again after its Lua memory is allocated, and copied at once.
+//! the user value keeps); one decoded into the document's buffer is
+//! copied to the stack first when short, else read again after its Lua
+//! memory is allocated, and copied at once.
 
 use std::ffi::{c_int, CStr};
 
@@ -43,15 +44,11 @@ pub struct CompiledPath {
     text: Vec<u8>,
 }
 
-/// An iteration's state: the container, the last child given, and for an
-/// object with repeated keys the (key, last value) list.
+/// The (key, last value) list of an iterated object whose keys repeat,
+/// and the next entry to give.
 struct Pairs {
-    parent: Node,
-    prev: Option<Node>,
-    unique: Option<Vec<(Node, Node)>>,
+    unique: Vec<(Node, Node)>,
     at: usize,
-    index: i64,
-    array: bool,
 }
 
 /// Sets the value at the top as the user value of the userdata at `ud`
@@ -129,9 +126,31 @@ pub unsafe fn push_document(
         // outlives the document, which `close` or `__gc` drops.
         let input: &'static [u8] = std::slice::from_raw_parts(input.as_ptr(), input.len());
         let parsed = guarded(|| Document::parse(input, opts).map_err(|e| msg!("qjson: {e}")))?;
+        let bytes = parsed.tape_bytes();
         (*ud).as_mut().expect("just made").doc = Some(parsed);
+        account(l, bytes);
         Ok(())
     }
+}
+
+/// Tells the collector about `bytes` of native memory a new document
+/// holds (its tape), as a step of the work that much Lua memory would
+/// have caused: a document's userdata is small, so documents left to the
+/// collector would otherwise pile up their tapes (hundreds of MB for a
+/// loop parsing twitter.json). Not when the collector is stopped, and
+/// not on 5.1, whose step would restart a stopped collector.
+unsafe fn account(l: State, bytes: usize) {
+    #[cfg(not(feature = "lua51"))]
+    // SAFETY: a valid state; the document is anchored on the stack (a
+    // step may run finalizers).
+    unsafe {
+        let kb = (bytes / 1024).min(c_int::MAX as usize) as c_int;
+        if kb > 0 && sys::lua_gc(l, sys::LUA_GCISRUNNING, 0) != 0 {
+            sys::lua_gc(l, sys::LUA_GCSTEP, kb);
+        }
+    }
+    #[cfg(feature = "lua51")]
+    let _ = (l, bytes);
 }
 
 /// `qjson.parse_file(path [, opts])`.
@@ -185,7 +204,9 @@ pub unsafe fn parse_file(l: State, max_depth: u32) -> Ret {
                 .map_err(|e| msg!("qjson: cannot read file '{}': {}", String::from_utf8_lossy(name), e))?;
             Document::parse_owned(bytes, &opts).map_err(|e| msg!("qjson: {e}"))
         })?;
+        let bytes = parsed.tape_bytes() + parsed.input().len();
         (*ud).as_mut().expect("just made").doc = Some(parsed);
+        account(l, bytes);
         Ok(1)
     }
 }
@@ -235,7 +256,8 @@ unsafe fn this<'a>(l: State) -> Result<(&'a mut Document<'static>, Node, c_int),
     unsafe {
         // (self and the path; what this pushes goes above them.)
         sys::lua_settop(l, 2);
-        let Some((ud, node)) = document_or_cursor(l, 1) else {
+        let mts = (sys::lua_upvalueindex(UP_DOC_MT), sys::lua_upvalueindex(UP_CURSOR_MT));
+        let Some((ud, node)) = document_or_cursor_with(l, 1, mts) else {
             let m = msg!("qjson document or cursor expected, got {}", lua::type_name(l, 1));
             lua::arg_error(l, 1, &m)
         };
@@ -249,12 +271,36 @@ unsafe fn this<'a>(l: State) -> Result<(&'a mut Document<'static>, Node, c_int),
 pub unsafe fn document_or_cursor(l: State, idx: c_int) -> Option<(c_int, Node)> {
     // SAFETY: a valid state and index.
     unsafe {
-        if lua::userdata_at::<Option<Doc>>(l, idx, DOC).is_some() {
-            Some((sys::lua_absindex(l, idx), qjson_core::ROOT))
-        } else if is_cursor(l, idx) {
-            let idx = sys::lua_absindex(l, idx);
+        let idx = sys::lua_absindex(l, idx);
+        sys::luaL_getmetatable(l, DOC.as_ptr());
+        sys::luaL_getmetatable(l, CURSOR.as_ptr());
+        let top = sys::lua_gettop(l);
+        let found = document_or_cursor_with(l, idx, (top - 1, top));
+        sys::lua_remove(l, top - 1);
+        sys::lua_remove(l, top - 1);
+        // (A cursor's document was pushed above the two metatables.)
+        found.map(|(ud, node)| (if ud > top { ud - 2 } else { ud }, node))
+    }
+}
+
+/// [`document_or_cursor`] with the document's and the cursor's metatables
+/// at the indices `mts` (for the methods, their upvalues: no registry
+/// lookup per read).
+unsafe fn document_or_cursor_with(l: State, idx: c_int, mts: (c_int, c_int)) -> Option<(c_int, Node)> {
+    // SAFETY: a valid state and indices.
+    unsafe {
+        let t = sys::lua_type(l, idx);
+        if (t != sys::LUA_TUSERDATA && t != sys::LUA_TTABLE) || sys::lua_getmetatable(l, idx) == 0 {
+            return None;
+        }
+        let (is_doc, is_cursor) = (sys::lua_rawequal(l, -1, mts.0) != 0, sys::lua_rawequal(l, -1, mts.1) != 0);
+        sys::lua_pop(l, 1);
+        let idx = sys::lua_absindex(l, idx);
+        if is_doc && t == sys::LUA_TUSERDATA {
+            Some((idx, qjson_core::ROOT))
+        } else if is_cursor && t == sys::LUA_TTABLE {
             sys::lua_rawgeti(l, idx, 2);
-            let node = sys::lua_tonumber(l, -1) as Node;
+            let node = lua::number_as_int(l, -1) as Node;
             sys::lua_pop(l, 1);
             sys::lua_rawgeti(l, idx, 1);
             Some((sys::lua_gettop(l), node))
@@ -429,8 +475,13 @@ unsafe fn len(l: State) -> Ret {
     }
 }
 
+/// Decoded strings up to this length are copied to the stack, longer ones
+/// to a userdata, before Lua copies them.
+const SHORT_DECODED: usize = 256;
+
 /// Pushes the string at `node` of the document at `ud` (see the module
-/// comment for why a decoded one is read twice).
+/// comment for why a decoded one is copied before its Lua string is
+/// made, or read twice).
 unsafe fn push_str(l: State, ud: c_int, node: Node) -> Result<(), Msg> {
     // SAFETY: a valid state; `ud` holds the Doc userdata.
     unsafe {
@@ -443,6 +494,14 @@ unsafe fn push_str(l: State, ud: c_int, node: Node) -> Result<(), Msg> {
             return Ok(());
         }
         let n = s.len();
+        if n <= SHORT_DECODED {
+            // Copied to this frame (which owns nothing to drop) before
+            // the allocation: no garbage for a short string.
+            let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); SHORT_DECODED];
+            std::ptr::copy_nonoverlapping(s.as_ptr(), buf.as_mut_ptr().cast::<u8>(), n);
+            sys::lua_pushlstring(l, buf.as_ptr().cast(), n);
+            return Ok(());
+        }
         let buf = sys::lua_newuserdata(l, n).cast::<u8>();
         let doc = doc_at(l, ud)?;
         let s = doc.str(node).map_err(read_error)?;
@@ -551,8 +610,9 @@ unsafe fn raw(l: State) -> Ret {
 }
 
 /// Pushes the Lua value of `node` (of kind `kind`): scalars as `decode`
-/// reads them, containers as cursors (`as_cursor`) or plain tables.
-unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, as_cursor: bool) -> Result<(), Msg> {
+/// reads them, containers as cursors (`cursor_mt`: the index of their
+/// metatable) or plain tables.
+unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, cursor_mt: Option<c_int>) -> Result<(), Msg> {
     // SAFETY: a valid state; `ud` holds the Doc userdata.
     unsafe {
         match kind {
@@ -569,8 +629,10 @@ unsafe fn push_value(l: State, ud: c_int, node: Node, kind: Kind, as_cursor: boo
                 }
             }
             Kind::String => push_str(l, ud, node)?,
-            Kind::Array | Kind::Object if as_cursor => push_cursor(l, ud, node),
-            Kind::Array | Kind::Object => push_tables(l, ud, node)?,
+            Kind::Array | Kind::Object => match cursor_mt {
+                Some(mt) => push_cursor(l, ud, node, mt),
+                None => push_tables(l, ud, node)?,
+            },
         }
         Ok(())
     }
@@ -591,32 +653,19 @@ pub unsafe fn push_tables(l: State, ud: c_int, node: Node) -> Result<(), Msg> {
     }
 }
 
-/// Pushes a cursor at `node` of the document whose userdata is at `ud`.
-unsafe fn push_cursor(l: State, ud: c_int, node: Node) {
+/// Pushes a cursor at `node` of the document whose userdata is at `ud`,
+/// with the cursor metatable at `mt`.
+unsafe fn push_cursor(l: State, ud: c_int, node: Node, mt: c_int) {
     // SAFETY: a valid state.
     unsafe {
-        let ud = sys::lua_absindex(l, ud);
+        let (ud, mt) = (sys::lua_absindex(l, ud), sys::lua_absindex(l, mt));
         sys::lua_createtable(l, 2, 0);
         sys::lua_pushvalue(l, ud);
         sys::lua_rawseti(l, -2, 1);
         lua::push_int(l, node as i64);
         sys::lua_rawseti(l, -2, 2);
-        sys::luaL_getmetatable(l, CURSOR.as_ptr());
+        sys::lua_pushvalue(l, mt);
         sys::lua_setmetatable(l, -2);
-    }
-}
-
-/// Whether the value at `idx` is a cursor.
-unsafe fn is_cursor(l: State, idx: c_int) -> bool {
-    // SAFETY: a valid state.
-    unsafe {
-        if sys::lua_type(l, idx) != sys::LUA_TTABLE || sys::lua_getmetatable(l, idx) == 0 {
-            return false;
-        }
-        sys::luaL_getmetatable(l, CURSOR.as_ptr());
-        let same = sys::lua_rawequal(l, -1, -2) != 0;
-        sys::lua_pop(l, 2);
-        same
     }
 }
 
@@ -626,7 +675,7 @@ unsafe fn get(l: State) -> Ret {
     // SAFETY: called by Lua.
     unsafe {
         let (_, node, kind, ud) = target!(l);
-        push_value(l, ud, node, kind, false)?;
+        push_value(l, ud, node, kind, None)?;
         Ok(1)
     }
 }
@@ -635,32 +684,61 @@ unsafe fn open(l: State) -> Ret {
     // SAFETY: called by Lua.
     unsafe {
         let (_, node, _, ud) = target!(l);
-        push_cursor(l, ud, node);
+        push_cursor(l, ud, node, sys::lua_upvalueindex(UP_CURSOR_MT));
         Ok(1)
     }
 }
 
-/// The iterator of `pairs` and `ipairs`: upvalue 1 the document's
-/// userdata, 2 the `Pairs` state.
+// The iterator of `pairs` and `ipairs` is a closure whose upvalues hold
+// its state, so that an iteration allocates that closure only (its
+// state written back with `lua_replace`, which does not allocate): the
+// document's userdata, the container node, the last child given (-1
+// before the first), the last array index given, whether the container
+// is an array, the cursor metatable; for an object whose keys repeat,
+// also a `Pairs` userdata.
+const UP_DOC: c_int = 1;
+const UP_PARENT: c_int = 2;
+const UP_PREV: c_int = 3;
+const UP_INDEX: c_int = 4;
+const UP_ARRAY: c_int = 5;
+const UP_ITER_CURSOR_MT: c_int = 6;
+const UP_PAIRS: c_int = 7;
+
+/// The number upvalue `n` holds.
+unsafe fn upvalue_int(l: State, n: c_int) -> i64 {
+    // SAFETY: a valid state, called from a closure with upvalue `n`.
+    unsafe { lua::number_as_int(l, sys::lua_upvalueindex(n)) }
+}
+
+/// Sets upvalue `n` to the number `v` (no allocation).
+unsafe fn set_upvalue_int(l: State, n: c_int, v: i64) {
+    // SAFETY: a valid state, called from a closure with upvalue `n`.
+    unsafe {
+        lua::push_int(l, v);
+        sys::lua_replace(l, sys::lua_upvalueindex(n));
+    }
+}
+
+/// The iterator of `pairs` and `ipairs` (see above).
 unsafe fn next_pair(l: State) -> Ret {
     // SAFETY: called by Lua as a closure made by `iterate`.
     unsafe {
-        let ud = sys::lua_upvalueindex(1);
-        let st = sys::lua_touserdata(l, sys::lua_upvalueindex(2)).cast::<Option<Pairs>>();
-        let Some(st) = (*st).as_mut() else { return Ok(0) };
+        let ud = sys::lua_upvalueindex(UP_DOC);
+        let pairs = sys::lua_touserdata(l, sys::lua_upvalueindex(UP_PAIRS)).cast::<Option<Pairs>>();
         let doc = doc_at(l, ud)?;
-        let (key, value) = if let Some(unique) = &st.unique {
-            let Some(&(k, v)) = unique.get(st.at) else { return Ok(0) };
+        let (key, value) = if let Some(st) = pairs.as_mut().and_then(|p| p.as_mut()) {
+            let Some(&(k, v)) = st.unique.get(st.at) else { return Ok(0) };
             st.at += 1;
             (Some(k), v)
         } else {
-            let child = match st.prev {
-                None => doc.first_child(st.parent),
-                Some(prev) => doc.next_child(st.parent, prev),
+            let parent = upvalue_int(l, UP_PARENT) as Node;
+            let child = match upvalue_int(l, UP_PREV) {
+                -1 => doc.first_child(parent),
+                prev => doc.next_child(parent, prev as Node),
             };
             let Some(child) = child else { return Ok(0) };
-            st.prev = Some(child);
-            if st.array {
+            set_upvalue_int(l, UP_PREV, child as i64);
+            if sys::lua_toboolean(l, sys::lua_upvalueindex(UP_ARRAY)) != 0 {
                 (None, child)
             } else {
                 (Some(child), child + 1)
@@ -671,11 +749,12 @@ unsafe fn next_pair(l: State) -> Ret {
         match key {
             Some(k) => push_str(l, ud, k)?,
             None => {
-                st.index += 1;
-                lua::push_int(l, st.index);
+                let index = upvalue_int(l, UP_INDEX) + 1;
+                set_upvalue_int(l, UP_INDEX, index);
+                lua::push_int(l, index);
             }
         }
-        push_value(l, ud, value, kind, true)?;
+        push_value(l, ud, value, kind, Some(sys::lua_upvalueindex(UP_ITER_CURSOR_MT)))?;
         Ok(2)
     }
 }
@@ -697,15 +776,24 @@ unsafe fn iterate(l: State, arrays_only: bool) -> Ret {
             Kind::Object if !arrays_only => false,
             k => return Err(mismatch(l, 2, if arrays_only { "array" } else { "object or array" }, k)),
         };
+        // (Whether keys repeat, found without Lua calls; the list is made
+        // again below once a userdata exists to own it: rare.)
+        let repeats = !array && guarded(|| Ok(doc.unique_members(node).is_some()))?;
         sys::lua_pushvalue(l, ud);
-        let st =
-            lua::new_userdata(l, PAIRS, || Pairs { parent: node, prev: None, unique: None, at: 0, index: 0, array });
-        if !array {
+        lua::push_int(l, node as i64);
+        lua::push_int(l, -1);
+        lua::push_int(l, 0);
+        sys::lua_pushboolean(l, array as c_int);
+        sys::lua_pushvalue(l, sys::lua_upvalueindex(UP_CURSOR_MT));
+        if repeats {
+            let st = lua::new_empty::<Pairs>(l, PAIRS);
             let doc = doc_at(l, ud)?;
             let unique = guarded(|| Ok(doc.unique_members(node)))?;
-            (*st).as_mut().expect("just made").unique = unique;
+            *st = unique.map(|unique| Pairs { unique, at: 0 });
+            sys::lua_pushcclosure(l, c_next_pair, UP_PAIRS);
+        } else {
+            sys::lua_pushcclosure(l, c_next_pair, UP_ITER_CURSOR_MT);
         }
-        sys::lua_pushcclosure(l, c_next_pair, 2);
         Ok(1)
     }
 }
@@ -795,25 +883,51 @@ const METHODS: &[(&CStr, sys::lua_CFunction)] = &[
     (c"close", c_close),
 ];
 
+// The methods (and `__tostring`) are closures over the document's and
+// the cursor's metatables, which `this` compares `self`'s with.
+const UP_DOC_MT: c_int = 1;
+const UP_CURSOR_MT: c_int = 2;
+
 /// Registers the document, cursor, path and iteration metatables.
 pub unsafe fn register(l: State) {
     // SAFETY: a valid state.
     unsafe {
-        let extra: &[(&CStr, sys::lua_CFunction)] = &[(c"__tostring", c_tostring)];
-        lua::register_type::<Doc>(l, DOC, METHODS, extra);
-        // A cursor's metatable: the same methods but close (its
-        // document may have others), no __gc (a table).
-        if lua::begin_metatable(l, CURSOR) {
-            let methods = &METHODS[..METHODS.len() - 1];
-            sys::lua_createtable(l, 0, methods.len() as c_int);
-            for (n, f) in methods {
-                sys::lua_pushcfunction(l, *f);
-                sys::lua_setfield(l, -2, n.as_ptr());
+        // Both metatables are complete before either is registered (an
+        // allocation that raises half-way registers neither).
+        sys::luaL_getmetatable(l, DOC.as_ptr());
+        sys::luaL_getmetatable(l, CURSOR.as_ptr());
+        let done = sys::lua_type(l, -1) != sys::LUA_TNIL && sys::lua_type(l, -2) != sys::LUA_TNIL;
+        sys::lua_pop(l, 2);
+        if !done {
+            sys::lua_createtable(l, 0, 6);
+            let doc_mt = sys::lua_gettop(l);
+            sys::lua_pushcfunction(l, lua::gc::<Doc>);
+            sys::lua_setfield(l, doc_mt, c"__gc".as_ptr());
+            // A cursor's metatable: no __gc (a table).
+            sys::lua_createtable(l, 0, 4);
+            let cursor_mt = doc_mt + 1;
+            // Their methods: the same but close for a cursor (its
+            // document may have others).
+            sys::lua_createtable(l, 0, METHODS.len() as c_int);
+            sys::lua_createtable(l, 0, METHODS.len() as c_int);
+            let (doc_methods, cursor_methods) = (doc_mt + 2, doc_mt + 3);
+            let tostring: &[(&CStr, sys::lua_CFunction)] = &[(c"__tostring", c_tostring)];
+            for (n, f) in METHODS.iter().chain(tostring) {
+                sys::lua_pushvalue(l, doc_mt);
+                sys::lua_pushvalue(l, cursor_mt);
+                sys::lua_pushcclosure(l, *f, 2);
+                let (on_doc, on_cursor) =
+                    if *n == c"__tostring" { (doc_mt, cursor_mt) } else { (doc_methods, cursor_methods) };
+                if *n != c"close" {
+                    sys::lua_pushvalue(l, -1);
+                    sys::lua_setfield(l, on_cursor, n.as_ptr());
+                }
+                sys::lua_setfield(l, on_doc, n.as_ptr());
             }
-            sys::lua_setfield(l, -2, c"__index".as_ptr());
-            sys::lua_pushcfunction(l, c_tostring);
-            sys::lua_setfield(l, -2, c"__tostring".as_ptr());
+            sys::lua_setfield(l, cursor_mt, c"__index".as_ptr());
+            sys::lua_setfield(l, doc_mt, c"__index".as_ptr());
             lua::end_metatable(l, CURSOR);
+            lua::end_metatable(l, DOC);
         }
         lua::register_type::<CompiledPath>(l, PATH, &[], &[]);
         lua::register_type::<Pairs>(l, PAIRS, &[], &[]);

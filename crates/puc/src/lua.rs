@@ -159,6 +159,22 @@ pub unsafe fn integer_at(l: State, idx: c_int) -> Option<i64> {
     }
 }
 
+/// The number at `idx` truncated to an integer (a Lua integer read
+/// without going through a float).
+pub unsafe fn number_as_int(l: State, idx: c_int) -> i64 {
+    // SAFETY: a valid state and index.
+    unsafe {
+        if HAS_INTEGERS {
+            let mut isnum = 0;
+            let i = sys::lua_tointegerx(l, idx, &mut isnum);
+            if isnum != 0 {
+                return i as i64;
+            }
+        }
+        sys::lua_tonumber(l, idx) as i64
+    }
+}
+
 /// Type name of the value at `idx`.
 pub unsafe fn type_name(l: State, idx: c_int) -> &'static str {
     // SAFETY: a valid state; lua_typename returns a static C string.

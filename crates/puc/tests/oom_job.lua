@@ -104,6 +104,17 @@ function job()
   check(not failed and errs[1].name == "id" and errs.status == 400, "openapi invalid")
   local problem, status = api:problem(errs)
   check(status == 400 and problem:find('"in":"path","name":"id"', 1, true), "openapi problem")
+  -- Iterators over a document's arrays, their values cursors.
+  local it = qjson.parse(text)
+  local sum = 0
+  for i, message in it:ipairs("messages") do
+    for _, field in message:pairs() do
+      sum = sum + (type(field) == "table" and 10 or 0)
+    end
+    sum = sum + i
+  end
+  check(sum == 13, "ipairs, pairs")
+  it:close()
 end
 
 -- The job with the collector stopped, then its garbage collected with the
