@@ -7,8 +7,10 @@
 --   lua5.X bench/puc/ab.lua A/qjson.so B/qjson.so [--rounds N] [workload ...]
 --
 -- Workloads: decode-X and encode-X for X in tiny, twitter, citm, canada
--- (through `qjson.cjson`), read3-twitter (`parse` + three reads),
--- chat-100k (`parse` + run.lua's chat job on its 100 KB request). Prints
+-- (through `qjson.cjson`), encodef-X (encode-X of the value Debian's
+-- lua-cjson 2.1.0 decodes, every number a float, as run.lua's rows),
+-- read3-twitter (`parse` + three reads), chat-100k (`parse` + run.lua's
+-- chat job on its 100 KB request). Prints
 -- each side's ops/s and B/A.
 local root = debug.getinfo(1, "S").source:sub(2):match("^(.*)/bench/puc/[^/]*$") or "."
 local usage = "usage: bench/puc/ab.lua A/qjson.so B/qjson.so [--rounds N] [workload ...]"
@@ -97,8 +99,12 @@ local function workload(name)
     return function()
       return m.cjson.decode(text)
     end
-  elseif kind == "encode" then
-    local value = m.cjson.decode(text)
+  elseif kind == "encode" or kind == "encodef" then
+    -- encodef: the value as bench/puc/run.lua's encode rows have it, from
+    -- Debian's lua-cjson 2.1.0 (every number a float), when found.
+    local debian_so = "/usr/lib/x86_64-linux-gnu/lua/" .. _VERSION:match("%d+%.%d+") .. "/cjson.so"
+    local debian = kind == "encodef" and package.loadlib(debian_so, "luaopen_cjson")
+    local value = (debian and debian() or m.cjson).decode(text)
     return function()
       return m.cjson.encode(value)
     end

@@ -136,6 +136,9 @@ fn style(d: &Decimal<'_>, p: i32, out: &mut [u8]) -> usize {
 /// clamped to 1..=17. Returns the bytes written to `out` (<= MAX_LEN).
 pub fn format_g(v: f64, precision: u32, out: &mut [u8]) -> usize {
     let p = precision.clamp(1, 17) as usize;
+    if let Some(n) = integral(v, POW10[p], out) {
+        return n;
+    }
     let mut digits = [0u8; 40];
     if p <= 15 && (v == 0.0 || v.abs() >= f64::MIN_POSITIVE) {
         // Fast path from the shortest digits S (closest to v among the
@@ -187,6 +190,37 @@ pub fn format_g(v: f64, precision: u32, out: &mut [u8]) -> usize {
     format_g_exact(v, p, out)
 }
 
+/// Powers of ten up to 10^17, as doubles (exact).
+const POW10: [f64; 18] =
+    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17];
+
+/// An integral nonzero `v` below `limit` in magnitude, written as its
+/// integer: what `%.{p}g` prints when the integer has at most p digits
+/// (`limit` 10^p), with no float formatting. Numbers decoded by lua-cjson
+/// on Lua 5.1 (and by its 2.1.0 everywhere) are doubles, mostly integral.
+#[inline]
+fn integral(v: f64, limit: f64, out: &mut [u8]) -> Option<usize> {
+    // (Below 10^17 the cast is exact; `trunc` would be a libm call. NaN
+    // fails the comparison below.)
+    if v.abs() >= limit || v == 0.0 {
+        return None;
+    }
+    let i = v as i64;
+    if i as f64 != v {
+        return None;
+    }
+    Some(integer(i, out))
+}
+
+/// The decimal text of `i`; returns the bytes written to `out` (<= 20).
+#[inline]
+pub fn integer(i: i64, out: &mut [u8]) -> usize {
+    let mut b = itoa::Buffer::new();
+    let s = b.format(i).as_bytes();
+    out[..s.len()].copy_from_slice(s);
+    s.len()
+}
+
 /// `%.{p}g` through Rust's exact formatting: `{:.N e}` prints N digits
 /// after the point, correctly rounded with ties to even.
 fn format_g_exact(v: f64, p: usize, out: &mut [u8]) -> usize {
@@ -200,6 +234,15 @@ fn format_g_exact(v: f64, p: usize, out: &mut [u8]) -> usize {
 /// The shortest text that reads back as `v` (finite), in `%.17g` style:
 /// plain notation for exponents -4..16, otherwise `d.ddde±XX`.
 pub fn format_shortest(v: f64, out: &mut [u8]) -> usize {
+    // Below 2^53 an integral double's shortest digits are its integer's.
+    if let Some(n) = integral(v, 9_007_199_254_740_992.0, out) {
+        return n;
+    }
+    shortest_digits(v, out)
+}
+
+/// `format_shortest` from zmij's digits.
+fn shortest_digits(v: f64, out: &mut [u8]) -> usize {
     let mut b = zmij::Buffer::new();
     let text = b.format_finite(v);
     let mut digits = [0u8; 40];
@@ -273,6 +316,40 @@ mod tests {
         }
         for v in [0.5, 1.5, 2.5, 9.5, 99.5, 999999.5, 0.125, 1e23, 1e15, 1.2345678901234568e17] {
             check(v);
+        }
+    }
+
+    #[test]
+    fn integers_as_printf_prints_them() {
+        let (mut a, mut b) = ([0u8; MAX_LEN], [0u8; MAX_LEN]);
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        let mut check = |v: f64| {
+            for p in 1..=17 {
+                let n = format_g(v, p, &mut a);
+                let m = format_g_exact(v, p as usize, &mut b);
+                assert_eq!(a[..n], b[..m], "{v:e} p={p}");
+            }
+            let n = format_shortest(v, &mut a);
+            let m = shortest_digits(v, &mut b);
+            assert_eq!(a[..n], b[..m], "{v:e} shortest");
+        };
+        for k in 0..=18 {
+            let t = 10f64.powi(k);
+            for v in [t - 1.0, t, t + 1.0, 2.0 * t, 9.0 * t] {
+                check(v);
+                check(-v);
+            }
+        }
+        for v in [9_007_199_254_740_991.0, 9_007_199_254_740_992.0, 9_007_199_254_740_994.0, 1767225600.0] {
+            check(v);
+            check(-v);
+        }
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            check((x >> (x % 64)) as f64);
+            check(-((x % 1_000_000_000) as f64));
         }
     }
 
