@@ -124,11 +124,10 @@ fuzz: deps
 	tools/fuzz.sh $(FUZZ_SECONDS)
 
 # make test's smoke run: 5 s a target. The instrumented build is most of
-# the step: at opt-level 1 it takes about a third of opt-level 3's time,
-# and 16 codegen units (cargo-fuzz's default is 1) let each crate's code
-# be optimized in parts (make fuzz, the long run, keeps 3 and 1).
+# the step: at opt-level 1 it takes about a third of opt-level 3's time
+# (make fuzz, the long run, keeps 3).
 fuzz-smoke: deps
-	QJSON_FUZZ_OPT_LEVEL=1 QJSON_FUZZ_CODEGEN_UNITS=16 tools/fuzz.sh 5
+	QJSON_FUZZ_OPT_LEVEL=1 tools/fuzz.sh 5
 
 # Lua-level fuzzing (spec/fuzz/), longer than the fixed seeds of make
 # test-lua, or replaying a failure: SEED (default: the time), STEPS.

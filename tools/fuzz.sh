@@ -4,16 +4,12 @@
 # git: fuzz/corpus is ignored). Stops at the first crash, leaving the
 # input in fuzz/artifacts/<target>/.
 #   tools/fuzz.sh [SECONDS]
-# QJSON_FUZZ_OPT_LEVEL (default 3) and QJSON_FUZZ_CODEGEN_UNITS (default
-# cargo-fuzz's 1, which keeps the instrumented code fastest): make
-# fuzz-smoke builds at opt-level 1 with 16 codegen units, much faster to
-# compile for its 5 s a target.
+# QJSON_FUZZ_OPT_LEVEL (default 3): the targets' optimization level; make
+# fuzz-smoke builds them at 1, much faster to compile for its 5 s a target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=${QJSON_FUZZ_OPT_LEVEL:-3}
-fuzz_flags=(-O)
-[ -z "${QJSON_FUZZ_CODEGEN_UNITS:-}" ] || fuzz_flags+=(--codegen-units "$QJSON_FUZZ_CODEGEN_UNITS")
 export PATH="$HOME/.cargo/bin:$PATH"
 # cargo-fuzz needs a nightly compiler (sanitizer flags).
 if ! rustup run nightly rustc --version >/dev/null 2>&1 && ! rustup toolchain install nightly --profile minimal; then
@@ -93,11 +89,11 @@ printf '\002^(a|aa)*\\1$\naaaaaaaaaaaaaaaaaaaaaaaaaaaaab\naa\naaaa' > fuzz/corpu
 printf '\002(?<=a)b(?!c)\nab\nabc\nb' > fuzz/corpus/schema_hostile/lookaround
 printf '\003\267{"items":{"$ref":"#"},"uniqueItems":true,"maximum":1e400}[[[[1e999]],[[1e999]]]]' > fuzz/corpus/schema_hostile/any
 
-(cd fuzz && cargo +nightly fuzz build "${fuzz_flags[@]}")
+(cd fuzz && cargo +nightly fuzz build -O)
 total=0
 for t in "${targets[@]}"; do
   log=$(mktemp)
-  if ! (cd fuzz && cargo +nightly fuzz run "${fuzz_flags[@]}" "$t" "corpus/$t" -- -max_total_time="$seconds" -print_final_stats=1) >"$log" 2>&1; then
+  if ! (cd fuzz && cargo +nightly fuzz run -O "$t" "corpus/$t" -- -max_total_time="$seconds" -print_final_stats=1) >"$log" 2>&1; then
     grep -v '^"' "$log" | tail -40
     echo "fuzz: $t FAILED; the crashing input is in fuzz/artifacts/$t/" >&2
     exit 1

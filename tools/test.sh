@@ -21,14 +21,18 @@ logs=target/test-logs
 # Start order: the longest first among those ready, so that the short legs
 # fill the other lane at the end. test-gc-on and test-gc-off are make
 # test-gc's two halves.
-all=(build test-aarch64 test-binaries fuzz-smoke test-puc test-gc-off test-gc-on test-backends test-rust
-     test-lua bench-smoke test-openapi-api7 test-cjson-suite test-install)
+all=(build test-aarch64 test-binaries fuzz-smoke test-puc test-gc-off test-gc-on test-lua test-backends test-rust
+     bench-smoke test-openapi-api7 test-cjson-suite test-install)
 declare -A needs=(
   [test-gc-off]=build [test-gc-on]=build [test-lua]=build [bench-smoke]=build [test-openapi-api7]=build
   [test-cjson-suite]=build [test-install]=build
   [test-backends]="build test-binaries" [test-rust]=test-binaries
   [test-puc]=test-binaries # (its modules' build reuses the compiled core)
 )
+# Order only: a step starts after these have ended, when they are among
+# the steps run. cargo holds the target directory's lock while a run's
+# tests run, so test-rust beside test-backends' cargo tests only waited.
+declare -A after=([test-rust]=test-backends)
 command_of() { # step -> its command
   case $1 in
     build) echo "$MAKE --no-print-directory build" ;;
@@ -59,7 +63,8 @@ mkdir -p "$logs"
 declare -A pid_step=() began=() took=() status=()
 pending=("${steps[@]}")
 # A step is ready when every step it needs passed (each is among the
-# steps: added above); "blocked" when one failed.
+# steps: added above) and every step it comes after, if run, ended;
+# "blocked" when one it needs failed.
 readiness() {
   local need
   for need in ${needs[$1]:-}; do
@@ -68,6 +73,9 @@ readiness() {
       FAILED | blocked) echo blocked; return ;;
       *) echo waiting; return ;;
     esac
+  done
+  for need in ${after[$1]:-}; do
+    [[ " ${steps[*]} " == *" $need "* ]] && [ -z "${status[$need]:-}" ] && { echo waiting; return; }
   done
   echo ready
 }
