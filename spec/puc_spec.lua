@@ -266,29 +266,27 @@ describe("documents", function()
 
   it("count each document's tape for the collector, which then collects unclosed ones (5.2+)", function()
     if _VERSION == "Lua 5.1" then
-      return -- (5.1's step would restart a stopped collector: no step there)
+      pending("Lua 5.1 has no step: it would restart a collector the program stopped")
+      return
     end
     local text = "[" .. ("[1,2,3,4,5,6,7,8],"):rep(5000) .. "0]"
-    collectgarbage()
-    local collected = false
-    on_gc(function()
-      collected = true
-    end)
-    for _ = 1, 100 do
-      qjson.parse(text)
+    -- Whether a cycle ended during 100 parses of `text`.
+    local function collected_while_parsing()
+      local collected = false
+      on_gc(function()
+        collected = true
+      end)
+      for _ = 1, 100 do
+        qjson.parse(text)
+      end
+      return collected
     end
-    assert.is_true(collected)
+    collectgarbage()
+    assert.is_true(collected_while_parsing())
     -- (A stopped collector stays stopped.)
     collectgarbage()
     collectgarbage("stop")
-    collected = false
-    on_gc(function()
-      collected = true
-    end)
-    for _ = 1, 100 do
-      qjson.parse(text)
-    end
-    assert.is_false(collected)
+    assert.is_false(collected_while_parsing())
     collectgarbage("restart")
   end)
 
