@@ -911,19 +911,23 @@ pub unsafe fn register(l: State) {
             sys::lua_createtable(l, 0, METHODS.len() as c_int);
             sys::lua_createtable(l, 0, METHODS.len() as c_int);
             let (doc_methods, cursor_methods) = (doc_mt + 2, doc_mt + 3);
-            let tostring: &[(&CStr, sys::lua_CFunction)] = &[(c"__tostring", c_tostring)];
-            for (n, f) in METHODS.iter().chain(tostring) {
+            let closure = |f: sys::lua_CFunction| {
                 sys::lua_pushvalue(l, doc_mt);
                 sys::lua_pushvalue(l, cursor_mt);
-                sys::lua_pushcclosure(l, *f, 2);
-                let (on_doc, on_cursor) =
-                    if *n == c"__tostring" { (doc_mt, cursor_mt) } else { (doc_methods, cursor_methods) };
+                sys::lua_pushcclosure(l, f, 2);
+            };
+            for (n, f) in METHODS {
+                closure(*f);
                 if *n != c"close" {
                     sys::lua_pushvalue(l, -1);
-                    sys::lua_setfield(l, on_cursor, n.as_ptr());
+                    sys::lua_setfield(l, cursor_methods, n.as_ptr());
                 }
-                sys::lua_setfield(l, on_doc, n.as_ptr());
+                sys::lua_setfield(l, doc_methods, n.as_ptr());
             }
+            closure(c_tostring);
+            sys::lua_pushvalue(l, -1);
+            sys::lua_setfield(l, cursor_mt, c"__tostring".as_ptr());
+            sys::lua_setfield(l, doc_mt, c"__tostring".as_ptr());
             sys::lua_setfield(l, cursor_mt, c"__index".as_ptr());
             sys::lua_setfield(l, doc_mt, c"__index".as_ptr());
             lua::end_metatable(l, CURSOR);

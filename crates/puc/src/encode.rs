@@ -268,7 +268,7 @@ unsafe fn key_at(l: State, idx: c_int) -> Result<SortKey, Msg> {
     unsafe {
         match sys::lua_type(l, idx) {
             sys::LUA_TSTRING => {
-                let s = string_bytes(l, idx);
+                let s = lua::string_bytes(l, idx);
                 Ok(SortKey::Str(s.as_ptr(), s.len()))
             }
             sys::LUA_TNUMBER => Ok(match lua::integer_at(l, idx) {
@@ -277,18 +277,6 @@ unsafe fn key_at(l: State, idx: c_int) -> Result<SortKey, Msg> {
             }),
             _ => Err(msg!("Cannot serialise {}: table key must be a number or string", lua::type_name(l, idx))),
         }
-    }
-}
-
-/// The bytes of the string at `idx` (its type checked by the caller:
-/// `lua::string_at` would ask it again), valid while it is on the stack.
-unsafe fn string_bytes<'a>(l: State, idx: c_int) -> &'a [u8] {
-    // SAFETY: a valid state; a string at `idx`, which lua_tolstring
-    // neither converts nor allocates for.
-    unsafe {
-        let mut len = 0usize;
-        let p = sys::lua_tolstring(l, idx, &mut len);
-        std::slice::from_raw_parts(p.cast::<u8>(), len)
     }
 }
 
@@ -319,7 +307,7 @@ unsafe fn value(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, Msg> {
     unsafe {
         let out = &mut enc.out;
         match sys::lua_type(l, -1) {
-            sys::LUA_TSTRING => string(out, string_bytes(l, -1), call.flags)?,
+            sys::LUA_TSTRING => string(out, lua::string_bytes(l, -1), call.flags)?,
             sys::LUA_TNUMBER => number(l, out, call, -1)?,
             sys::LUA_TBOOLEAN => put(out, if sys::lua_toboolean(l, -1) != 0 { b"true" } else { b"false" })?,
             sys::LUA_TNIL => put(out, b"null")?,

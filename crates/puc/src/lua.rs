@@ -124,9 +124,19 @@ pub unsafe fn string_at<'a>(l: State, idx: c_int) -> Option<&'a [u8]> {
         if sys::lua_type(l, idx) != sys::LUA_TSTRING {
             return None;
         }
+        Some(string_bytes(l, idx))
+    }
+}
+
+/// The bytes of the string at `idx`, its type checked by the caller (for
+/// a caller that has just asked it), valid while it is on the stack.
+pub unsafe fn string_bytes<'a>(l: State, idx: c_int) -> &'a [u8] {
+    // SAFETY: a valid state; a string at `idx`, which lua_tolstring
+    // neither converts nor allocates for.
+    unsafe {
         let mut len = 0usize;
         let p = sys::lua_tolstring(l, idx, &mut len);
-        Some(std::slice::from_raw_parts(p.cast::<u8>(), len))
+        std::slice::from_raw_parts(p.cast::<u8>(), len)
     }
 }
 
@@ -163,16 +173,7 @@ pub unsafe fn integer_at(l: State, idx: c_int) -> Option<i64> {
 /// without going through a float).
 pub unsafe fn number_as_int(l: State, idx: c_int) -> i64 {
     // SAFETY: a valid state and index.
-    unsafe {
-        if HAS_INTEGERS {
-            let mut isnum = 0;
-            let i = sys::lua_tointegerx(l, idx, &mut isnum);
-            if isnum != 0 {
-                return i as i64;
-            }
-        }
-        sys::lua_tonumber(l, idx) as i64
-    }
+    unsafe { integer_at(l, idx).unwrap_or_else(|| sys::lua_tonumber(l, idx) as i64) }
 }
 
 /// Type name of the value at `idx`.

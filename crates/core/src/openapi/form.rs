@@ -14,7 +14,7 @@ use super::coerce::coerce;
 use super::errors::SpecError;
 use super::params::{style, In, Reader};
 use super::pointer::{escape, join, resolve};
-use super::query::Query;
+use super::query::{only, Query};
 use super::shape::{scalar, type_names, Types};
 
 pub(crate) struct Form {
@@ -145,14 +145,14 @@ impl Form {
         // Undeclared names, in order (`names` is sorted): one value each,
         // coerced to the types `additionalProperties` allows.
         let others = list.names().filter(|(n, _)| !self.properties.iter().any(|r| r.reads(n)));
-        for (name, mut values) in others {
+        for (name, values) in others {
             if errors.len() >= cap {
                 break;
             }
-            let value = match (values.len(), values.next()) {
-                (1, Some(v)) => (list.decode)(v).and_then(|v| coerce(&v, self.others)),
-                (more, _) => Err(format!("{name} is given {more} times; it takes one value")),
-            };
+            // (A name listed has a value.)
+            let value = only(values, name)
+                .and_then(|v| (list.decode)(v.unwrap_or_default()))
+                .and_then(|v| coerce(&v, self.others));
             match value {
                 Ok(json) => members.push((name, json)),
                 Err(why) => errors.push((format!("/{}", escape(name)), why)),

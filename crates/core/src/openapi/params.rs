@@ -13,7 +13,7 @@ use super::body::{essence, is_json};
 use super::coerce::coerce;
 use super::errors::{shown, SpecError};
 use super::pointer::{join, resolve};
-use super::query::{decode_path, Decode, Query};
+use super::query::{decode_path, only, Decode, Query};
 use super::schemas::SchemaCompiler;
 use super::shape::{shape, Shape};
 use crate::schema::Schema;
@@ -287,16 +287,12 @@ impl Reader {
         raw.map(|r| self.json(r)).transpose()
     }
 
-    /// The one value of `name`, `None` when absent (or empty where
-    /// `allowEmptyValue` says so). A repeated scalar is refused: which
-    /// one counts would be a guess.
+    /// The one value of `name` (`only`), `None` when absent or empty where
+    /// `allowEmptyValue` says so.
     fn single<'q>(&self, query: &Query<'q>, name: &str) -> Result<Option<&'q str>, String> {
-        let mut values = query.values(name);
-        match (values.len(), values.next()) {
-            (1, Some(v)) if v.is_empty() && self.allow_empty => Ok(None),
-            (1, Some(v)) => Ok(Some(v)),
-            (0, _) => Ok(None),
-            (more, _) => Err(format!("{name} is given {more} times; it takes one value")),
+        match only(query.values(name), name)? {
+            Some("") if self.allow_empty => Ok(None),
+            v => Ok(v),
         }
     }
 
@@ -351,13 +347,13 @@ impl Reader {
 
     fn deep_object<'q>(&self, query: &'q Query<'_>) -> Result<Option<Raw<'q>>, String> {
         let mut pairs = Vec::new();
-        for (key, mut values) in query.bracketed(&self.name) {
+        for (key, values) in query.bracketed(&self.name) {
             if key.contains('[') || key.contains(']') {
                 return Err(format!("{}[{key}]: nested deepObject keys are not defined by OpenAPI", self.name));
             }
-            match (values.len(), values.next()) {
-                (1, Some(v)) => pairs.push((Cow::Borrowed(key), (query.decode)(v)?)),
-                (more, _) => return Err(format!("{}[{key}] is given {more} times; it takes one value", self.name)),
+            // (A key listed has a value.)
+            if let Some(v) = only(values, format_args!("{}[{key}]", self.name))? {
+                pairs.push((Cow::Borrowed(key), (query.decode)(v)?));
             }
         }
         Ok((!pairs.is_empty()).then_some(Raw::Pairs(pairs)))

@@ -81,6 +81,16 @@ impl<'q> Query<'q> {
     }
 }
 
+/// A name's one raw value (`None` when it is not given), or the message
+/// that `name` is given more than once: a repeated scalar is refused,
+/// which one counts would be a guess.
+pub(crate) fn only<'q>(mut values: Values<'_, 'q>, name: impl std::fmt::Display) -> Result<Option<&'q str>, String> {
+    match values.len() {
+        0 | 1 => Ok(values.next()),
+        n => Err(format!("{name} is given {n} times; it takes one value")),
+    }
+}
+
 fn raw_values<'a, 'q>(pairs: &'a [Pair<'q>]) -> Values<'a, 'q> {
     pairs.iter().map(|(_, v)| *v)
 }
