@@ -316,6 +316,28 @@ describe("qjson.openapi on PUC Lua", function()
     end
   end)
 
+  it("compiles a spec written in YAML, its errors located by line and column", function()
+    local yaml = qjson.openapi([[
+openapi: 3.0.3
+info: {title: users, version: "1"}
+paths:
+  /users/{userId}:
+    post:
+      operationId: updateUser
+      parameters:
+        - {name: userId, in: path, required: true, schema: {type: integer, minimum: 1}}
+]])
+    local ok, m = yaml:validate_request({ method = "POST", path = "/users/7" })
+    assert.is_true(ok)
+    assert.same({ operation_id = "updateUser", template = "/users/{userId}", path = { userId = 7 } }, m)
+    local bad, err = pcall(qjson.openapi, "openapi: 3.0.3\npaths:\n  /a: {get: .inf}\n")
+    assert.is_false(bad)
+    assert.matches("invalid OpenAPI spec at /paths/~1a/get: .inf is not a JSON number at line 3 column 13", err, 1,
+      true)
+    assert.same({ nil, "qjson: invalid OpenAPI spec at /a: the spec is not YAML: while parsing a node, did not find"
+      .. " expected node content at line 1 column 4" }, { safe.openapi("a: ]") })
+  end)
+
   it("raises on bad arguments", function()
     local function fails(pattern, f, ...)
       local ok, err = pcall(f, ...)
@@ -323,8 +345,8 @@ describe("qjson.openapi on PUC Lua", function()
       assert.matches(pattern, err, 1, true)
     end
     -- (LuaJIT takes views too.)
-    fails(rawget(_G, "jit") and "spec as JSON string, table or view expected, got nil"
-      or "spec as JSON string or table expected, got nil", qjson.openapi)
+    fails(rawget(_G, "jit") and "spec as JSON or YAML string, table or view expected, got nil"
+      or "spec as JSON or YAML string or table expected, got nil", qjson.openapi)
     fails("options table expected, got number", qjson.openapi, USERS, 1)
     fails("unknown option 'max_error'", qjson.openapi, USERS, { max_error = 1 })
     fails("max_errors: positive integer expected, got 0", qjson.openapi, USERS, { max_errors = 0 })

@@ -105,7 +105,7 @@ function M.compile(spec, opts)
   if t == "table" then
     spec = encode(spec)
   elseif t ~= "string" then
-    arg_error(1, "openapi", "spec as JSON string, table or view expected, got " .. t, 2)
+    arg_error(1, "openapi", "spec as JSON or YAML string, table or view expected, got " .. t, 2)
   end
   local max_errors, formats = pack(opts)
   -- A box of its own: allocating the ref may run a finalizer (which may

@@ -1009,3 +1009,97 @@ fn many_literal_siblings_and_query_names_around_the_declared_one() {
     let e = one_error(get(&api, "/q", "limit=1&z=0&limit=2"));
     assert_eq!(e.message, "limit is given 2 times; it takes one value");
 }
+
+// --- Specs written in YAML ----------------------------------------------
+
+/// users_spec() as YAML, as people write it: comments, a block scalar,
+/// flow collections, an anchor and its alias, unquoted numbers and keys.
+#[cfg(feature = "yaml")]
+const USERS_YAML: &str = r#"
+# The founding scenario's spec.
+openapi: 3.0.3
+info: {title: users, version: "1"}
+paths:
+  /users/{userId}:
+    post:
+      operationId: updateUser
+      description: |
+        Updates a user.
+      parameters:
+        - name: userId
+          in: path
+          required: true
+          schema: {type: integer, minimum: 1}
+        - name: limit
+          in: query
+          schema: {type: integer, minimum: 1, maximum: 100}
+        - name: X-Request-Id
+          in: header
+          required: true
+          schema: &string {type: string}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/User'}
+components:
+  schemas:
+    User:
+      type: object
+      required: [name, age]
+      properties:
+        name: {type: string, minLength: 1}
+        age: {type: integer, minimum: 0}
+        score: {type: number}
+        active: {type: boolean}
+        tags: {type: array, items: *string}
+        address:
+          type: object
+          properties: {city: *string, zip: *string}
+          required: [city]
+        meta: {type: object, additionalProperties: *string}
+        role: {type: string, enum: [admin, user, guest]}
+        email: {type: string, pattern: '^[^@]+@[^@]+$'}
+        nickname: {type: string, nullable: true}
+"#;
+
+#[cfg(feature = "yaml")]
+#[test]
+fn a_yaml_spec_validates_as_its_json_twin() {
+    let yaml = Api::compile(USERS_YAML.as_bytes(), &ApiOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let json = api(users_spec());
+    // (path, query, X-Request-Id, body, content type)
+    type Case = (&'static str, &'static str, Option<&'static [u8]>, &'static str, &'static str);
+    let requests: [Case; 7] = [
+        ("/users/42", "limit=10", Some(b"r"), BODY, "application/json"),
+        ("/users/0", "limit=10", Some(b"r"), BODY, "application/json"),
+        ("/users/42", "limit=1000", Some(b"r"), BODY, "application/json"),
+        ("/users/42", "limit=10", None, BODY, "application/json"),
+        ("/users/42", "limit=10", Some(b"r"), r#"{"name":"","age":-1,"tags":[1],"role":"root"}"#, "application/json"),
+        ("/users/42", "limit=10", Some(b"r"), BODY, "text/plain"),
+        ("/nobody", "", None, "{}", "application/json"),
+    ];
+    for (path, query, id, body, ct) in requests {
+        let a = post_user(&yaml, path, query, id, Some(body), ct);
+        let b = post_user(&json, path, query, id, Some(body), ct);
+        assert_eq!(a, b, "{path}?{query} {body}");
+    }
+}
+
+#[cfg(feature = "yaml")]
+#[test]
+fn a_yaml_spec_error_is_located_as_in_json() {
+    let bad = USERS_YAML.replace("pattern: '^[^@]+@[^@]+$'", "pattern: '('");
+    let e = Api::compile(bad.as_bytes(), &ApiOptions::default()).map(|_| ()).unwrap_err();
+    assert_eq!(e.location, "/components/schemas/User/properties/email/pattern", "{e}");
+    // Reading errors carry the line and column, and where in the spec.
+    let e =
+        Api::compile(b"openapi: 3.0.3\npaths:\n  /a: {get: .inf}\n", &ApiOptions::default()).map(|_| ()).unwrap_err();
+    assert_eq!(
+        (e.location.as_str(), e.message.as_str()),
+        ("/paths/~1a/get", ".inf is not a JSON number at line 3 column 13")
+    );
+    // A text not starting with `{` is YAML.
+    let e = Api::compile(b"[1]", &ApiOptions::default()).map(|_| ()).unwrap_err();
+    assert_eq!(e.location, "/openapi", "{e}");
+}

@@ -103,7 +103,7 @@ unsafe fn compile(l: State, safe: bool) -> Ret {
     unsafe {
         sys::lua_settop(l, 2);
         let c = config::of(l);
-        let text = json_text(l, 1, 1, 2, c, "spec")?;
+        let text = json_text(l, 1, 1, 2, c, "spec as JSON or YAML")?;
         let opts = options(l, 2);
         // The userdata first (an allocation that may raise), then the
         // compiled api, which owns memory.

@@ -24,7 +24,8 @@ const SAFE_VALIDATOR: &CStr = c"qjson.safe_schema";
 const REPORT: &CStr = c"qjson.schema_report";
 
 /// The JSON text at `arg` (a string, or a boolean or table encoded with
-/// `c`, its text pushed) for argument `n`; `what` names it in the error.
+/// `c`, its text pushed) for argument `n`; `what` names it and the
+/// languages it may be in (`"spec as JSON or YAML"`) in the error.
 pub unsafe fn json_text<'a>(
     l: State,
     arg: c_int,
@@ -44,7 +45,7 @@ pub unsafe fn json_text<'a>(
                 Ok(lua::string_at(l, -1).unwrap_or_default())
             }
             _ => {
-                let m = msg!("{what} as JSON string or table expected, got {}", lua::type_name(l, arg));
+                let m = msg!("{what} string or table expected, got {}", lua::type_name(l, arg));
                 lua::arg_error(l, n, &m)
             }
         }
@@ -80,7 +81,7 @@ unsafe fn remotes_text<'a>(l: State, arg: c_int, spare: c_int, c: &Config) -> Re
             if lua::string_at(l, value).is_some() {
                 sys::lua_pushvalue(l, value);
             } else {
-                json_text(l, value, 2, spare, c, "remote document")?;
+                json_text(l, value, 2, spare, c, "remote document as JSON")?;
             }
             sys::lua_concat(l, sys::lua_gettop(l) - member + 1);
             // Below the key and value, for lua_next.
@@ -183,7 +184,7 @@ unsafe fn compile(l: State, safe: bool) -> Ret {
     unsafe {
         sys::lua_settop(l, 2);
         let c = config::of(l);
-        let text = json_text(l, 1, 1, 2, c, "schema")?;
+        let text = json_text(l, 1, 1, 2, c, "schema as JSON")?;
         let (opts, remotes) = options(l, 2, 2, c)?;
         // The userdata first (an allocation that may raise), then the
         // compiled schema, which owns memory.

@@ -19,6 +19,8 @@ mod schemas;
 mod shape;
 mod spec;
 mod validate;
+#[cfg(feature = "yaml")]
+mod yaml;
 
 use std::sync::Arc;
 
@@ -26,6 +28,8 @@ pub use errors::{BodyPosition, RequestError, SpecError, Where};
 pub use pointer::OPENAPI_MAX_REF_CHAIN;
 pub use problem::{problem_json, problem_title, ProblemItem};
 pub use schemas::OPENAPI_MAX_SCHEMA_OBJECTS;
+#[cfg(feature = "yaml")]
+pub use yaml::{OPENAPI_MAX_YAML_COPIED, OPENAPI_MAX_YAML_DEPTH};
 
 /// Default cap on the errors `validate_request` returns.
 pub const OPENAPI_DEFAULT_MAX_ERRORS: usize = 100;
@@ -132,7 +136,8 @@ struct Operation {
 }
 
 impl Api {
-    /// Compiles a spec given as JSON text.
+    /// Compiles a spec given as JSON or YAML text (YAML when its first
+    /// byte other than white space is not `{`, with the `yaml` feature).
     pub fn compile(spec: &[u8], opts: &ApiOptions) -> Result<Api, SpecError> {
         let mut opts = *opts;
         if opts.max_errors == 0 {

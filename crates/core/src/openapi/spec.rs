@@ -1,4 +1,4 @@
-//! Compiling a spec (JSON text) into an `Api`: the version and its schema
+//! Compiling a spec (JSON or YAML text) into an `Api`: the version and its schema
 //! dialect, the servers' base paths, and every operation of `paths` with
 //! its parameters (path-level and operation-level merged) and request
 //! body, each schema compiled. Any problem is an error located in the
@@ -19,9 +19,7 @@ use super::{Api, ApiOptions, Operation, PathItem};
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 pub(crate) fn compile(text: &[u8], opts: &ApiOptions) -> Result<Api, SpecError> {
-    // serde_json refuses nesting deeper than 128: a spec is bounded there.
-    let spec: Value =
-        serde_json::from_slice(text).map_err(|e| SpecError::new("", format!("the spec is not JSON: {e}")))?;
+    let spec = read(text)?;
     let dialect = dialect(&spec)?;
     let mut schemas = SchemaCompiler::new(&spec, dialect, opts.formats);
     let bases = bases(&spec)?;
@@ -39,6 +37,17 @@ pub(crate) fn compile(text: &[u8], opts: &ApiOptions) -> Result<Api, SpecError> 
         paths.push(item);
     }
     Ok(Api { router: router.finish(), paths, bases, opts: *opts })
+}
+
+/// The spec's text as a value: JSON, or YAML when it does not start with
+/// `{` (and the `yaml` feature is built).
+fn read(text: &[u8]) -> Result<Value, SpecError> {
+    #[cfg(feature = "yaml")]
+    if super::yaml::is_yaml(text) {
+        return super::yaml::read(text);
+    }
+    // serde_json refuses nesting deeper than 128: a spec is bounded there.
+    serde_json::from_slice(text).map_err(|e| SpecError::new("", format!("the spec is not JSON: {e}")))
 }
 
 fn dialect(spec: &Value) -> Result<Dialect, SpecError> {
