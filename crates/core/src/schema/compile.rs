@@ -8,6 +8,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Draft, Retrieve, Uri};
 use serde_json::Value;
 
+use super::accept::{self, Accept};
 use super::bounds::{self, COMPILE_STACK_PER_SUBSCHEMA};
 use super::node::TapeJson;
 use super::{equal, numeric, pattern, uneval_cost, SchemaError};
@@ -120,11 +121,13 @@ impl Retrieve for Supplied {
     }
 }
 
-/// A compiled schema and how many subschemas it may apply in a row to one
-/// instance value (its objects and its supplied documents' objects).
+/// A compiled schema, how many subschemas it may apply in a row to one
+/// instance value (its objects and its supplied documents' objects), and
+/// its acceptance test when it has one.
 pub(crate) struct Compiled {
     pub(crate) validator: jsonschema::Validator<TapeJson>,
     pub(crate) subschemas: usize,
+    pub(crate) accept: Option<Accept>,
 }
 
 /// Compiles `schema` with `remotes` (URI → document) available to `$ref`.
@@ -197,7 +200,10 @@ pub(crate) fn compile(
     // such a schema is refused like any other that does not compile.
     let need = subschemas.saturating_mul(COMPILE_STACK_PER_SUBSCHEMA) + bounds::COMPILE_STACK;
     match bounds::on_stack(need, || crate::panic::catch(|| builder.build(&schema))) {
-        Ok(Ok(Ok(validator))) => Ok(Compiled { validator, subschemas }),
+        Ok(Ok(Ok(validator))) => {
+            let cx = accept::Context { formats: opts.formats != 0, draft4: draft_of_root == Draft::Draft4, limits };
+            Ok(Compiled { validator, subschemas, accept: Accept::compile(&schema, &cx) })
+        }
         Ok(Ok(Err(e))) => Err(compile_error(&e)),
         Ok(Err(why)) => {
             Err(SchemaError::new(format!("the jsonschema crate cannot compile this schema ({why})"), String::new()))

@@ -1,12 +1,15 @@
 //! JSON Schema validation of a parsed document, in place: the `jsonschema`
 //! crate compiles the schema and walks qjson's tape through its instance
 //! traits (`node`), so validation builds no value tree (see docs/design.md
-//! for the measurements behind this choice).
+//! for the measurements behind this choice). A schema in a plain subset
+//! of keywords also has an acceptance test of qjson's own (`accept`),
+//! tried first: what it accepts is valid without the crate.
 //!
 //! Data flow: schema text → `compile` (options, draft, supplied documents,
 //! OpenAPI dialect) → [`Schema`]; document + node → [`Schema::validate`] →
 //! [`Failure`]s located in the instance (`report`).
 
+mod accept;
 mod bounds;
 mod compile;
 mod equal;
@@ -60,6 +63,8 @@ pub struct Schema {
     opts: SchemaOptions,
     /// Subschemas the crate may apply in a row to one instance value.
     subschemas: usize,
+    /// The acceptance test of a schema in its subset, tried first.
+    accept: Option<accept::Accept>,
 }
 
 impl Schema {
@@ -77,16 +82,16 @@ impl Schema {
                 _ => return Err(SchemaError::new("remote documents must be a JSON object".into(), String::new())),
             },
         };
-        let compile::Compiled { validator, subschemas } = compile::compile(schema, remotes, opts)?;
-        Ok(Schema { validator, opts: *opts, subschemas })
+        let compile::Compiled { validator, subschemas, accept } = compile::compile(schema, remotes, opts)?;
+        Ok(Schema { validator, opts: *opts, subschemas, accept })
     }
 
     /// Compiles a schema already read as a value (the OpenAPI compiler
     /// builds each schema's root from the spec it has read once).
     #[cfg(feature = "openapi")]
     pub(crate) fn compile_value(schema: Value, opts: &SchemaOptions) -> Result<Schema, SchemaError> {
-        let compile::Compiled { validator, subschemas } = compile::compile(schema, HashMap::new(), opts)?;
-        Ok(Schema { validator, opts: *opts, subschemas })
+        let compile::Compiled { validator, subschemas, accept } = compile::compile(schema, HashMap::new(), opts)?;
+        Ok(Schema { validator, opts: *opts, subschemas, accept })
     }
 
     pub fn options(&self) -> &SchemaOptions {

@@ -129,6 +129,11 @@ impl<'a> TapeNode<'a> {
         repeated
     }
 
+    /// Whether some key of this object repeats.
+    pub(crate) fn keys_repeat(&self) -> bool {
+        self.repeated_keys().is_some()
+    }
+
     pub(crate) fn at(&self, slot: u32) -> TapeNode<'a> {
         TapeNode { at: slot, ..*self }
     }

@@ -39,6 +39,13 @@ impl Limits {
     pub(crate) fn linear(&self) -> PatternOptions<jsonschema::Regex> {
         PatternOptions::regex().size_limit(self.size_limit).dfa_size_limit(self.size_limit)
     }
+
+    /// `translated` (an ECMA-262 pattern in the `regex` crate's syntax) as
+    /// the crate's `regex` engine compiles it under these limits; `None`
+    /// when it needs backtracking or is too big.
+    pub(crate) fn regex(&self, translated: &str) -> Option<regex::Regex> {
+        regex::RegexBuilder::new(translated).size_limit(self.size_limit).dfa_size_limit(self.size_limit).build().ok()
+    }
 }
 
 enum Matcher {
@@ -64,12 +71,7 @@ pub(crate) fn keyword(limits: Limits, value: &Value, location: Location) -> supe
     let Ok(translated) = jsonschema_regex::to_rust_regex(pattern) else {
         return invalid(format!("{pattern:?} is not an ECMA-262 regular expression"));
     };
-    let linear = regex::RegexBuilder::new(&translated)
-        .size_limit(limits.size_limit)
-        .dfa_size_limit(limits.size_limit)
-        .build()
-        .is_ok();
-    let matcher = if linear {
+    let matcher = if limits.regex(&translated).is_some() {
         let alone = jsonschema::options_for::<TapeJson>()
             .with_draft(Draft::Draft202012)
             .with_pattern_options(limits.linear())

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use jsonschema::json::{Array, Json, Node, Object};
 
-use super::bounds::{self, Abort, Limits};
+use super::bounds::{self, Abort, Bounds, Limits};
 use super::node::{TapeJson, TapeNode, Walk};
 use super::Schema;
 use crate::error::{Error, ErrorKind};
@@ -73,8 +73,22 @@ fn walk<R>(
     }
 }
 
+/// Whether the schema's acceptance test (`accept`) passes `at`: valid
+/// without running the crate.
+pub(super) fn accepted(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> bool {
+    let Some(accept) = &schema.accept else { return false };
+    let walk = Walk::new(input, tape, Bounds::unbounded());
+    let root = TapeNode::new(&walk, at);
+    depth_over(root, schema.opts.max_depth()).is_none() && accept.accepts(root)
+}
+
 /// Whether `at` is valid (a run stopped by a bound is not).
 pub(crate) fn is_valid(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> bool {
+    accepted(schema, input, tape, at) || crate_is_valid(schema, input, tape, at)
+}
+
+/// As [`is_valid`], by the crate alone.
+pub(super) fn crate_is_valid(schema: &Schema, input: &[u8], tape: &[u32], at: u32) -> bool {
     walk(input, tape, at, &limits(schema, input, tape, at, None), |root| {
         depth_over(root, schema.opts.max_depth()).is_none() && schema.validator.is_valid(root)
     })
@@ -94,6 +108,9 @@ fn depth_over(root: TapeNode<'_>, max: usize) -> Option<usize> {
 
 /// The errors of `at` (at most `max_errors`, and at most `cap`).
 pub(crate) fn failures(schema: &Schema, input: &[u8], tape: &[u32], at: u32, cap: usize) -> Vec<Failure> {
+    if accepted(schema, input, tape, at) {
+        return Vec::new();
+    }
     let opts = &schema.opts;
     let v = &schema.validator;
     if cap.min(opts.max_errors()) == 1 {
