@@ -50,7 +50,6 @@ pub(crate) fn to_f64_checked(s: &[u8]) -> Option<(f64, usize)> {
 /// (exact in an `i64`), `Some(None)` for a longer one, `None` for a
 /// number with a fraction or an exponent.
 #[inline(always)]
-#[allow(clippy::option_option)]
 pub(crate) fn to_number_checked(s: &[u8]) -> Option<(f64, usize, Option<Option<i64>>)> {
     let (v, end, plain, integer) = read(s);
     (plain && s.get(end).is_none_or(|&c| is_delimiter(c))).then_some((v, end, integer))
@@ -62,7 +61,6 @@ pub(crate) fn to_number_checked(s: &[u8]) -> Option<(f64, usize, Option<Option<i
 /// an integer literal, its value when it has at most 18 digits (see
 /// [`to_number_checked`]).
 #[inline(always)]
-#[allow(clippy::option_option)]
 fn read(s: &[u8]) -> (f64, usize, bool, Option<Option<i64>>) {
     let negative = s.first() == Some(&b'-');
     let mut i = negative as usize;
