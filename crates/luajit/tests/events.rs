@@ -191,6 +191,15 @@ fn check_direct(bytes: &[u8], opts: &Options, stream: &mut Walker, keys: &mut Ke
     direct.is_some()
 }
 
+/// A walker as PUC Lua 5.3 and 5.4 set theirs: integer literals as
+/// integers, no shape ids.
+fn puc_walker() -> Walker {
+    let mut w = Walker::default();
+    w.set_integers(true);
+    w.set_shapes(false);
+    w
+}
+
 /// Options the direct walk applies under: the default, and the drop-in's.
 fn direct_options() -> [Options; 2] {
     [Options::default(), Options { cjson_integers: 1, ..Options::default() }]
@@ -216,9 +225,11 @@ proptest! {
         byte in any::<u8>(),
     ) {
         let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
+        let mut puc = puc_walker();
         for text in [serde_json::to_string(&v).unwrap(), serde_json::to_string_pretty(&v).unwrap()] {
             let bytes = text.as_bytes();
             for opts in direct_options() {
+                check_direct(bytes, &opts, &mut puc, &mut keys);
                 prop_assert!(check_direct(bytes, &opts, &mut stream, &mut keys), "not taken: {}", common::show(bytes));
                 let cut = at.index(bytes.len() + 1);
                 check_direct(&bytes[..cut], &opts, &mut stream, &mut keys);
@@ -521,6 +532,59 @@ fn keys_predicted_from_the_previous_key() {
         for doc in &docs {
             check(doc.as_bytes(), &mut stream, &mut keys);
         }
+    }
+}
+
+/// The direct walk predicts an object's first key from the key the
+/// object stands under (directly or in arrays): objects under different
+/// keys with different first keys, under one key with differing ones,
+/// under no key, with keys the cache does not take; each text read as the
+/// tape walk reads it and as serde_json does, twice through one cache.
+#[test]
+fn first_keys_predicted_from_the_key_above() {
+    common::print_test_panics();
+    let docs = [
+        r#"{"a":{"x":1,"y":2},"b":{"y":1},"c":[{"x":1},{"z":{"x":2}},[{"y":3}]],"a":{"y":4,"x":5}}"#,
+        r#"[{"a":{"x":1}},{"b":{"x":2}},{"a":{"w1":1,"x":1}},{"a":{}},{"x":{"a":{"x":3}}}]"#,
+        r#"{"k":[[{"p":1}],[{"q":2}]],"l":{"p":{"p":{"p":1}}},"":{"":{"q":[]}}}"#,
+    ];
+    for mut stream in [Walker::default(), puc_walker()] {
+        let mut keys = KeyCache::default();
+        for _ in 0..2 {
+            for doc in docs {
+                for opts in direct_options() {
+                    assert!(check_direct(doc.as_bytes(), &opts, &mut stream, &mut keys), "not taken: {doc}");
+                }
+            }
+        }
+    }
+    let (mut stream, mut keys) = (Walker::default(), KeyCache::default());
+    for doc in docs.iter().chain(&docs) {
+        let events = stream.events_direct(doc.as_bytes(), &Options::default(), &mut keys).expect("taken");
+        assert_eq!(value_of(events), as_doubles(&serde_json::from_str(doc).unwrap()), "{doc}");
+    }
+}
+
+/// Integer literals read in the direct walk's one pass as the tape walk
+/// reads them again: up to 18 digits from the pass, longer ones, past the
+/// int64 range (saturating with the drop-in's option), `-0`, fractions and
+/// exponents.
+#[test]
+fn direct_walk_integers() {
+    common::print_test_panics();
+    let text = "[0,-0,7,-7,123456789012345678,-123456789012345678,1234567890123456789,-9223372036854775808,\
+        9223372036854775807,9223372036854775808,-9223372036854775809,123456789012345678901234,0.5,-0.0,1e2,\
+        1E+2,10e-1,100000000000000000000.0]";
+    let (mut stream, mut keys) = (puc_walker(), KeyCache::default());
+    for opts in direct_options() {
+        assert!(check_direct(text.as_bytes(), &opts, &mut stream, &mut keys));
+        let events = stream.events_direct(text.as_bytes(), &opts, &mut keys).expect("taken");
+        let ints: Vec<Option<i64>> = events[1..].iter().map(|e| e.integer()).collect();
+        assert_eq!(ints[..5], [Some(0), Some(0), Some(7), Some(-7), Some(123456789012345678)]);
+        assert_eq!(ints[6..9], [Some(1234567890123456789), Some(i64::MIN), Some(i64::MAX)]);
+        let saturated = opts.cjson_integers != 0;
+        assert_eq!(ints[9..12], if saturated { [Some(i64::MAX), Some(i64::MIN), Some(i64::MAX)] } else { [None; 3] });
+        assert!(ints[12..].iter().all(Option::is_none), "{ints:?}");
     }
 }
 

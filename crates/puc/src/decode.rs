@@ -122,6 +122,7 @@ pub unsafe fn decode(l: State, arg: c_int, spare: Spare, build: Build) -> Result
             let d = &mut *d;
             d.keys.renew_if_full();
             d.walker.set_integers(lua::HAS_INTEGERS);
+            d.walker.set_shapes(false);
             let Decoder { walker, keys, .. } = d;
             if let Some(events) = walker.events_direct(input, &build.opts, keys) {
                 return Ok((events.as_ptr(), events.len()));
@@ -147,6 +148,7 @@ pub unsafe fn from_document(l: State, ud: c_int, node: qjson_core::Node, build: 
         let dec = sys::lua_gettop(l);
         (*d).keys.renew_if_full();
         (*d).walker.set_integers(lua::HAS_INTEGERS);
+        (*d).walker.set_shapes(false);
         let Decoder { walker, keys, .. } = &mut *d;
         let walked = crate::doc::events_of(l, ud, node, walker, keys);
         finish(l, d, dec, Spare::Registry, walked, build)

@@ -18,7 +18,9 @@ pub struct KeyCache {
     /// `after[id]`: the id of the key that last followed key `id` in an
     /// object (`after[0]`: the last first key), 0 for none. Objects of one
     /// shape repeat their keys in order, so this is usually the next key,
-    /// found without hashing or even measuring it.
+    /// found without hashing or even measuring it. From `MAX_KEYS + 1` on,
+    /// the first keys of objects by the key they stand under (see
+    /// `first_under`).
     after: Box<[u32]>,
     /// Lookups that found the cache full since it last renewed.
     misses: u32,
@@ -133,7 +135,7 @@ impl Default for KeyCache {
             bytes: Vec::with_capacity(MAX_KEYS * (MAX_KEY_LEN + 1)),
             count: 0,
             known: vec![Slot::default(); MAX_KEYS + 1].into_boxed_slice(),
-            after: vec![0; MAX_KEYS + 1].into_boxed_slice(),
+            after: vec![0; 2 * (MAX_KEYS + 1)].into_boxed_slice(),
             misses: 0,
             generation: 0,
             shapes: Shapes::default(),
@@ -229,7 +231,8 @@ impl KeyCache {
         }
     }
 
-    /// The key predicted to follow key `last` (0: an object's first key)
+    /// The key predicted to follow key `last` (0 or a `first_under`: an
+    /// object's first key)
     /// when the string body starting at `input[start]` is that key: its
     /// bytes then a closing quote (a cached key holds no backslash, so
     /// that quote ends the body). Its id and stored bytes, as `id` gives.
@@ -263,6 +266,16 @@ impl KeyCache {
             }
         }
         Some((id, slot.stored))
+    }
+
+    /// What stands for "no key yet" in `next` and `follows` for an object
+    /// that is the value of key `parent` (an id, 0 for none), directly or
+    /// as an element of arrays: objects under one key tend to have one
+    /// shape, while the objects of a document's other keys have others, so
+    /// their first keys are predicted apart.
+    #[inline(always)]
+    pub fn first_under(parent: u32) -> u32 {
+        MAX_KEYS as u32 + 1 + parent
     }
 
     /// The length in bytes of key `id` (a valid id).

@@ -16,10 +16,12 @@
 //! so short keys get an id from a [`KeyCache`]: the builder keeps the
 //! string it made for each id and looks it up instead of making it again.
 //! Objects of one shape repeat their keys in the same order, so the cache
-//! first tries the key that followed the object's previous key last time.
-//! An object whose keys all have ids gets a shape id too (its event's
-//! `v.num`): the builder makes an object of a shape it has built before by
-//! copying a table with those keys instead of inserting them one by one.
+//! first tries the key that followed the object's previous key last time
+//! (for its first key, in the direct walk, the first key of the last object
+//! under the same key). An object whose keys all have ids gets a shape id
+//! too (its event's `v.num`), unless the walker is told not to: the
+//! builder makes an object of a shape it has built before by copying a
+//! table with those keys instead of inserting them one by one.
 //!
 //! [`stream`] walks a document into events, [`keys`] holds the key cache
 //! and object shapes.

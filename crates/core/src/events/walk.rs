@@ -24,7 +24,9 @@ pub struct Walker {
     /// The document's `cjson_integers` option, for the strict walks.
     pub(crate) cjson_integers: bool,
     /// Integer literals as exact integers (`set_integers`).
-    integers: bool,
+    pub(crate) integers: bool,
+    /// No object shape ids (`set_shapes`), so no key ids kept for them.
+    pub(crate) no_shapes: bool,
     /// Open containers of the direct walk.
     pub(crate) frames: Vec<crate::onepass::events::Frame>,
 }
@@ -81,6 +83,12 @@ impl Walker {
         self.integers = on;
     }
 
+    /// Whether objects get shape ids (on unless turned off): a builder
+    /// that makes no use of them (PUC Lua's) saves computing them.
+    pub fn set_shapes(&mut self, on: bool) {
+        self.no_shapes = !on;
+    }
+
     /// The events of a finished walk, their strings' final pointers set.
     pub(crate) fn finish(&mut self) -> &[Event] {
         for &i in &self.offsets {
@@ -111,7 +119,7 @@ impl Walker {
     /// ids start at `key_ids[from]`, and forgets those ids.
     #[inline(always)]
     pub(crate) fn set_shape(&mut self, keys: &mut Option<&mut KeyCache>, event: usize, from: usize) {
-        if let Some(cache) = keys {
+        if let Some(cache) = keys.as_mut().filter(|_| !self.no_shapes) {
             self.events[event].v.num = cache.shape(&self.key_ids[from..]) as f64;
         }
         self.key_ids.truncate(from);

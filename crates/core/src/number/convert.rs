@@ -29,7 +29,7 @@ pub(crate) fn to_f64(text: &[u8]) -> f64 {
 /// zero...).
 #[inline]
 pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
-    let (v, end, plain) = read(s);
+    let (v, end, plain, _) = read(s);
     if lenient && !(plain && s.get(end).is_none_or(|&c| is_delimiter(c))) {
         let len = scan_lenient(s).map_or(s.len(), |(len, _)| len);
         return to_f64(&s[..len]);
@@ -42,15 +42,26 @@ pub(crate) fn to_f64_valid(s: &[u8], lenient: bool) -> f64 {
 /// end; else `None`. One pass, as [`to_f64_valid`]'s.
 #[inline(always)]
 pub(crate) fn to_f64_checked(s: &[u8]) -> Option<(f64, usize)> {
-    let (v, end, plain) = read(s);
-    (plain && s.get(end).is_none_or(|&c| is_delimiter(c))).then_some((v, end))
+    to_number_checked(s).map(|(v, end, _)| (v, end))
+}
+
+/// What [`to_f64_checked`] gives, and the same pass's reading as an
+/// integer: `Some(Some(i))` for an integer literal of up to 18 digits
+/// (exact in an `i64`), `Some(None)` for a longer one, `None` for a
+/// number with a fraction or an exponent.
+#[inline(always)]
+pub(crate) fn to_number_checked(s: &[u8]) -> Option<(f64, usize, Option<Option<i64>>)> {
+    let (v, end, plain, integer) = read(s);
+    (plain && s.get(end).is_none_or(|&c| is_delimiter(c))).then_some((v, end, integer))
 }
 
 /// The one pass of [`to_f64_valid`]: the value read as JSON's grammar has
 /// it, where the reading stopped, and whether what it read has JSON's
-/// shape (digits where the grammar needs them, no leading zero).
+/// shape (digits where the grammar needs them, no leading zero); and for
+/// an integer literal, its value when it has at most 18 digits (see
+/// [`to_number_checked`]).
 #[inline(always)]
-fn read(s: &[u8]) -> (f64, usize, bool) {
+fn read(s: &[u8]) -> (f64, usize, bool, Option<Option<i64>>) {
     let negative = s.first() == Some(&b'-');
     let mut i = negative as usize;
     let mut mantissa: u64 = 0;
@@ -61,7 +72,11 @@ fn read(s: &[u8]) -> (f64, usize, bool) {
     digits += n;
     // JSON's shape, which a lenient number may lack: digits, no leading zero.
     let mut plain = digits > 0 && !(digits > 1 && s[negative as usize] == b'0');
+    // Up to 18 digits, the mantissa is the literal's exact value.
+    let mut integer =
+        Some((digits <= 18).then(|| if negative { (mantissa as i64).wrapping_neg() } else { mantissa as i64 }));
     if s.get(i) == Some(&b'.') {
+        integer = None;
         i += 1;
         let (end, n) = read_digits(s, i, &mut mantissa);
         i = end;
@@ -70,6 +85,7 @@ fn read(s: &[u8]) -> (f64, usize, bool) {
         plain &= n > 0;
     }
     if matches!(s.get(i), Some(b'e' | b'E')) {
+        integer = None;
         i += 1;
         let negative_exp = s.get(i) == Some(&b'-');
         if matches!(s.get(i), Some(b'+' | b'-')) {
@@ -92,18 +108,18 @@ fn read(s: &[u8]) -> (f64, usize, bool) {
         if mantissa <= 1 << 53 && (-22..=22).contains(&exp10) {
             let m = mantissa as f64;
             let v = if exp10 < 0 { m / POW10[-exp10 as usize] } else { m * POW10[exp10 as usize] };
-            return (if negative { -v } else { v }, i, plain);
+            return (if negative { -v } else { v }, i, plain, integer);
         }
         // The digits are exact: Eisel-Lemire from them, without parsing
         // the text again (None only near a halfway point).
         if let Some(v) = super::lemire::to_f64(negative, mantissa, exp10) {
-            return (v, i, plain);
+            return (v, i, plain, integer);
         }
     }
     // SAFETY: the reading above passed only ASCII digits, signs, '.' and
     // 'e'/'E'.
     let v = unsafe { std::str::from_utf8_unchecked(&s[..i]) }.parse().unwrap_or(f64::NAN);
-    (v, i, plain)
+    (v, i, plain, integer)
 }
 
 /// An integer literal (a sign, then nothing but digits up to the next

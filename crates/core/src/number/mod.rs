@@ -13,7 +13,8 @@ mod lenient;
 mod tests;
 
 pub(crate) use convert::{
-    fits_ijson, integer_prefix, strtoll_f64, to_f64, to_f64_checked, to_f64_valid, to_i64, to_u64, MAX_SAFE_INTEGER,
+    fits_ijson, integer_prefix, strtoll_f64, to_f64, to_f64_checked, to_f64_valid, to_i64, to_number_checked, to_u64,
+    MAX_SAFE_INTEGER,
 };
 pub(crate) use grammar::{is_plain_atom, scan};
 pub(crate) use lenient::scan_lenient;

@@ -26,7 +26,9 @@ pub(crate) struct Frame {
     /// Its event, and its members so far.
     event: u32,
     count: u32,
-    /// The id of the object's last key from the cache (see `Open`).
+    /// For an object, the id of its last key from the cache (see `Open`),
+    /// at first `KeyCache::first_under` the key it stands under; for an
+    /// array, the key it stands under (its objects' context).
     last_key: u32,
     /// Where its key ids start in `key_ids`.
     ids_from: u32,
@@ -71,7 +73,12 @@ impl Walker {
                         let tag = if object { EventTag::Object } else { EventTag::Array };
                         self.events.push(Event::new(tag, 0, 0.0));
                         let ids_from = self.key_ids.len() as u32;
-                        self.frames.push(Frame { object, flat: true, event, count: 0, last_key: 0, ids_from });
+                        // The key this container stands under: its
+                        // parent object's current key, or what its parent
+                        // array stands under.
+                        let under = self.frames.last().map_or(0, |f| f.last_key);
+                        let last_key = if object { KeyCache::first_under(under) } else { under };
+                        self.frames.push(Frame { object, flat: true, event, count: 0, last_key, ids_from });
                         if object {
                             p = self.member_key(input, p, keys)?;
                         }
@@ -97,8 +104,13 @@ impl Walker {
                 }
                 _ => {
                     let s = &input[p..];
-                    let (v, len) = crate::number::to_f64_checked(s)?;
-                    let e = self.number_event(s, self.as_cjson_reads(s, v));
+                    let (v, len, integer) = crate::number::to_number_checked(s)?;
+                    let e = match integer {
+                        Some(Some(i)) if self.integers => Event::int(i),
+                        Some(_) => self.number_event(s, self.as_cjson_reads(s, v)),
+                        // A fraction or an exponent: a double.
+                        None => Event::new(EventTag::Number, 0, self.as_cjson_reads(s, v)),
+                    };
                     self.events.push(e);
                     p += len;
                 }
@@ -173,7 +185,9 @@ impl Walker {
         if let Some(f) = self.frames.last_mut() {
             f.last_key = last;
         }
-        self.key_ids.push(last);
+        if !self.no_shapes {
+            self.key_ids.push(last);
+        }
         self.events.push(e);
         let p = skip_ws(input, end);
         if input.get(p) != Some(&b':') {
