@@ -484,23 +484,20 @@ fn key_order(a: &SortKey, b: &SortKey) -> std::cmp::Ordering {
 fn string(out: &mut Vec<u8>, s: &[u8], flags: u32) -> Result<(), Msg> {
     let room = s.len() * escape::MAX_EXPANSION + escape::SLACK + 2;
     out.try_reserve(room).map_err(|_| msg!("not enough memory"))?;
-    let start = out.len();
-    out.push(b'"');
     let dst = out.spare_capacity_mut();
-    // SAFETY: `escape` only writes the bytes it reports written, which are
-    // then initialised; u8 has no invalid values.
-    let dst = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), dst.len()) };
-    match escape::escape(s, dst, flags, true) {
+    // SAFETY: the bytes written below are the ones `set_len` then counts
+    // (the quotes and what `escape` reports written); u8 has no invalid
+    // values.
+    let dst = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), room) };
+    dst[0] = b'"';
+    match escape::escape(s, &mut dst[1..room - 1], flags, true) {
         Escaped::Done { written, .. } => {
-            // SAFETY: `written` bytes were initialised above.
-            unsafe { out.set_len(out.len() + written) };
-            out.push(b'"');
+            dst[written + 1] = b'"';
+            // SAFETY: `written + 2` bytes were initialised above.
+            unsafe { out.set_len(out.len() + written + 2) };
             Ok(())
         }
-        Escaped::InvalidUtf8(at) => {
-            out.truncate(start);
-            Err(msg!("Cannot serialise string: invalid UTF-8 at byte {at}"))
-        }
+        Escaped::InvalidUtf8(at) => Err(msg!("Cannot serialise string: invalid UTF-8 at byte {at}")),
     }
 }
 

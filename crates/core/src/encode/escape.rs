@@ -5,6 +5,8 @@
 //! 0x7f become `\u00XX` (lowercase hex), and every other byte is copied as
 //! it is, valid UTF-8 or not.
 
+use crate::arch::strings;
+
 /// Escape `/` as `\/` (lua-cjson's default).
 pub const ESCAPE_SLASH: u32 = 1;
 /// Write every character above U+007F as `\uXXXX` (a surrogate pair above
@@ -140,8 +142,79 @@ fn decode(src: &[u8], i: usize) -> Result<Option<(u32, usize)>, ()> {
 /// Escapes `src` into `dst`, which must hold `MAX_EXPANSION * src.len() +
 /// SLACK` bytes. `last` says no input follows (a chunked caller passes
 /// false for all but the final chunk).
+#[inline]
 pub fn escape(src: &[u8], dst: &mut [u8], flags: u32, last: bool) -> Escaped {
     assert!(dst.len() >= src.len() * MAX_EXPANSION + SLACK);
+    // A short string with nothing to escape (most keys) is copied here,
+    // inlined in the caller, in the modes that copy every other byte.
+    let n = src.len();
+    if n < 16 && flags & !ESCAPE_SLASH == 0 {
+        let finder = strings::Finder::current();
+        let clean = if flags == ESCAPE_SLASH {
+            copy_clean::<true, false, false>(finder, src, 0, dst, 0)
+        } else {
+            copy_clean::<false, false, false>(finder, src, 0, dst, 0)
+        };
+        if clean {
+            return Escaped::Done { written: n, consumed: n };
+        }
+    }
+    escape_any(src, dst, flags, last)
+}
+
+/// Copies `src[i..]`, under 16 bytes, to `dst[w..]` when none of them is a
+/// byte the mode stops at. They are checked as one 16-byte block built in
+/// registers (a padded copy read back as a vector would stall on store
+/// forwarding): from 4 bytes on two overlapping words, under 4 the
+/// first, middle and last byte, repeated.
+#[inline(always)]
+fn copy_clean<const SLASH: bool, const HIGH: bool, const HTML: bool>(
+    finder: strings::Finder,
+    src: &[u8],
+    i: usize,
+    dst: &mut [u8],
+    w: usize,
+) -> bool {
+    let n = src.len();
+    let r = n - i;
+    debug_assert!(r < 16);
+    let clean = |a: u64, b: u64| {
+        let block = ((b as u128) << 64 | a as u128).to_le_bytes();
+        finder.escape_stop::<SLASH, HIGH, HTML>(&block, 0) == 16
+    };
+    if r >= 8 {
+        let a = u64::from_le_bytes(src[i..i + 8].try_into().expect("8 bytes"));
+        let b = u64::from_le_bytes(src[n - 8..n].try_into().expect("8 bytes"));
+        if !clean(a, b) {
+            return false;
+        }
+        dst[w..w + 8].copy_from_slice(&a.to_le_bytes());
+        dst[w + r - 8..w + r].copy_from_slice(&b.to_le_bytes());
+    } else if r >= 4 {
+        let a = u32::from_le_bytes(src[i..i + 4].try_into().expect("4 bytes"));
+        let b = u32::from_le_bytes(src[n - 4..n].try_into().expect("4 bytes"));
+        let ab = a as u64 | (b as u64) << 32;
+        if !clean(ab, ab) {
+            return false;
+        }
+        dst[w..w + 4].copy_from_slice(&a.to_le_bytes());
+        dst[w + r - 4..w + r].copy_from_slice(&b.to_le_bytes());
+    } else if r > 0 {
+        let (x, y, z) = (src[i], src[i + r / 2], src[n - 1]);
+        let xyz = u64::from_le_bytes([x, y, z, x, x, x, x, x]);
+        if !clean(xyz, xyz) {
+            return false;
+        }
+        dst[w] = x;
+        dst[w + r / 2] = y;
+        dst[w + r - 1] = z;
+    }
+    true
+}
+
+/// [`escape`] past its short path: one instance of the escaping loop per
+/// set of flags.
+fn escape_any(src: &[u8], dst: &mut [u8], flags: u32, last: bool) -> Escaped {
     // One instance of the loop per set of stop bytes, so the scan tests
     // no flags.
     let slash = flags & ESCAPE_SLASH != 0;
@@ -171,7 +244,7 @@ fn escape_with<const SLASH: bool, const HIGH: bool, const HTML: bool>(
     last: bool,
 ) -> Escaped {
     let t = &TABLES[(flags & 15) as usize];
-    let finder = crate::arch::strings::Finder::current();
+    let finder = strings::Finder::current();
     let (mut i, mut w) = (0usize, 0usize);
     let n = src.len();
     loop {
@@ -190,9 +263,12 @@ fn escape_with<const SLASH: bool, const HIGH: bool, const HTML: bool>(
             i += k;
             w += k;
         } else {
-            // The last bytes (under 16) one at a time against the table:
-            // a padded copy read back as a vector stalls on store
-            // forwarding, and most strings (keys) are this short.
+            // The last bytes (under 16), most often all of a key.
+            if copy_clean::<SLASH, HIGH, HTML>(finder, src, i, dst, w) {
+                (i, w) = (n, w + n - i);
+                break;
+            }
+            // Else one at a time against the table.
             while i < n && t[src[i] as usize] == 0 {
                 dst[w] = src[i];
                 i += 1;
@@ -395,6 +471,24 @@ mod tests {
                 }
                 for flags in 0..16 {
                     assert_eq!(esc(s.as_bytes(), flags).unwrap(), reference(&s, flags), "{s:?} {flags}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_stop_byte_anywhere_in_a_short_string() {
+        // The short path and the tail check their bytes as words (two
+        // overlapping, or first, middle and last): a stop byte at every
+        // position of every length up to past a vector block, each
+        // stop-byte class in each mode.
+        for len in 1..=40 {
+            for at in 0..len {
+                for stop in ["/", "\"", "\\", "\n", "\u{1}", "\u{7f}", "<", "é"] {
+                    let s: String = (0..len).map(|k| if k == at { stop } else { "a" }).collect();
+                    for flags in 0..16 {
+                        assert_eq!(esc(s.as_bytes(), flags).unwrap(), reference(&s, flags), "{s:?} {flags}");
+                    }
                 }
             }
         }
