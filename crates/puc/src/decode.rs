@@ -31,6 +31,17 @@ pub struct Decoder {
     frames: Vec<Frame>,
 }
 
+impl Decoder {
+    /// A decoder whose walker reads integer literals as this Lua's
+    /// integers and makes no object shape ids (the build uses none).
+    fn new() -> Decoder {
+        let mut d = Decoder::default();
+        d.walker.set_integers(lua::HAS_INTEGERS);
+        d.walker.set_shapes(false);
+        d
+    }
+}
+
 /// An open container of the build.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -99,7 +110,7 @@ unsafe fn take_decoder(l: State, spare: Spare) -> *mut Decoder {
             spare.set(l);
         } else {
             sys::lua_pop(l, 1);
-            lua::new_userdata(l, DECODER, Decoder::default);
+            lua::new_userdata(l, DECODER, Decoder::new);
             sys::lua_createtable(l, 0, 0);
             sys::lua_setuservalue(l, -2);
         }
@@ -121,8 +132,6 @@ pub unsafe fn decode(l: State, arg: c_int, spare: Spare, build: Build) -> Result
         let walked = guarded(|| {
             let d = &mut *d;
             d.keys.renew_if_full();
-            d.walker.set_integers(lua::HAS_INTEGERS);
-            d.walker.set_shapes(false);
             let Decoder { walker, keys, .. } = d;
             if let Some(events) = walker.events_direct(input, &build.opts, keys) {
                 return Ok((events.as_ptr(), events.len()));
@@ -147,8 +156,6 @@ pub unsafe fn from_document(l: State, ud: c_int, node: qjson_core::Node, build: 
         let d = take_decoder(l, Spare::Registry);
         let dec = sys::lua_gettop(l);
         (*d).keys.renew_if_full();
-        (*d).walker.set_integers(lua::HAS_INTEGERS);
-        (*d).walker.set_shapes(false);
         let Decoder { walker, keys, .. } = &mut *d;
         let walked = crate::doc::events_of(l, ud, node, walker, keys);
         finish(l, d, dec, Spare::Registry, walked, build)

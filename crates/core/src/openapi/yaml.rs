@@ -118,6 +118,7 @@ impl Reader {
                 self.put(value, open.anchor)?;
             }
             Event::Alias(id) => {
+                self.key_expected("an alias")?;
                 let (value, weight) =
                     self.anchors.get(&id).ok_or_else(|| "an alias to an unknown anchor".to_string())?;
                 let value = value.clone();
@@ -143,9 +144,9 @@ impl Reader {
         Ok(())
     }
 
-    /// Places a finished value: a member, an item, or the root.
+    /// Places a finished value: a member, an item, or the root (a value
+    /// where a key is expected is refused before it comes here).
     fn put(&mut self, value: Value, anchor: usize) -> Result<(), String> {
-        self.key_expected("an alias")?;
         if anchor != 0 {
             let weight = weight(&value);
             self.copy(weight)?;
@@ -155,7 +156,7 @@ impl Reader {
             None => self.root = Some(value),
             Some(Open { value: Collection::Sequence(items), .. }) => items.push(value),
             Some(Open { value: Collection::Mapping(members, key), .. }) => {
-                let key = key.take().expect("checked by key_expected");
+                let key = key.take().expect("a key comes first");
                 members.insert(key, value);
             }
         }
@@ -229,17 +230,16 @@ fn scalar(text: String, style: TScalarStyle, tag: Option<&Tag>) -> Result<Value,
         | ".NAN" => return Err(format!("{text} is not a JSON number")),
         _ => None,
     };
-    let (value, is) = match literal {
-        Some(literal) => literal,
-        None => match number(&text)? {
-            Some((n, float)) => (Value::Number(n), if float { "float" } else { "int" }),
-            None => (Value::String(text.clone()), "str"),
-        },
+    // (None: a string.)
+    let resolved = match literal {
+        Some(literal) => Some(literal),
+        None => number(&text)?.map(|(n, float)| (Value::Number(n), if float { "float" } else { "int" })),
     };
-    match kind {
-        Some(k) if k != is && !(k == "float" && is == "int") => Err(format!("{text:?} is not a !!{k}")),
-        _ => Ok(value),
+    let is = resolved.as_ref().map_or("str", |r| r.1);
+    if let Some(k) = kind.filter(|&k| k != is && !(k == "float" && is == "int")) {
+        return Err(format!("{text:?} is not a !!{k}"));
     }
+    Ok(resolved.map_or(Value::String(text), |r| r.0))
 }
 
 /// A plain scalar's number by the core schema (decimal, `0o` octal and
