@@ -11,7 +11,10 @@
 -- the same reads; the chat job (bench/jobs.lua's: model, temperature,
 -- every content part's type and text) on a 100 KB chat request whose bulk
 -- is a base64 image. Prints ops/s (best round) and each library's ratio
--- to the baseline.
+-- to the baseline. The decode and encode rows also time "C API floor"
+-- (bench/puc/floor.c, built here with cc): the same tables built, or
+-- walked, through Lua's C API with no JSON at all, the ceiling of any
+-- library's ratio.
 --
 -- On LuaJIT (issue 41's item 6: does the C-API module beat the FFI
 -- binding there?): `luajit bench/puc/run.lua` compares the 5.1 module
@@ -82,6 +85,21 @@ do
     libs[#libs + 1] = { name = "dkjson", m = { decode = dkjson.decode, encode = dkjson.encode } }
   end
 end
+-- The C API's part alone (bench/puc/floor.c): the tables built or walked
+-- with no JSON, the most any library could reach through Lua's C API.
+local floor
+if not luajit then
+  local so = root .. "/target/lua/" .. version .. "/qjson_floor.so"
+  local src = root .. "/bench/puc/floor.c"
+  local ok = os.execute(("[ %s -nt %s ] || cc -O2 -fPIC -shared -I/usr/include/lua%s -o %s %s")
+    :format(so, src, version, so, src))
+  if ok == true or ok == 0 then
+    floor = package.loadlib(so, "luaopen_qjson_floor")()
+    libs[#libs + 1] = { name = "C API floor", m = floor, floor = true }
+  else
+    io.stderr:write("bench/puc: " .. src .. " did not build (cc, Lua " .. version .. "'s headers), floor left out\n")
+  end
+end
 for i = #libs, 1, -1 do
   if not libs[i].m then
     io.stderr:write("bench/puc: " .. libs[i].name .. " not found, left out (tools/lua-cjson.sh " .. version .. ")\n")
@@ -121,7 +139,10 @@ local docs = {
 }
 for _, d in ipairs(docs) do
   local name, text = d[1], d[2]
-  add({ name = "decode-" .. name, text = text, run = function(lib)
+  if floor then
+    floor.record(text, (load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so") or qjson).decode(text))
+  end
+  add({ name = "decode-" .. name, text = text, floor = true, run = function(lib)
     return lib.m.decode(text)
   end })
 end
@@ -129,7 +150,7 @@ for _, d in ipairs(docs) do
   local name, text = d[1], d[2]
   -- (The same table for every library: lua-cjson's decode of the text.)
   local value = (load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so") or qjson).decode(text)
-  add({ name = "encode-" .. name, value = value, run = function(lib)
+  add({ name = "encode-" .. name, value = value, floor = true, run = function(lib)
     return lib.m.encode(value)
   end })
 end
@@ -180,9 +201,12 @@ for _, w in ipairs(workloads) do
     for k = 1, #libs do
       local i = (r % 2 == 1) and k or (#libs - k + 1)
       local lib = libs[i]
-      local ok, v = pcall(measure, function()
-        return w.run(lib)
-      end)
+      local ok, v = false, nil
+      if w.floor or not lib.floor then
+        ok, v = pcall(measure, function()
+          return w.run(lib)
+        end)
+      end
       if ok then
         best[i] = math.max(best[i] or 0, v)
       end
@@ -197,7 +221,9 @@ for _, w in ipairs(workloads) do
   end
   for i, lib in ipairs(libs) do
     local ops = best[i]
-    print(("%-16s %-22s %12s %8s"):format(w.name, lib.name, ops and ("%.0f"):format(ops) or "failed",
-      (ops and base > 0) and ("%.2f"):format(ops / base) or ""))
+    if w.floor or not lib.floor then
+      print(("%-16s %-22s %12s %8s"):format(w.name, lib.name, ops and ("%.0f"):format(ops) or "failed",
+        (ops and base > 0) and ("%.2f"):format(ops / base) or ""))
+    end
   end
 end
