@@ -10,6 +10,7 @@
 #   oom       the failing-allocator host (crates/puc/tests/oom_host.c)
 #             under valgrind: every N, nothing leaked or corrupted
 #   haproxy   Debian's haproxy with qjson (tools/test-haproxy.sh)
+#   bench     bench/puc/run.lua, one short round (the harness and its floor)
 # Builds the modules first (tools/puc.sh, in the release-tests profile
 # unless PUC_PROFILE says otherwise). A missing tool fails the leg
 # (tools/skip.sh) unless QJSON_ALLOW_SKIP=1.
@@ -99,6 +100,12 @@ for v in "${found[@]}"; do
 done
 
 leg "haproxy smoke" tools/test-haproxy.sh
+
+# The benchmark harness (its C API floor checks its tables against the
+# document's): one short round of the small object.
+case " ${found[*]} " in *" 5.4 "*)
+  leg "bench/puc/run.lua smoke, Lua 5.4" lua5.4 bench/puc/run.lua --quick --rounds 1 --only decode-tiny,encode-tiny ;;
+esac
 
 skips
 echo "test-puc: passed on Lua ${found[*]}; each leg's time:"

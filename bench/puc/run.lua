@@ -125,6 +125,24 @@ local function twitter_doc(d)
     + #d:get_str("statuses[99].id_str")
 end
 
+-- Deep equality of decoded values (the floor's check of its own tables).
+local function same(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    return a == b or (a ~= a and b ~= b)
+  end
+  for k, v in pairs(a) do
+    if not same(v, b[k]) then
+      return false
+    end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then
+      return false
+    end
+  end
+  return true
+end
+
 local workloads = {}
 local function add(w)
   if not only or only[w.name] then
@@ -140,7 +158,9 @@ local docs = {
 for _, d in ipairs(docs) do
   local name, text = d[1], d[2]
   if floor then
-    floor.record(text, (load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so") or qjson).decode(text))
+    local value = (load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so") or qjson).decode(text)
+    floor.record(text, value)
+    assert(same(floor.decode(text), value), "bench/puc: the floor's tables differ from the document's")
   end
   add({ name = "decode-" .. name, text = text, floor = true, run = function(lib)
     return lib.m.decode(text)
