@@ -24,8 +24,7 @@
 enum op { OBJ, ARR, STR, INT, NUM, TRUE_, FALSE_, NUL };
 
 /* One recorded value: for OBJ/ARR `n` members follow (an object's as key,
- * value pairs, the key a STR); for STR `s`/`n` point into the text kept
- * alive by the registry. */
+ * value pairs, the key a STR); for STR `s`/`n` are a copy of its bytes. */
 typedef struct {
   enum op op;
   size_t n;
@@ -35,7 +34,7 @@ typedef struct {
 } item;
 
 typedef struct {
-  const char *text; /* the recorded document's string, its identity */
+  const char *text; /* the recorded document's bytes (kept referenced), its identity */
   item *items;
   size_t len, cap;
 } script;
@@ -55,12 +54,16 @@ static item *add(lua_State *L, script *s) {
   return &s->items[s->len++];
 }
 
-/* Strings recorded are kept in a registry table so their bytes stay put. */
+/* Recorded strings are copied out of Lua's heap, so that a recording
+ * leaves no garbage for the collector to traverse in the rows timed. */
 static const char *keep(lua_State *L, int idx, size_t *n) {
-  const char *p = lua_tolstring(L, idx, n);
-  lua_pushvalue(L, idx);
-  luaL_ref(L, LUA_REGISTRYINDEX);
-  return p;
+  size_t len;
+  const char *p = lua_tolstring(L, idx, &len);
+  char *copy = malloc(len ? len : 1);
+  if (!copy) luaL_error(L, "floor: out of memory");
+  memcpy(copy, p, len);
+  if (n) *n = len;
+  return copy;
 }
 
 static void record_value(lua_State *L, script *s, int depth);
@@ -143,7 +146,9 @@ static int record(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   if (nscripts == MAX_SCRIPTS) return luaL_error(L, "floor: too many documents");
   s = &scripts[nscripts];
-  s->text = keep(L, 1, NULL);
+  s->text = lua_tostring(L, 1);
+  lua_pushvalue(L, 1);
+  luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 2);
   record_value(L, s, 0);
   nscripts++;
