@@ -93,7 +93,7 @@ impl Spare {
         // SAFETY: a valid state.
         unsafe {
             match self {
-                Spare::Upvalue(i) => sys::lua_copy(l, idx, sys::lua_upvalueindex(i)),
+                Spare::Upvalue(i) => copy(l, idx, sys::lua_upvalueindex(i)),
                 Spare::Registry => {
                     sys::lua_pushvalue(l, idx);
                     self.set(l);
@@ -110,6 +110,21 @@ impl Spare {
                 Spare::Upvalue(i) => sys::lua_replace(l, sys::lua_upvalueindex(i)),
                 Spare::Registry => sys::lua_rawsetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast()),
             }
+        }
+    }
+}
+
+/// `lua_copy`, which Lua 5.1 lacks: there, a push and a replace (the
+/// stand-in's stack check is not needed: a decode has a free slot).
+#[inline(always)]
+unsafe fn copy(l: State, from: c_int, to: c_int) {
+    // SAFETY: a valid state; valid indices; one free stack slot on 5.1.
+    unsafe {
+        if cfg!(feature = "lua51") {
+            sys::lua_pushvalue(l, from);
+            sys::lua_replace(l, to);
+        } else {
+            sys::lua_copy(l, from, to);
         }
     }
 }
@@ -133,13 +148,12 @@ unsafe fn take_decoder(l: State, spare: Spare) -> *mut Decoder {
     }
 }
 
-/// Decodes the string at stack index `arg` into a value left on the top
-/// of the stack.
-pub unsafe fn decode(l: State, arg: c_int, spare: Spare, build: Build) -> Result<(), Msg> {
-    // SAFETY: a valid state; `arg` holds a string (checked by the caller),
-    // which stays on the stack, so its bytes stay valid.
+/// Decodes `input`, the bytes of a string on the stack, into a value left
+/// on the top of the stack.
+pub unsafe fn decode(l: State, input: &[u8], spare: Spare, build: Build) -> Result<(), Msg> {
+    // SAFETY: a valid state; the string of `input` stays on the stack, so
+    // its bytes stay valid.
     unsafe {
-        let input = lua::string_at(l, arg).unwrap_or_default();
         let d = take_decoder(l, spare);
         let dec = sys::lua_gettop(l);
         // Phase 1: the events, no Lua call. (Its error is the core's small
@@ -213,7 +227,7 @@ unsafe fn finish(l: State, d: *mut Decoder, dec: c_int, spare: Spare, events: *c
         build_tables(l, &mut *d, events, dec + 1, build);
         // [decoder, keys, value]: give the decoder back, leave the value.
         spare.copy_from(l, dec);
-        sys::lua_copy(l, -1, dec);
+        copy(l, -1, dec);
         sys::lua_settop(l, dec);
     }
 }
