@@ -75,15 +75,14 @@ pub enum Spare {
 static REGISTRY_SPARE: u8 = 0;
 
 impl Spare {
-    unsafe fn push(self, l: State) -> c_int {
+    unsafe fn push(self, l: State) {
         // SAFETY: a valid state.
         unsafe {
             match self {
-                Spare::Upvalue(i) => {
-                    sys::lua_pushvalue(l, sys::lua_upvalueindex(i));
-                    sys::lua_type(l, -1)
+                Spare::Upvalue(i) => sys::lua_pushvalue(l, sys::lua_upvalueindex(i)),
+                Spare::Registry => {
+                    sys::lua_rawgetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast());
                 }
-                Spare::Registry => sys::lua_rawgetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast()),
             }
         }
     }
@@ -134,7 +133,10 @@ unsafe fn copy(l: State, from: c_int, to: c_int) {
 unsafe fn take_decoder(l: State, spare: Spare) -> *mut Decoder {
     // SAFETY: a valid state; the spare is nil or a Decoder userdata.
     unsafe {
-        if spare.push(l) == sys::LUA_TUSERDATA {
+        spare.push(l);
+        // (Null for nil: the spare is taken.)
+        let mut p = sys::lua_touserdata(l, -1).cast::<Option<Decoder>>();
+        if !p.is_null() {
             sys::lua_pushnil(l);
             spare.set(l);
         } else {
@@ -142,8 +144,8 @@ unsafe fn take_decoder(l: State, spare: Spare) -> *mut Decoder {
             lua::new_userdata(l, DECODER, Decoder::new);
             sys::lua_createtable(l, 0, 0);
             sys::lua_setuservalue(l, -2);
+            p = sys::lua_touserdata(l, -1).cast::<Option<Decoder>>();
         }
-        let p = sys::lua_touserdata(l, -1).cast::<Option<Decoder>>();
         (*p).as_mut().expect("a decoder's value is dropped only by __gc") as *mut Decoder
     }
 }
