@@ -92,7 +92,8 @@ describe("decode", function()
     for _, decode in ipairs({ qjson.decode, cjson.decode }) do
       for _ = 1, 3 do
         assert.is_false(pcall(decode, '{"k": [1, 2,, 3]}'))
-        assert.are.same({ k = { 1, 2, 3 }, s = { a = "x", b = false } }, decode('{"k":[1,2,3],"s":{"a":"x","b":false}}'))
+        local text = '{"k":[1,2,3],"s":{"a":"x","b":false}}'
+        assert.are.same({ k = { 1, 2, 3 }, s = { a = "x", b = false } }, decode(text))
       end
     end
   end)
