@@ -176,7 +176,11 @@ pub unsafe fn decode(l: State, input: &[u8], spare: Spare, build: Build) -> Resu
         let (events, n) = match walked {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => return Err(give_back(l, spare, msg!("qjson: {e}"))),
-            Err(_) => return Err(give_back(l, spare, msg!("qjson: internal error (a panic in the native module)"))),
+            Err(payload) => {
+                // (Freed before the call that can raise.)
+                drop(payload);
+                return Err(give_back(l, spare, msg!("qjson: internal error (a panic in the native module)")));
+            }
         };
         finish(l, d, dec, spare, events, n, build);
         Ok(())
