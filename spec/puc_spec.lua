@@ -88,6 +88,36 @@ describe("decode", function()
     assert.are.same({ 1 }, qjson.decode("[1]", { mode = "lazy" }))
   end)
 
+  it("decodes on after an error, each decode function with its decoder back in place", function()
+    for _, decode in ipairs({ qjson.decode, cjson.decode }) do
+      for _ = 1, 3 do
+        assert.is_false(pcall(decode, '{"k": [1, 2,, 3]}'))
+        local text = '{"k":[1,2,3],"s":{"a":"x","b":false}}'
+        assert.are.same({ k = { 1, 2, 3 }, s = { a = "x", b = false } }, decode(text))
+      end
+    end
+  end)
+
+  it("checks string text at every length around the two-word check's (16 bytes)", function()
+    for n = 0, 20 do
+      for at = 1, n do
+        local plain = string.rep("a", n)
+        local function with(b)
+          return plain:sub(1, at - 1) .. b .. plain:sub(at + 1)
+        end
+        assert.is_false(pcall(qjson.decode, '"' .. with("\1") .. '"'), "control byte in " .. n)
+        assert.is_false(pcall(qjson.decode, '{"' .. with("\31") .. '":1}'), "control byte in a key of " .. n)
+        assert.is_false(pcall(qjson.decode, '"' .. with("\195") .. '"'), "cut character in " .. n)
+        if at < n then
+          local s = plain:sub(1, at - 1) .. "\195\169" .. plain:sub(at + 2)
+          assert.are.equal(s, qjson.decode('"' .. s .. '"'))
+          assert.are.same({ [s] = 1 }, cjson.decode('{"' .. s .. '":1}'))
+        end
+      end
+      assert.are.equal(string.rep("a", n), qjson.decode('"' .. string.rep("a", n) .. '"'))
+    end
+  end)
+
   it("decodes deep documents up to max_depth", function()
     local deep = string.rep("[", 1000) .. string.rep("]", 1000)
     local t = qjson.decode(deep)

@@ -75,15 +75,28 @@ pub enum Spare {
 static REGISTRY_SPARE: u8 = 0;
 
 impl Spare {
-    unsafe fn push(self, l: State) -> c_int {
+    unsafe fn push(self, l: State) {
         // SAFETY: a valid state.
         unsafe {
             match self {
-                Spare::Upvalue(i) => {
-                    sys::lua_pushvalue(l, sys::lua_upvalueindex(i));
-                    sys::lua_type(l, -1)
+                Spare::Upvalue(i) => sys::lua_pushvalue(l, sys::lua_upvalueindex(i)),
+                Spare::Registry => {
+                    sys::lua_rawgetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast());
                 }
-                Spare::Registry => sys::lua_rawgetp(l, sys::LUA_REGISTRYINDEX, (&REGISTRY_SPARE as *const u8).cast()),
+            }
+        }
+    }
+
+    /// Sets the spare to the value at `idx`.
+    unsafe fn copy_from(self, l: State, idx: c_int) {
+        // SAFETY: a valid state.
+        unsafe {
+            match self {
+                Spare::Upvalue(i) => copy(l, idx, sys::lua_upvalueindex(i)),
+                Spare::Registry => {
+                    sys::lua_pushvalue(l, idx);
+                    self.set(l);
+                }
             }
         }
     }
@@ -100,12 +113,30 @@ impl Spare {
     }
 }
 
+/// `lua_copy`, which Lua 5.1 lacks: there, a push and a replace (the
+/// stand-in's stack check is not needed: a decode has a free slot).
+#[inline(always)]
+unsafe fn copy(l: State, from: c_int, to: c_int) {
+    // SAFETY: a valid state; valid indices; one free stack slot on 5.1.
+    unsafe {
+        if cfg!(feature = "lua51") {
+            sys::lua_pushvalue(l, from);
+            sys::lua_replace(l, to);
+        } else {
+            sys::lua_copy(l, from, to);
+        }
+    }
+}
+
 /// Pushes the spare decoder (taking it out of its place), or a new one;
 /// returns it.
 unsafe fn take_decoder(l: State, spare: Spare) -> *mut Decoder {
     // SAFETY: a valid state; the spare is nil or a Decoder userdata.
     unsafe {
-        if spare.push(l) == sys::LUA_TUSERDATA {
+        spare.push(l);
+        // (Null for nil: the spare is taken.)
+        let mut p = sys::lua_touserdata(l, -1).cast::<Option<Decoder>>();
+        if !p.is_null() {
             sys::lua_pushnil(l);
             spare.set(l);
         } else {
@@ -113,39 +144,55 @@ unsafe fn take_decoder(l: State, spare: Spare) -> *mut Decoder {
             lua::new_userdata(l, DECODER, Decoder::new);
             sys::lua_createtable(l, 0, 0);
             sys::lua_setuservalue(l, -2);
+            p = sys::lua_touserdata(l, -1).cast::<Option<Decoder>>();
         }
-        let p = sys::lua_touserdata(l, -1).cast::<Option<Decoder>>();
         (*p).as_mut().expect("a decoder's value is dropped only by __gc") as *mut Decoder
     }
 }
 
-/// Decodes the string at stack index `arg` into a value left on the top
-/// of the stack.
-pub unsafe fn decode(l: State, arg: c_int, spare: Spare, build: Build) -> Result<(), Msg> {
-    // SAFETY: a valid state; `arg` holds a string (checked by the caller),
-    // which stays on the stack, so its bytes stay valid.
+/// Decodes `input`, the bytes of a string on the stack, into a value left
+/// on the top of the stack.
+pub unsafe fn decode(l: State, input: &[u8], spare: Spare, build: Build) -> Result<(), Msg> {
+    // SAFETY: a valid state; the string of `input` stays on the stack, so
+    // its bytes stay valid.
     unsafe {
-        let input = lua::string_at(l, arg).unwrap_or_default();
         let d = take_decoder(l, spare);
         let dec = sys::lua_gettop(l);
-        // Phase 1: the events, no Lua call.
-        let walked = guarded(|| {
+        // Phase 1: the events, no Lua call. (Its error is the core's small
+        // one, made a message only on the way out: a `Msg` in the result
+        // would be copied on every decode.)
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let d = &mut *d;
             d.keys.renew_if_full();
             let Decoder { walker, keys, .. } = d;
             if let Some(events) = walker.events_direct(input, &build.opts, keys) {
                 return Ok((events.as_ptr(), events.len()));
             }
-            let r = Document::parse_then(input, &build.opts, |doc| {
+            Document::parse_then(input, &build.opts, |doc| {
                 walker.events(doc, qjson_core::ROOT, Some(keys)).map(|e| (e.as_ptr(), e.len()))
-            });
-            match r {
-                Ok(Ok(r)) => Ok(r),
-                Ok(Err(e)) | Err(e) => Err(msg!("qjson: {e}")),
+            })
+            .and_then(|r| r)
+        }));
+        let (events, n) = match walked {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => return Err(give_back(l, spare, msg!("qjson: {e}"))),
+            Err(payload) => {
+                // (Freed before the call that can raise.)
+                drop(payload);
+                return Err(give_back(l, spare, msg!("qjson: internal error (a panic in the native module)")));
             }
-        });
-        finish(l, d, dec, spare, walked, build)
+        };
+        finish(l, d, dec, spare, events, n, build);
+        Ok(())
     }
+}
+
+/// Gives the decoder at the top back to `spare` after a failed walk;
+/// returns the walk's message.
+unsafe fn give_back(l: State, spare: Spare, m: Msg) -> Msg {
+    // SAFETY: a valid state; the decoder is at the top.
+    unsafe { spare.set(l) };
+    m
 }
 
 /// Pushes plain tables of the value at `node` of the document whose `Doc`
@@ -157,36 +204,21 @@ pub unsafe fn from_document(l: State, ud: c_int, node: qjson_core::Node, build: 
         let dec = sys::lua_gettop(l);
         (*d).keys.renew_if_full();
         let Decoder { walker, keys, .. } = &mut *d;
-        let walked = crate::doc::events_of(l, ud, node, walker, keys);
-        finish(l, d, dec, Spare::Registry, walked, build)
+        let (events, n) = match crate::doc::events_of(l, ud, node, walker, keys) {
+            Ok(r) => r,
+            Err(m) => return Err(give_back(l, Spare::Registry, m)),
+        };
+        finish(l, d, dec, Spare::Registry, events, n, build);
+        Ok(())
     }
 }
 
-/// Runs pure Rust code (no Lua call), a panic becoming an error.
-fn guarded<T>(f: impl FnOnce() -> Result<T, Msg>) -> Result<T, Msg> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-        .unwrap_or_else(|_| Err(msg!("qjson: internal error (a panic in the native module)")))
-}
-
-/// Phase 2: the tables from the events the decoder `d` (at stack index
-/// `dec`) walked; then the decoder goes back to `spare`.
-unsafe fn finish(
-    l: State,
-    d: *mut Decoder,
-    dec: c_int,
-    spare: Spare,
-    walked: Result<(*const Event, usize), Msg>,
-    build: Build,
-) -> Result<(), Msg> {
+/// Phase 2: the tables from the `n` events at `events` the decoder `d`
+/// (at stack index `dec`, the top) walked; then the decoder goes back to
+/// `spare`.
+unsafe fn finish(l: State, d: *mut Decoder, dec: c_int, spare: Spare, events: *const Event, n: usize, build: Build) {
     // SAFETY: a valid state; the decoder userdata is at `dec`.
     unsafe {
-        let (events, n) = match walked {
-            Ok(r) => r,
-            Err(m) => {
-                spare.set(l);
-                return Err(m);
-            }
-        };
         // The key-string table: a new one when the cache renewed.
         let generation = (*d).keys.generation();
         if generation != (*d).key_generation {
@@ -199,12 +231,10 @@ unsafe fn finish(
         // decode uses meanwhile.
         let events = std::slice::from_raw_parts(events, n);
         build_tables(l, &mut *d, events, dec + 1, build);
-        // [decoder, keys, value]: give the decoder back.
-        sys::lua_replace(l, dec + 1);
-        sys::lua_pushvalue(l, dec);
-        spare.set(l);
-        sys::lua_replace(l, dec);
-        Ok(())
+        // [decoder, keys, value]: give the decoder back, leave the value.
+        spare.copy_from(l, dec);
+        copy(l, -1, dec);
+        sys::lua_settop(l, dec);
     }
 }
 

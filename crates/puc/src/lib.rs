@@ -51,7 +51,7 @@ fn registry_key(k: &'static u8) -> *const c_void {
 unsafe fn qjson_decode(l: State) -> Ret {
     // SAFETY: called by Lua as an instance's closure.
     unsafe {
-        sys::luaL_checklstring(l, 1, std::ptr::null_mut());
+        let input = lua::check_bytes(l, 1);
         let c = config::of(l);
         let mut opts = options::parse(l, 2, c.decode_max_depth as u32);
         if c.decode_invalid_numbers != 0 {
@@ -62,7 +62,7 @@ unsafe fn qjson_decode(l: State) -> Ret {
         markers::push_array_mt(l);
         markers::push_empty_array_mt(l);
         let build = decode::Build { opts, array_mt: if array_mt { 2 } else { 0 }, empty_array_mt: 3 };
-        decode::decode(l, 1, decode::Spare::Upvalue(2), build)?;
+        decode::decode(l, input, decode::Spare::Upvalue(2), build)?;
         Ok(1)
     }
 }

@@ -140,6 +140,18 @@ pub unsafe fn string_bytes<'a>(l: State, idx: c_int) -> &'a [u8] {
     }
 }
 
+/// The bytes of argument `arg`, which must be a string (or a number,
+/// made one in place); else raises lua's argument error. Valid while the
+/// argument is on the stack.
+pub unsafe fn check_bytes<'a>(l: State, arg: c_int) -> &'a [u8] {
+    // SAFETY: a valid state; luaL_checklstring returns `len` valid bytes.
+    unsafe {
+        let mut len = 0usize;
+        let p = sys::luaL_checklstring(l, arg, &mut len);
+        std::slice::from_raw_parts(p.cast::<u8>(), len)
+    }
+}
+
 pub unsafe fn push_bytes(l: State, b: &[u8]) {
     // SAFETY: a valid state; the bytes are copied.
     unsafe { sys::lua_pushlstring(l, b.as_ptr().cast::<c_char>(), b.len()) };

@@ -309,7 +309,7 @@ unsafe fn push_valid(l: State, valid: &Valid) -> Result<(), Msg> {
         let build = Build { opts: qjson_core::Options::default(), array_mt: 0, empty_array_mt: 0 };
         for (name, json) in &valid.path_params {
             lua::push_bytes(l, json.as_bytes());
-            decode::decode(l, -1, Spare::Registry, build)?;
+            decode::decode(l, lua::string_bytes(l, -1), Spare::Registry, build)?;
             lua::push_bytes(l, name.as_bytes());
             sys::lua_insert(l, -2);
             sys::lua_settable(l, -4);

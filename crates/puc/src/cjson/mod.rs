@@ -40,7 +40,7 @@ unsafe fn cjson_decode(l: State) -> Ret {
         if sys::lua_gettop(l) != 1 {
             sys::luaL_argerror(l, 1, c"expected 1 argument".as_ptr());
         }
-        sys::luaL_checklstring(l, 1, std::ptr::null_mut());
+        let input = lua::check_bytes(l, 1);
         let c = config::of(l);
         let (max_depth, invalid, allow_comment) = (c.decode_max_depth, c.decode_invalid_numbers, c.allow_comment);
         let array_mt = if c.array_with_array_mt != 0 {
@@ -52,7 +52,7 @@ unsafe fn cjson_decode(l: State) -> Ret {
         let opts =
             Options { max_depth: (max_depth as u32).min(FAST_MAX_DEPTH), cjson_integers: 1, ..Options::default() };
         let build = Build { opts, array_mt, empty_array_mt: 0 };
-        if decode::decode(l, 1, Spare::Upvalue(2), build).is_ok() {
+        if decode::decode(l, input, Spare::Upvalue(2), build).is_ok() {
             return Ok(1);
         }
         // lua-cjson's answer.
