@@ -5,12 +5,18 @@
 //! escaped and numbers formatted by the core (`qjson_core::encode`).
 //!
 //! The walk is a loop over an explicit stack of open tables, so nesting
-//! costs no Rust stack; its state and the output are in an `Encoder`
+//! costs no Rust stack, and within it one loop per kind of table that
+//! writes members until one is a table (which becomes the innermost
+//! level) or none is left. Its state and the output are in an `Encoder`
 //! userdata taken from the encode function's upvalue as `decode.rs`
 //! takes its `Decoder` (an encode run by a finalizer meanwhile gets its
 //! own). `lua_next` and `lua_rawget` allocate nothing; the walk's only
 //! allocating calls push number keys for sorted objects and grow the Lua
-//! stack, and its frame owns nothing then.
+//! stack, and its frame owns nothing then. It has two instances: one for
+//! cjson's defaults (compact, unsorted, nothing skipped) that tests none
+//! of these per member, one for the rest. Each member reserves its
+//! output room once, and a failure is a small `Fail` value until the
+//! walk is over.
 
 use std::ffi::{c_int, CStr};
 
@@ -625,20 +631,17 @@ unsafe fn array_length(l: State, table: c_int, call: &Call) -> Result<i64, Fail>
         let (mut max, mut items) = (0i64, 0i64);
         sys::lua_pushnil(l);
         while sys::lua_next(l, table) != 0 {
-            sys::lua_pop(l, 1);
-            let k = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { 0.0 };
-            if k >= 1.0 && k.floor() == k {
-                // lua-cjson keeps the length in a C int; past it an object.
-                if k > c_int::MAX as f64 {
-                    sys::lua_pop(l, 1);
-                    return Ok(-1);
-                }
-                max = max.max(k as i64);
-                items += 1;
-            } else {
-                sys::lua_pop(l, 1);
+            // The key, below the value.
+            let k = if sys::lua_type(l, -2) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -2) } else { 0.0 };
+            // A positive integer within a C int (lua-cjson keeps the
+            // length in one; past it an object); the cast is exact there.
+            if !(k >= 1.0 && k <= c_int::MAX as f64 && (k as i64) as f64 == k) {
+                sys::lua_settop(l, -3);
                 return Ok(-1);
             }
+            sys::lua_pop(l, 1);
+            max = max.max(k as i64);
+            items += 1;
         }
         if call.sparse_ratio > 0 && max > items * call.sparse_ratio && max > call.sparse_safe {
             if !call.sparse_convert {
@@ -704,9 +707,8 @@ const fn string_room(n: usize) -> usize {
 }
 
 /// Writes the JSON string of `s` into `string_room(s.len())` bytes
-/// reserved before. (One instance, with the escaper's short path inlined
-/// in it.)
-#[inline(never)]
+/// reserved before.
+#[inline(always)]
 unsafe fn push_string(out: &mut Vec<u8>, s: &[u8], flags: u32) -> Result<(), Fail> {
     let len = out.len();
     let room = string_room(s.len());
