@@ -5,12 +5,18 @@
 //! escaped and numbers formatted by the core (`qjson_core::encode`).
 //!
 //! The walk is a loop over an explicit stack of open tables, so nesting
-//! costs no Rust stack; its state and the output are in an `Encoder`
+//! costs no Rust stack, and within it one loop per kind of table that
+//! writes members until one is a table (which becomes the innermost
+//! level) or none is left. Its state and the output are in an `Encoder`
 //! userdata taken from the encode function's upvalue as `decode.rs`
 //! takes its `Decoder` (an encode run by a finalizer meanwhile gets its
 //! own). `lua_next` and `lua_rawget` allocate nothing; the walk's only
 //! allocating calls push number keys for sorted objects and grow the Lua
-//! stack, and its frame owns nothing then.
+//! stack, and its frame owns nothing then. It has two instances: one for
+//! cjson's defaults (compact, unsorted, nothing skipped) that tests none
+//! of these per member, one for the rest. Each member reserves its
+//! output room once, and a failure is a small `Fail` value until the
+//! walk is over.
 
 use std::ffi::{c_int, CStr};
 
@@ -116,7 +122,13 @@ pub unsafe fn encode(l: State, arg: c_int, opts: c_int, spare: c_int, c: &Config
         enc.out.clear();
         enc.levels.clear();
         enc.keys.clear();
-        let r = walk(l, enc, arg, &call);
+        sys::lua_pushvalue(l, arg);
+        let r = if call.indent || call.sort_keys || call.skip_unsupported {
+            walk::<false>(l, enc, &call)
+        } else {
+            walk::<true>(l, enc, &call)
+        };
+        let r = r.map_err(|f| f.message(l));
         sys::lua_settop(l, at);
         if r.is_ok() {
             lua::push_bytes(l, &enc.out);
@@ -136,116 +148,285 @@ pub unsafe fn encode(l: State, arg: c_int, opts: c_int, spare: c_int, c: &Config
     }
 }
 
-/// Appends to the output, failing cleanly when memory runs out.
-#[inline(always)]
-fn put(out: &mut Vec<u8>, b: &[u8]) -> Result<(), Msg> {
-    out.try_reserve(b.len()).map_err(|_| msg!("not enough memory"))?;
-    out.extend_from_slice(b);
-    Ok(())
+/// Why a walk stopped, made into its message once the walk is over: a
+/// value small enough for the walk's functions to return in registers.
+#[derive(Clone, Copy)]
+enum Fail {
+    Memory,
+    /// A key of this Lua type.
+    KeyType(c_int),
+    /// A value of this Lua type.
+    ValueType(c_int),
+    /// Invalid UTF-8 at this byte of a string (`validate_utf8`, `ascii`).
+    InvalidUtf8(usize),
+    NotFinite,
+    SparseArray,
+    Cycle,
+    /// Nested deeper than `encode_max_depth`: lua-cjson's message, with
+    /// this depth.
+    Nesting(i64),
 }
 
-unsafe fn walk(l: State, enc: &mut Encoder, arg: c_int, call: &Call) -> Result<(), Msg> {
-    // SAFETY: a valid state; the stack indexes are this walk's.
-    unsafe {
-        sys::lua_pushvalue(l, arg);
-        if !value(l, enc, call)? {
-            return Ok(());
-        }
-        loop {
-            let Some(top) = enc.levels.last_mut() else { return Ok(()) };
-            let table = top.table;
-            // The next member's value on top of the stack, or the end.
-            let more = match &mut top.kind {
-                Kind::Array { n, i } => {
-                    if *i < *n {
-                        *i += 1;
-                        sys::lua_rawgeti(l, table, *i as sys::lua_Integer);
-                        true
-                    } else {
-                        false
-                    }
-                }
-                Kind::Object => loop {
-                    if sys::lua_next(l, table) == 0 {
-                        break false;
-                    }
-                    if call.skip_unsupported && unsupported(l, -1) {
-                        sys::lua_pop(l, 1);
-                        continue;
-                    }
-                    break true;
-                },
-                Kind::Sorted { at, end } => loop {
-                    if *at == *end {
-                        break false;
-                    }
-                    let k = enc.keys[*at];
-                    *at += 1;
-                    match k {
-                        SortKey::Int(i) => lua::push_int(l, i),
-                        SortKey::Num(f) => sys::lua_pushnumber(l, f),
-                        SortKey::Str(p, n) => lua::push_bytes(l, std::slice::from_raw_parts(p, n)),
-                    }
-                    sys::lua_rawget(l, table);
-                    if call.skip_unsupported && unsupported(l, -1) {
-                        sys::lua_pop(l, 1);
-                        continue;
-                    }
-                    break true;
-                },
-            };
-            let object = !matches!(top.kind, Kind::Array { .. });
-            if !more {
-                let (count, end_keys) = (top.count, matches!(top.kind, Kind::Sorted { .. }));
-                let depth = enc.levels.len();
-                enc.levels.pop();
-                if end_keys {
-                    let from = enc.levels.iter().rev().find_map(|v| match v.kind {
-                        Kind::Sorted { end, .. } => Some(end),
-                        _ => None,
-                    });
-                    enc.keys.truncate(from.unwrap_or(0));
-                }
-                if !enc.indent.is_empty() && count > 0 {
-                    newline(&mut enc.out, &enc.indent, depth - 1)?;
-                }
-                put(&mut enc.out, if object { b"}" } else { b"]" })?;
-                // The table (and for an object, nothing else: lua_next
-                // took its last key).
-                sys::lua_settop(l, table - 1);
-                continue;
-            }
-            if !object && call.skip_unsupported && unsupported(l, -1) {
-                sys::lua_pop(l, 1);
-                continue;
-            }
-            let depth = enc.levels.len();
-            let top = enc.levels.last_mut().expect("the level just read");
-            if top.count > 0 {
-                put(&mut enc.out, b",")?;
-            }
-            top.count += 1;
-            if !enc.indent.is_empty() {
-                newline(&mut enc.out, &enc.indent, depth)?;
-            }
-            let sorted = match top.kind {
-                Kind::Sorted { at, .. } => Some(enc.keys[at - 1]),
-                _ => None,
-            };
-            match sorted {
-                Some(k) => key(&mut enc.out, &enc.indent, call, k)?,
-                None if object => key(&mut enc.out, &enc.indent, call, key_at(l, -2)?)?,
-                None => {}
-            }
-            value(l, enc, call)?;
+impl Fail {
+    unsafe fn message(self, l: State) -> Msg {
+        // SAFETY: a valid state.
+        let name = |t| unsafe { lua::type_name_of(l, t) };
+        match self {
+            Fail::Memory => msg!("not enough memory"),
+            Fail::KeyType(t) => msg!("Cannot serialise {}: table key must be a number or string", name(t)),
+            Fail::ValueType(t) => msg!("Cannot serialise {}: type not supported", name(t)),
+            Fail::InvalidUtf8(at) => msg!("Cannot serialise string: invalid UTF-8 at byte {at}"),
+            Fail::NotFinite => msg!("Cannot serialise number: must not be NaN or Infinity"),
+            Fail::SparseArray => msg!("Cannot serialise table: excessively sparse array"),
+            Fail::Cycle => msg!("Cannot serialise table: reference cycle"),
+            Fail::Nesting(depth) => msg!("Cannot serialise, excessive nesting ({depth})"),
         }
     }
 }
 
-fn newline(out: &mut Vec<u8>, unit: &[u8], depth: usize) -> Result<(), Msg> {
-    put(out, b"\n")?;
-    for _ in 0..depth {
-        put(out, unit)?;
+/// Makes room for `n` more bytes of output.
+#[inline(always)]
+fn reserve(out: &mut Vec<u8>, n: usize) -> Result<(), Fail> {
+    if out.capacity() - out.len() >= n {
+        return Ok(());
+    }
+    grow(out, n)
+}
+
+#[cold]
+#[inline(never)]
+fn grow(out: &mut Vec<u8>, n: usize) -> Result<(), Fail> {
+    out.try_reserve(n).map_err(|_| Fail::Memory)
+}
+
+/// Appends `b` to room reserved before.
+#[inline(always)]
+unsafe fn push(out: &mut Vec<u8>, b: &[u8]) {
+    debug_assert!(out.capacity() - out.len() >= b.len());
+    let len = out.len();
+    // SAFETY: the caller reserved the room; u8 has no invalid values.
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr(), out.as_mut_ptr().add(len), b.len());
+        out.set_len(len + b.len());
+    }
+}
+
+/// Appends `b`, after a comma when `comma`.
+#[inline(always)]
+fn put(out: &mut Vec<u8>, comma: bool, b: &[u8]) -> Result<(), Fail> {
+    reserve(out, b.len() + 1)?;
+    // SAFETY: reserved just above.
+    unsafe {
+        if comma {
+            push(out, b",");
+        }
+        push(out, b);
+    }
+    Ok(())
+}
+
+/// The walk. `PLAIN`: compact, unsorted output without
+/// `encode_skip_unsupported_value_types` (cjson's defaults), so that its
+/// instance tests none of these per member. The value is on the stack.
+unsafe fn walk<const PLAIN: bool>(l: State, enc: &mut Encoder, call: &Call) -> Result<(), Fail> {
+    // SAFETY: a valid state; the stack indexes are this walk's.
+    unsafe {
+        let t = sys::lua_type(l, -1);
+        if t != sys::LUA_TTABLE {
+            return scalar::<PLAIN>(l, &mut enc.out, call, t, false);
+        }
+        if !open_table(l, enc, call)? {
+            return Ok(());
+        }
+        while let Some(&top) = enc.levels.last() {
+            let visit = match top.kind {
+                Kind::Array { n, i } => array::<PLAIN>(l, enc, call, top, n, i)?,
+                Kind::Object => object::<PLAIN>(l, enc, call, top)?,
+                Kind::Sorted { at, end } => sorted(l, enc, call, top, at, end)?,
+            };
+            if let Visit::Done { count } = visit {
+                close(l, enc, top, count)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a visit of the innermost level ended.
+enum Visit {
+    /// A member is a table, now the innermost level.
+    Opened,
+    /// Every member written, `count` of them.
+    Done { count: u32 },
+}
+
+/// Records the innermost level's progress before one of its members
+/// opens a level of its own.
+fn save(enc: &mut Encoder, count: u32, kind: Kind) {
+    if let Some(top) = enc.levels.last_mut() {
+        top.count = count;
+        top.kind = kind;
+    }
+}
+
+/// The elements `i + 1..=n` of the array `level`.
+unsafe fn array<const PLAIN: bool>(
+    l: State,
+    enc: &mut Encoder,
+    call: &Call,
+    level: Level,
+    n: i64,
+    mut i: i64,
+) -> Result<Visit, Fail> {
+    // SAFETY: a valid state; the table is at `level.table`, the top.
+    unsafe {
+        let mut count = level.count;
+        while i < n {
+            i += 1;
+            sys::lua_rawgeti(l, level.table, i as sys::lua_Integer);
+            if !PLAIN && call.skip_unsupported && unsupported(l, -1) {
+                sys::lua_pop(l, 1);
+                continue;
+            }
+            let comma = separator::<PLAIN>(&mut enc.out, &enc.indent, count > 0, enc.levels.len())?;
+            count += 1;
+            let t = sys::lua_type(l, -1);
+            if t != sys::LUA_TTABLE {
+                scalar::<PLAIN>(l, &mut enc.out, call, t, comma)?;
+                continue;
+            }
+            if comma {
+                put(&mut enc.out, false, b",")?;
+            }
+            save(enc, count, Kind::Array { n, i });
+            if open_table(l, enc, call)? {
+                return Ok(Visit::Opened);
+            }
+        }
+        Ok(Visit::Done { count })
+    }
+}
+
+/// The members of the object `level` after the key on the stack, in
+/// `lua_next` order.
+unsafe fn object<const PLAIN: bool>(l: State, enc: &mut Encoder, call: &Call, level: Level) -> Result<Visit, Fail> {
+    // SAFETY: a valid state; the table at `level.table`, its last key at
+    // the top.
+    unsafe {
+        let mut count = level.count;
+        while sys::lua_next(l, level.table) != 0 {
+            if !PLAIN && call.skip_unsupported && unsupported(l, -1) {
+                sys::lua_pop(l, 1);
+                continue;
+            }
+            let comma = separator::<PLAIN>(&mut enc.out, &enc.indent, count > 0, enc.levels.len())?;
+            count += 1;
+            key::<PLAIN>(&mut enc.out, call, comma, key_at(l, -2)?)?;
+            let t = sys::lua_type(l, -1);
+            if t != sys::LUA_TTABLE {
+                scalar::<PLAIN>(l, &mut enc.out, call, t, false)?;
+                continue;
+            }
+            save(enc, count, Kind::Object);
+            if open_table(l, enc, call)? {
+                return Ok(Visit::Opened);
+            }
+        }
+        Ok(Visit::Done { count })
+    }
+}
+
+/// The members of the object `level` whose keys are `keys[at..end]`
+/// (`sort_keys`).
+unsafe fn sorted(
+    l: State,
+    enc: &mut Encoder,
+    call: &Call,
+    level: Level,
+    mut at: usize,
+    end: usize,
+) -> Result<Visit, Fail> {
+    // SAFETY: a valid state; the table at `level.table`, the top.
+    unsafe {
+        let mut count = level.count;
+        while at < end {
+            let k = enc.keys[at];
+            at += 1;
+            match k {
+                SortKey::Int(i) => lua::push_int(l, i),
+                SortKey::Num(f) => sys::lua_pushnumber(l, f),
+                SortKey::Str(p, n) => lua::push_bytes(l, std::slice::from_raw_parts(p, n)),
+            }
+            sys::lua_rawget(l, level.table);
+            if call.skip_unsupported && unsupported(l, -1) {
+                sys::lua_pop(l, 1);
+                continue;
+            }
+            let comma = separator::<false>(&mut enc.out, &enc.indent, count > 0, enc.levels.len())?;
+            count += 1;
+            key::<false>(&mut enc.out, call, comma, k)?;
+            let t = sys::lua_type(l, -1);
+            if t != sys::LUA_TTABLE {
+                scalar::<false>(l, &mut enc.out, call, t, false)?;
+                continue;
+            }
+            save(enc, count, Kind::Sorted { at, end });
+            if open_table(l, enc, call)? {
+                return Ok(Visit::Opened);
+            }
+        }
+        Ok(Visit::Done { count })
+    }
+}
+
+/// Ends the innermost level, `count` members written: its closing
+/// bracket, and the table off the stack.
+unsafe fn close(l: State, enc: &mut Encoder, level: Level, count: u32) -> Result<(), Fail> {
+    // SAFETY: a valid state; the level's table is on the stack.
+    unsafe {
+        let depth = enc.levels.len();
+        enc.levels.pop();
+        if let Kind::Sorted { .. } = level.kind {
+            let from = enc.levels.iter().rev().find_map(|v| match v.kind {
+                Kind::Sorted { end, .. } => Some(end),
+                _ => None,
+            });
+            enc.keys.truncate(from.unwrap_or(0));
+        }
+        if !enc.indent.is_empty() && count > 0 {
+            newline(&mut enc.out, &enc.indent, depth - 1)?;
+        }
+        put(&mut enc.out, false, if let Kind::Array { .. } = level.kind { b"]" } else { b"}" })?;
+        // The table (and for an object, nothing else: lua_next took its
+        // last key).
+        sys::lua_settop(l, level.table - 1);
+        Ok(())
+    }
+}
+
+/// Before a member at `depth`: in indented output the comma (when
+/// `comma`), a newline and the indent, and false; else whether the
+/// member's own write starts with a comma.
+#[inline(always)]
+fn separator<const PLAIN: bool>(out: &mut Vec<u8>, indent: &[u8], comma: bool, depth: usize) -> Result<bool, Fail> {
+    if PLAIN || indent.is_empty() {
+        return Ok(comma);
+    }
+    if comma {
+        put(out, false, b",")?;
+    }
+    newline(out, indent, depth)?;
+    Ok(false)
+}
+
+fn newline(out: &mut Vec<u8>, unit: &[u8], depth: usize) -> Result<(), Fail> {
+    reserve(out, 1 + unit.len() * depth)?;
+    // SAFETY: reserved just above.
+    unsafe {
+        push(out, b"\n");
+        for _ in 0..depth {
+            push(out, unit);
+        }
     }
     Ok(())
 }
@@ -262,8 +443,9 @@ unsafe fn unsupported(l: State, idx: c_int) -> bool {
     }
 }
 
-/// The object key at `idx`; a key JSON cannot have raises.
-unsafe fn key_at(l: State, idx: c_int) -> Result<SortKey, Msg> {
+/// The object key at `idx`; a key JSON cannot have fails.
+#[inline(always)]
+unsafe fn key_at(l: State, idx: c_int) -> Result<SortKey, Fail> {
     // SAFETY: a valid state and index.
     unsafe {
         match sys::lua_type(l, idx) {
@@ -271,60 +453,101 @@ unsafe fn key_at(l: State, idx: c_int) -> Result<SortKey, Msg> {
                 let s = lua::string_bytes(l, idx);
                 Ok(SortKey::Str(s.as_ptr(), s.len()))
             }
-            sys::LUA_TNUMBER => Ok(match lua::integer_at(l, idx) {
-                Some(i) => SortKey::Int(i),
-                None => SortKey::Num(sys::lua_tonumber(l, idx)),
+            sys::LUA_TNUMBER => Ok(match number_at(l, idx) {
+                Number::Int(i) => SortKey::Int(i),
+                Number::Float(f) => SortKey::Num(f),
             }),
-            _ => Err(msg!("Cannot serialise {}: table key must be a number or string", lua::type_name(l, idx))),
+            t => Err(Fail::KeyType(t)),
         }
     }
 }
 
-/// Writes an object key and its colon: a number key as a string.
-fn key(out: &mut Vec<u8>, indent: &[u8], call: &Call, k: SortKey) -> Result<(), Msg> {
-    match k {
-        // SAFETY: the key is alive while its table is on the stack.
-        SortKey::Str(p, n) => string(out, unsafe { std::slice::from_raw_parts(p, n) }, call.flags)?,
-        SortKey::Int(i) => {
-            put(out, b"\"")?;
-            put_number(out, call, Number::Int(i))?;
-            put(out, b"\"")?;
-        }
-        SortKey::Num(f) => {
-            put(out, b"\"")?;
-            put_number(out, call, Number::Float(f))?;
-            put(out, b"\"")?;
-        }
-    }
-    put(out, if indent.is_empty() { b":" } else { b": " })
-}
-
-/// Writes the value on top of the stack. A scalar is popped; a table
-/// that has members becomes the innermost open level (true), left on the
-/// stack.
-unsafe fn value(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, Msg> {
-    // SAFETY: a valid state.
+/// Writes an object key (a number key as a string) and its colon, after
+/// a comma when `comma`.
+#[inline(always)]
+fn key<const PLAIN: bool>(out: &mut Vec<u8>, call: &Call, comma: bool, k: SortKey) -> Result<(), Fail> {
+    // A comma, the key and ": ".
+    const AROUND: usize = 3;
+    // SAFETY: each write below is within the room reserved before it;
+    // the key's bytes are alive while its table is on the stack.
     unsafe {
-        let out = &mut enc.out;
-        match sys::lua_type(l, -1) {
-            sys::LUA_TSTRING => string(out, lua::string_bytes(l, -1), call.flags)?,
-            sys::LUA_TNUMBER => number(l, out, call, -1)?,
-            sys::LUA_TBOOLEAN => put(out, if sys::lua_toboolean(l, -1) != 0 { b"true" } else { b"false" })?,
-            sys::LUA_TNIL => put(out, b"null")?,
-            sys::LUA_TTABLE => return open_table(l, enc, call),
-            sys::LUA_TLIGHTUSERDATA if lua::is_null(l, -1) => put(out, b"null")?,
-            sys::LUA_TLIGHTUSERDATA if markers::is_empty_array(l, -1) => put(out, b"[]")?,
-            _ if call.skip_unsupported => {}
-            _ => return Err(msg!("Cannot serialise {}: type not supported", lua::type_name(l, -1))),
+        match k {
+            SortKey::Str(p, n) => {
+                reserve(out, string_room(n) + AROUND)?;
+                if comma {
+                    push(out, b",");
+                }
+                push_string(out, std::slice::from_raw_parts(p, n), call.flags)?;
+            }
+            SortKey::Int(i) => quoted_number(out, call, comma, Number::Int(i))?,
+            SortKey::Num(f) => quoted_number(out, call, comma, Number::Float(f))?,
+        }
+        push(out, if !PLAIN && call.indent { b": " } else { b":" });
+    }
+    Ok(())
+}
+
+/// A number key's text in quotes, after a comma when `comma`, with room
+/// for what follows it in `key`.
+#[inline(always)]
+fn quoted_number(out: &mut Vec<u8>, call: &Call, comma: bool, v: Number) -> Result<(), Fail> {
+    reserve(out, NUMBER_ROOM + 5)?;
+    // SAFETY: reserved just above.
+    unsafe {
+        if comma {
+            push(out, b",");
+        }
+        push(out, b"\"");
+        push_number(out, call, v)?;
+        push(out, b"\"");
+    }
+    Ok(())
+}
+
+/// Writes the value at the top of the stack, of Lua type `t` (not a
+/// table), after a comma when `comma`, and pops it.
+#[inline(always)]
+unsafe fn scalar<const PLAIN: bool>(
+    l: State,
+    out: &mut Vec<u8>,
+    call: &Call,
+    t: c_int,
+    comma: bool,
+) -> Result<(), Fail> {
+    // SAFETY: a valid state; each write is within the room reserved
+    // before it.
+    unsafe {
+        match t {
+            sys::LUA_TSTRING => {
+                let s = lua::string_bytes(l, -1);
+                reserve(out, string_room(s.len()) + 1)?;
+                if comma {
+                    push(out, b",");
+                }
+                push_string(out, s, call.flags)?;
+            }
+            sys::LUA_TNUMBER => {
+                reserve(out, NUMBER_ROOM + 1)?;
+                if comma {
+                    push(out, b",");
+                }
+                push_number(out, call, number_at(l, -1))?;
+            }
+            sys::LUA_TBOOLEAN => put(out, comma, if sys::lua_toboolean(l, -1) != 0 { b"true" } else { b"false" })?,
+            sys::LUA_TNIL => put(out, comma, b"null")?,
+            sys::LUA_TLIGHTUSERDATA if lua::is_null(l, -1) => put(out, comma, b"null")?,
+            sys::LUA_TLIGHTUSERDATA if markers::is_empty_array(l, -1) => put(out, comma, b"[]")?,
+            _ if !PLAIN && call.skip_unsupported => {}
+            _ => return Err(Fail::ValueType(t)),
         }
         sys::lua_pop(l, 1);
-        Ok(false)
+        Ok(())
     }
 }
 
 /// The table on top of the stack: written whole when empty, else opened
 /// as a level (true).
-unsafe fn open_table(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, Msg> {
+unsafe fn open_table(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, Fail> {
     // SAFETY: a valid state; the table is at the top.
     unsafe {
         let table = sys::lua_gettop(l);
@@ -340,15 +563,16 @@ unsafe fn open_table(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, M
                 let n = array_length(l, table, call)?;
                 if n == 0 {
                     let text: &[u8] = if empty_array || !call.empty_table_as_object { b"[]" } else { b"{}" };
-                    put(&mut enc.out, text)?;
+                    put(&mut enc.out, false, text)?;
                     sys::lua_pop(l, 1);
                     return Ok(false);
                 }
                 n
             }
         };
+        enc.levels.try_reserve(1).map_err(|_| Fail::Memory)?;
         if n < 0 {
-            put(&mut enc.out, b"{")?;
+            put(&mut enc.out, false, b"{")?;
             if call.sort_keys {
                 let at = enc.keys.len();
                 collect_keys(l, enc, table)?;
@@ -360,11 +584,11 @@ unsafe fn open_table(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, M
                 enc.levels.push(Level { table, kind: Kind::Object, count: 0 });
             }
         } else if n == 0 {
-            put(&mut enc.out, b"[]")?;
+            put(&mut enc.out, false, b"[]")?;
             sys::lua_pop(l, 1);
             return Ok(false);
         } else {
-            put(&mut enc.out, b"[")?;
+            put(&mut enc.out, false, b"[")?;
             enc.levels.push(Level { table, kind: Kind::Array { n, i: 0 }, count: 0 });
         }
         Ok(true)
@@ -374,25 +598,25 @@ unsafe fn open_table(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, M
 /// Past `encode_max_depth`, or every `CYCLE_CHECK` levels: a table
 /// already on the path is a reference cycle (qjson names it; lua-cjson
 /// goes round until it is too deep).
-unsafe fn check_depth(l: State, enc: &Encoder, call: &Call, table: c_int, depth: i64) -> Result<(), Msg> {
+unsafe fn check_depth(l: State, enc: &Encoder, call: &Call, table: c_int, depth: i64) -> Result<(), Fail> {
     // SAFETY: a valid state; the levels' tables are on the stack.
     unsafe {
         let on_path = enc.levels.iter().any(|v| sys::lua_rawequal(l, v.table, table) != 0);
         if on_path {
             if call.dropin {
-                return Err(msg!("Cannot serialise, excessive nesting ({})", call.max_depth + 1));
+                return Err(Fail::Nesting(call.max_depth + 1));
             }
-            return Err(msg!("Cannot serialise table: reference cycle"));
+            return Err(Fail::Cycle);
         }
         if depth > call.max_depth {
             if !call.dropin {
                 for (i, a) in enc.levels.iter().enumerate() {
                     if enc.levels[i + 1..].iter().any(|b| sys::lua_rawequal(l, a.table, b.table) != 0) {
-                        return Err(msg!("Cannot serialise table: reference cycle"));
+                        return Err(Fail::Cycle);
                     }
                 }
             }
-            return Err(msg!("Cannot serialise, excessive nesting ({depth})"));
+            return Err(Fail::Nesting(depth));
         }
         Ok(())
     }
@@ -400,31 +624,28 @@ unsafe fn check_depth(l: State, enc: &Encoder, call: &Call, table: c_int, depth:
 
 /// lua-cjson's `lua_array_length`: the largest key when every key is a
 /// positive integer, -1 for an object; an excessively sparse array
-/// raises or is an object (`encode_sparse_array`).
-unsafe fn array_length(l: State, table: c_int, call: &Call) -> Result<i64, Msg> {
+/// fails or is an object (`encode_sparse_array`).
+unsafe fn array_length(l: State, table: c_int, call: &Call) -> Result<i64, Fail> {
     // SAFETY: a valid state; the table is at `table`.
     unsafe {
         let (mut max, mut items) = (0i64, 0i64);
         sys::lua_pushnil(l);
         while sys::lua_next(l, table) != 0 {
-            sys::lua_pop(l, 1);
-            let k = if sys::lua_type(l, -1) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -1) } else { 0.0 };
-            if k >= 1.0 && k.floor() == k {
-                // lua-cjson keeps the length in a C int; past it an object.
-                if k > c_int::MAX as f64 {
-                    sys::lua_pop(l, 1);
-                    return Ok(-1);
-                }
-                max = max.max(k as i64);
-                items += 1;
-            } else {
-                sys::lua_pop(l, 1);
+            // The key, below the value.
+            let k = if sys::lua_type(l, -2) == sys::LUA_TNUMBER { sys::lua_tonumber(l, -2) } else { 0.0 };
+            // A positive integer within a C int (lua-cjson keeps the
+            // length in one; past it an object); the cast is exact there.
+            if !(k >= 1.0 && k <= c_int::MAX as f64 && (k as i64) as f64 == k) {
+                sys::lua_settop(l, -3);
                 return Ok(-1);
             }
+            sys::lua_pop(l, 1);
+            max = max.max(k as i64);
+            items += 1;
         }
         if call.sparse_ratio > 0 && max > items * call.sparse_ratio && max > call.sparse_safe {
             if !call.sparse_convert {
-                return Err(msg!("Cannot serialise table: excessively sparse array"));
+                return Err(Fail::SparseArray);
             }
             return Ok(-1);
         }
@@ -433,8 +654,8 @@ unsafe fn array_length(l: State, table: c_int, call: &Call) -> Result<i64, Msg> 
 }
 
 /// The keys of the table at `table`, onto `enc.keys`; a key JSON cannot
-/// have raises.
-unsafe fn collect_keys(l: State, enc: &mut Encoder, table: c_int) -> Result<(), Msg> {
+/// have fails.
+unsafe fn collect_keys(l: State, enc: &mut Encoder, table: c_int) -> Result<(), Fail> {
     // SAFETY: a valid state.
     unsafe {
         sys::lua_pushnil(l);
@@ -442,12 +663,12 @@ unsafe fn collect_keys(l: State, enc: &mut Encoder, table: c_int) -> Result<(), 
             sys::lua_pop(l, 1);
             let k = match key_at(l, -1) {
                 Ok(k) => k,
-                Err(m) => {
+                Err(f) => {
                     sys::lua_pop(l, 1);
-                    return Err(m);
+                    return Err(f);
                 }
             };
-            enc.keys.try_reserve(1).map_err(|_| msg!("not enough memory"))?;
+            enc.keys.try_reserve(1).map_err(|_| Fail::Memory)?;
             enc.keys.push(k);
         }
         Ok(())
@@ -480,24 +701,32 @@ fn key_order(a: &SortKey, b: &SortKey) -> std::cmp::Ordering {
     }
 }
 
-/// A JSON string of `s`.
-fn string(out: &mut Vec<u8>, s: &[u8], flags: u32) -> Result<(), Msg> {
-    let room = s.len() * escape::MAX_EXPANSION + escape::SLACK + 2;
-    out.try_reserve(room).map_err(|_| msg!("not enough memory"))?;
-    let dst = out.spare_capacity_mut();
-    // SAFETY: the bytes written below are the ones `set_len` then counts
-    // (the quotes and what `escape` reports written); u8 has no invalid
-    // values.
-    let dst = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), room) };
-    dst[0] = b'"';
-    match escape::escape(s, &mut dst[1..room - 1], flags, true) {
-        Escaped::Done { written, .. } => {
-            dst[written + 1] = b'"';
-            // SAFETY: `written + 2` bytes were initialised above.
-            unsafe { out.set_len(out.len() + written + 2) };
-            Ok(())
+/// The room a string of `n` bytes may take, quotes included.
+const fn string_room(n: usize) -> usize {
+    n * escape::MAX_EXPANSION + escape::SLACK + 2
+}
+
+/// Writes the JSON string of `s` into `string_room(s.len())` bytes
+/// reserved before.
+#[inline(always)]
+unsafe fn push_string(out: &mut Vec<u8>, s: &[u8], flags: u32) -> Result<(), Fail> {
+    let len = out.len();
+    let room = string_room(s.len());
+    debug_assert!(out.capacity() - len >= room);
+    // SAFETY: the room is reserved; the bytes written below are the ones
+    // `set_len` then counts (the quotes and what `escape` reports
+    // written); u8 has no invalid values.
+    unsafe {
+        let dst = std::slice::from_raw_parts_mut(out.as_mut_ptr().add(len), room);
+        dst[0] = b'"';
+        match escape::escape(s, &mut dst[1..room - 1], flags, true) {
+            Escaped::Done { written, .. } => {
+                dst[written + 1] = b'"';
+                out.set_len(len + written + 2);
+                Ok(())
+            }
+            Escaped::InvalidUtf8(at) => Err(Fail::InvalidUtf8(at)),
         }
-        Escaped::InvalidUtf8(at) => Err(msg!("Cannot serialise string: invalid UTF-8 at byte {at}")),
     }
 }
 
@@ -507,41 +736,51 @@ enum Number {
 }
 
 /// The number at `idx`.
-unsafe fn number(l: State, out: &mut Vec<u8>, call: &Call, idx: c_int) -> Result<(), Msg> {
+#[inline(always)]
+unsafe fn number_at(l: State, idx: c_int) -> Number {
     // SAFETY: a valid state and index.
-    let v = unsafe {
+    unsafe {
         match lua::integer_at(l, idx) {
             Some(i) => Number::Int(i),
             None => Number::Float(sys::lua_tonumber(l, idx)),
         }
-    };
-    put_number(out, call, v)
+    }
 }
 
-/// An integer exactly, a double as `%.{precision}g` (or the shortest
-/// text), NaN and infinities per `encode_invalid_numbers`.
-fn put_number(out: &mut Vec<u8>, call: &Call, v: Number) -> Result<(), Msg> {
-    let mut text = [0u8; number::MAX_LEN + 8];
-    let v = match v {
-        Number::Int(i) => {
-            let n = number::integer(i, &mut text);
-            return put(out, &text[..n]);
+/// The room a number's text may take.
+const NUMBER_ROOM: usize = number::MAX_LEN + 8;
+
+/// Writes `v` into `NUMBER_ROOM` bytes reserved before: an integer
+/// exactly, a double as `%.{precision}g` (or the shortest text), NaN and
+/// infinities per `encode_invalid_numbers`.
+#[inline(always)]
+unsafe fn push_number(out: &mut Vec<u8>, call: &Call, v: Number) -> Result<(), Fail> {
+    let len = out.len();
+    debug_assert!(out.capacity() - len >= NUMBER_ROOM);
+    // SAFETY: the room is reserved; `set_len` counts the bytes written.
+    let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().add(len), NUMBER_ROOM) };
+    let n = match v {
+        Number::Int(i) => number::integer(i, dst),
+        Number::Float(v) if v.is_finite() => {
+            if call.precision == 0 {
+                number::format_shortest(v, dst)
+            } else {
+                number::format_g(v, call.precision, dst)
+            }
         }
-        Number::Float(v) => v,
+        Number::Float(v) => {
+            let text: &[u8] = match call.invalid_numbers {
+                0 => return Err(Fail::NotFinite),
+                1 if v.is_nan() => b"NaN",
+                1 if v < 0.0 => b"-Infinity",
+                1 => b"Infinity",
+                _ => b"null",
+            };
+            dst[..text.len()].copy_from_slice(text);
+            text.len()
+        }
     };
-    if !v.is_finite() {
-        return match call.invalid_numbers {
-            0 => Err(msg!("Cannot serialise number: must not be NaN or Infinity")),
-            1 if v.is_nan() => put(out, b"NaN"),
-            1 if v < 0.0 => put(out, b"-Infinity"),
-            1 => put(out, b"Infinity"),
-            _ => put(out, b"null"),
-        };
-    }
-    let n = if call.precision == 0 {
-        number::format_shortest(v, &mut text)
-    } else {
-        number::format_g(v, call.precision, &mut text)
-    };
-    put(out, &text[..n])
+    // SAFETY: `n` bytes written above.
+    unsafe { out.set_len(len + n) };
+    Ok(())
 }

@@ -190,12 +190,14 @@ pub unsafe fn number_as_int(l: State, idx: c_int) -> i64 {
 
 /// Type name of the value at `idx`.
 pub unsafe fn type_name(l: State, idx: c_int) -> &'static str {
+    // SAFETY: a valid state and index.
+    unsafe { type_name_of(l, sys::lua_type(l, idx)) }
+}
+
+/// Name of the Lua type `t`.
+pub unsafe fn type_name_of(l: State, t: c_int) -> &'static str {
     // SAFETY: a valid state; lua_typename returns a static C string.
-    unsafe {
-        let t = sys::lua_type(l, idx);
-        let p = sys::lua_typename(l, t);
-        std::ffi::CStr::from_ptr(p).to_str().unwrap_or("?")
-    }
+    unsafe { std::ffi::CStr::from_ptr(sys::lua_typename(l, t)).to_str().unwrap_or("?") }
 }
 
 /// The userdata at `idx` if its metatable is the registry's `name`.

@@ -141,8 +141,9 @@ fn decode(src: &[u8], i: usize) -> Result<Option<(u32, usize)>, ()> {
 
 /// Escapes `src` into `dst`, which must hold `MAX_EXPANSION * src.len() +
 /// SLACK` bytes. `last` says no input follows (a chunked caller passes
-/// false for all but the final chunk).
-#[inline]
+/// false for all but the final chunk). Always inlined: the short path's
+/// whole point is to cost no call.
+#[inline(always)]
 pub fn escape(src: &[u8], dst: &mut [u8], flags: u32, last: bool) -> Escaped {
     assert!(dst.len() >= src.len() * MAX_EXPANSION + SLACK);
     // A short string with nothing to escape (most keys) is copied here,
