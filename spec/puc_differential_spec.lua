@@ -134,10 +134,9 @@ for _, ref in ipairs(references) do
       if not wide then
         return -- Debian's 2.1.0 has no encode_indent nor the skipping.
       end
-      -- (Not indent with skipping: for a table whose members are all
-      -- skipped lua-cjson writes "{\n}", qjson "{}".)
       local settings = {
         { encode_indent = "  " },
+        { encode_indent = "  ", encode_skip_unsupported_value_types = true },
         { encode_skip_unsupported_value_types = true },
         { encode_indent = "\t", encode_escape_forward_slash = false },
         { encode_empty_table_as_object = false, encode_number_precision = 16, encode_sparse_array = { true, 1, 1 } },

@@ -47,6 +47,10 @@ struct Level {
     kind: Kind,
     /// Members written so far.
     count: u32,
+    /// A member was skipped (`encode_skip_unsupported_value_types`): in
+    /// indented output lua-cjson closes a table that had members on a new
+    /// line even when none was written.
+    skipped: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -285,6 +289,7 @@ unsafe fn array<const PLAIN: bool>(
             i += 1;
             sys::lua_rawgeti(l, level.table, i as sys::lua_Integer);
             if !PLAIN && call.skip_unsupported && unsupported(l, -1) {
+                skipped(enc);
                 sys::lua_pop(l, 1);
                 continue;
             }
@@ -316,6 +321,7 @@ unsafe fn object<const PLAIN: bool>(l: State, enc: &mut Encoder, call: &Call, le
         let mut count = level.count;
         while sys::lua_next(l, level.table) != 0 {
             if !PLAIN && call.skip_unsupported && unsupported(l, -1) {
+                skipped(enc);
                 sys::lua_pop(l, 1);
                 continue;
             }
@@ -359,6 +365,7 @@ unsafe fn sorted(
             }
             sys::lua_rawget(l, level.table);
             if call.skip_unsupported && unsupported(l, -1) {
+                skipped(enc);
                 sys::lua_pop(l, 1);
                 continue;
             }
@@ -379,13 +386,20 @@ unsafe fn sorted(
     }
 }
 
+/// Notes on the innermost level that one of its members was skipped.
+fn skipped(enc: &mut Encoder) {
+    if let Some(top) = enc.levels.last_mut() {
+        top.skipped = true;
+    }
+}
+
 /// Ends the innermost level, `count` members written: its closing
 /// bracket, and the table off the stack.
 unsafe fn close(l: State, enc: &mut Encoder, level: Level, count: u32) -> Result<(), Fail> {
     // SAFETY: a valid state; the level's table is on the stack.
     unsafe {
         let depth = enc.levels.len();
-        enc.levels.pop();
+        let skipped = enc.levels.pop().is_some_and(|v| v.skipped);
         if let Kind::Sorted { .. } = level.kind {
             let from = enc.levels.iter().rev().find_map(|v| match v.kind {
                 Kind::Sorted { end, .. } => Some(end),
@@ -393,7 +407,7 @@ unsafe fn close(l: State, enc: &mut Encoder, level: Level, count: u32) -> Result
             });
             enc.keys.truncate(from.unwrap_or(0));
         }
-        if !enc.indent.is_empty() && count > 0 {
+        if !enc.indent.is_empty() && (count > 0 || skipped) {
             newline(&mut enc.out, &enc.indent, depth - 1)?;
         }
         put(&mut enc.out, false, if let Kind::Array { .. } = level.kind { b"]" } else { b"}" })?;
@@ -578,10 +592,10 @@ unsafe fn open_table(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, F
                 collect_keys(l, enc, table)?;
                 let end = enc.keys.len();
                 enc.keys[at..end].sort_by(key_order);
-                enc.levels.push(Level { table, kind: Kind::Sorted { at, end }, count: 0 });
+                enc.levels.push(Level { table, kind: Kind::Sorted { at, end }, count: 0, skipped: false });
             } else {
                 sys::lua_pushnil(l);
-                enc.levels.push(Level { table, kind: Kind::Object, count: 0 });
+                enc.levels.push(Level { table, kind: Kind::Object, count: 0, skipped: false });
             }
         } else if n == 0 {
             put(&mut enc.out, false, b"[]")?;
@@ -589,7 +603,7 @@ unsafe fn open_table(l: State, enc: &mut Encoder, call: &Call) -> Result<bool, F
             return Ok(false);
         } else {
             put(&mut enc.out, false, b"[")?;
-            enc.levels.push(Level { table, kind: Kind::Array { n, i: 0 }, count: 0 });
+            enc.levels.push(Level { table, kind: Kind::Array { n, i: 0 }, count: 0, skipped: false });
         }
         Ok(true)
     }
