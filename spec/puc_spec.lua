@@ -251,6 +251,43 @@ describe("documents", function()
     assert.are.equal("qjson: document is closed", error_of(i2))
   end)
 
+  -- (An iterator counts an array's index in the upvalue that marks an
+  -- object's iteration; a method takes self by its type's metatable
+  -- alone; a plain key is looked up without the path parser.)
+  it("iterate nested arrays and objects, keeping every cursor given valid", function()
+    local d = qjson.parse('{"m":[{"c":[{"t":"a"},{"t":"b"}]},{"c":[]},{"c":[{"t":"c"}]}],"o":{"x":[7,8],"y":[9]}}')
+    local got, kept = {}, {}
+    for i, m in d:ipairs("m") do
+      for j, part in m:ipairs("c") do
+        got[#got + 1] = i .. "." .. j .. "=" .. part:get_str("t")
+        kept[#kept + 1] = part
+      end
+    end
+    for k, arr in d:pairs("o") do
+      for i, v in arr:ipairs() do
+        got[#got + 1] = k .. i .. "=" .. v
+      end
+    end
+    assert.are.same({ "1.1=a", "1.2=b", "3.1=c", "x1=7", "x2=8", "y1=9" }, got)
+    d = nil -- luacheck: ignore
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({ "a", "b", "c" }, { kept[1]:get_str("t"), kept[2]:get_str("t"), kept[3]:get_str("t") })
+    -- Plain keys: none reaches into an array or a scalar.
+    local a = qjson.parse('{"0":{"1":"k"},"a":["x"]}')
+    assert.are.equal("k", a:open("0"):get_str("1"))
+    assert.is_nil(a:get("a.0"))
+    assert.is_nil(a:open("a"):get("0"))
+    assert.is_nil(a:get("0.1.x"))
+    assert.are.equal("x", a:open("a"):get_str("[0]"))
+    -- A table with the document's metatable is no document; a cursor's
+    -- node may be a float.
+    local doc_mt = debug.getmetatable(a)
+    assert.truthy(error_of(a.len, setmetatable({ a, 1 }, doc_mt)):find("document or cursor expected, got table", 1, true))
+    local c = a:open("a")
+    assert.are.equal("x", c.get_str(setmetatable({ a, c[2] + 0.0 }, debug.getmetatable(c)), "[0]"))
+  end)
+
   it("read decoded strings of every length around the stack copy's", function()
     for _, n in ipairs({ 1, 254, 255, 256, 1000 }) do -- (decoded: n + 1 bytes)
       local text = ("x"):rep(n - 1) .. "\\u00e9"
