@@ -380,6 +380,48 @@ describe("finalizers that call qjson", function()
     end
   end)
 
+  -- (A document that needs up to 16 KB is built in its userdata; a
+  -- larger one, or one from more than 256 KB of text, beside it. The
+  -- userdata's allocation may run a finalizer that parses.)
+  it("cannot corrupt a document built in its userdata or beside it", function()
+    local long = ("x"):rep(300) .. "\\u00e9" -- (decoded through a userdata)
+    local function text_of(n)
+      local parts = {}
+      for i = 1, n do
+        parts[i] = ('{"id":%d,"name":"n\\u00e9%d","tags":["a","b"],"long":"%s"}'):format(i, i, i % 50 == 1 and long or "")
+      end
+      return "[" .. table.concat(parts, ",") .. "]"
+    end
+    for _, n in ipairs({ 3, 40, 400, 5000 }) do
+      local text = text_of(n)
+      local want = cjson.decode(text)
+      for _ = 1, 4 do
+        for _ = 1, 30 do
+          on_gc(busy())
+        end
+        collectgarbage("step", 0)
+        local docs = { qjson.parse(text), qjson.parse(text) }
+        docs[1]:close()
+        collectgarbage()
+        assert.are.equal("qjson: document is closed", error_of(docs[1].len, docs[1]))
+        local d = docs[2]
+        assert.are.equal(n, d:len())
+        for i, item in d:ipairs() do
+          assert.are.equal(want[i].name, item:get_str("name"))
+          assert.are.equal(want[i].long, item:get_str("long"))
+          assert.are.equal(want[i].id, item:get_num("id"))
+        end
+        assert.are.same(want, d:get())
+      end
+    end
+    -- Rejected repeats, built in the userdata or beside it.
+    local big = '{"a":1,' .. ('"p":"' .. ("y"):rep(300 * 1024) .. '",') .. '"a":2}'
+    for _, t in ipairs({ '{"a":1,"a":2}', big }) do
+      local e = error_of(qjson.parse, t, { duplicate_keys = "reject" })
+      assert.truthy(e:find("duplicate key", 1, true), e)
+    end
+  end)
+
   it("may close the document being read: the read raises 'document is closed' or completes", function()
     for _ = 1, 200 do
       local d = qjson.parse('{"s":"esc\\u00e9aped","t":[1,2,3]}')

@@ -115,23 +115,58 @@ pub unsafe fn push_document(
     // SAFETY: a valid state; a string at `anchor`, `range` within it.
     unsafe {
         let anchor = sys::lua_absindex(l, anchor);
-        // The userdata first (an allocation), then the parse, which calls
-        // no Lua function.
-        let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
-        let at = sys::lua_gettop(l);
-        sys::lua_pushvalue(l, anchor);
-        set_anchor(l, at);
         let input = &lua::string_at(l, anchor).unwrap_or_default()[range];
         // SAFETY: the input string is the document's user value, so it
         // outlives the document, which `close` or `__gc` drops.
         let input: &'static [u8] = std::slice::from_raw_parts(input.as_ptr(), input.len());
-        let parsed = guarded(|| Document::parse(input, opts).map_err(|e| msg!("qjson: {e}")))?;
-        let bytes = parsed.tape_bytes();
+        // Measured (parsed into the thread's buffers) when small, then
+        // the userdata made (an allocation, which may run a finalizer that
+        // parses: `place` and `parse_measured` then parse again), then the
+        // document built in it or beside it, with no Lua call.
+        let size = match input.len() <= MEASURED_MAX {
+            true => guarded(|| Document::measure(input, opts).map_err(|e| msg!("qjson: {e}")))?,
+            false => usize::MAX,
+        };
+        let placed = size <= PLACED_MAX;
+        let header = std::mem::size_of::<Option<Doc>>().next_multiple_of(8);
+        let room = if placed { size.next_multiple_of(8) } else { 0 };
+        let ud = sys::lua_newuserdata(l, header + room).cast::<Option<Doc>>();
+        ud.write(Some(Doc { doc: None }));
+        sys::luaL_getmetatable(l, DOC.as_ptr());
+        sys::lua_setmetatable(l, -2);
+        let at = sys::lua_gettop(l);
+        sys::lua_pushvalue(l, anchor);
+        set_anchor(l, at);
+        let parsed = guarded(|| {
+            if placed {
+                // SAFETY: `room` bytes after the header, 8-byte aligned (a
+                // userdata's memory is), which never move and outlive the
+                // document (dropped by `close` or `__gc` before the
+                // collector frees them).
+                let mem = std::slice::from_raw_parts_mut(ud.cast::<u8>().add(header).cast::<u32>(), room / 4);
+                if let Some(doc) = Document::place(input, opts, mem).map_err(|e| msg!("qjson: {e}"))? {
+                    return Ok(doc);
+                }
+            }
+            Document::parse_measured(input, opts).map_err(|e| msg!("qjson: {e}"))
+        })?;
+        let bytes = if placed { 0 } else { parsed.tape_bytes() };
         (*ud).as_mut().expect("just made").doc = Some(parsed);
         account(l, bytes);
         Ok(())
     }
 }
+
+/// Documents that need up to this many bytes (their tape and room to
+/// unescape strings into, `Document::measure`) are built in their
+/// userdata, as the LuaJIT binding places them: one Lua allocation, which
+/// the collector counts, instead of a native tape and decode buffer.
+const PLACED_MAX: usize = 16384;
+
+/// Larger inputs are parsed without being measured first: measuring
+/// counts the room each escaped string needs, which costs a text with
+/// many of them (twitter.json) more than placing saves.
+const MEASURED_MAX: usize = 256 * 1024;
 
 /// Tells the collector about `bytes` of native memory a new document
 /// holds (its tape), as a step of the work that much Lua memory would
