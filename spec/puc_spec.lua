@@ -283,7 +283,8 @@ describe("documents", function()
     -- A table with the document's metatable is no document; a cursor's
     -- node may be a float.
     local doc_mt = debug.getmetatable(a)
-    assert.truthy(error_of(a.len, setmetatable({ a, 1 }, doc_mt)):find("document or cursor expected, got table", 1, true))
+    local forged = setmetatable({ a, 1 }, doc_mt)
+    assert.truthy(error_of(a.len, forged):find("document or cursor expected, got table", 1, true))
     local c = a:open("a")
     assert.are.equal("x", c.get_str(setmetatable({ a, c[2] + 0.0 }, debug.getmetatable(c)), "[0]"))
   end)
@@ -388,7 +389,8 @@ describe("finalizers that call qjson", function()
     local function text_of(n)
       local parts = {}
       for i = 1, n do
-        parts[i] = ('{"id":%d,"name":"n\\u00e9%d","tags":["a","b"],"long":"%s"}'):format(i, i, i % 50 == 1 and long or "")
+        local l = i % 50 == 1 and long or ""
+        parts[i] = ('{"id":%d,"name":"n\\u00e9%d","tags":["a","b"],"long":"%s"}'):format(i, i, l)
       end
       return "[" .. table.concat(parts, ",") .. "]"
     end
