@@ -281,6 +281,44 @@ describe("documents", function()
     assert.are.equal("qjson: document is closed", error_of(i2))
   end)
 
+  -- (An iterator counts an array's index in the upvalue that marks an
+  -- object's iteration; a method takes self by its type's metatable
+  -- alone; a plain key is looked up without the path parser.)
+  it("iterate nested arrays and objects, keeping every cursor given valid", function()
+    local d = qjson.parse('{"m":[{"c":[{"t":"a"},{"t":"b"}]},{"c":[]},{"c":[{"t":"c"}]}],"o":{"x":[7,8],"y":[9]}}')
+    local got, kept = {}, {}
+    for i, m in d:ipairs("m") do
+      for j, part in m:ipairs("c") do
+        got[#got + 1] = i .. "." .. j .. "=" .. part:get_str("t")
+        kept[#kept + 1] = part
+      end
+    end
+    for k, arr in d:pairs("o") do
+      for i, v in arr:ipairs() do
+        got[#got + 1] = k .. i .. "=" .. v
+      end
+    end
+    assert.are.same({ "1.1=a", "1.2=b", "3.1=c", "x1=7", "x2=8", "y1=9" }, got)
+    d = nil -- luacheck: ignore
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({ "a", "b", "c" }, { kept[1]:get_str("t"), kept[2]:get_str("t"), kept[3]:get_str("t") })
+    -- Plain keys: none reaches into an array or a scalar.
+    local a = qjson.parse('{"0":{"1":"k"},"a":["x"]}')
+    assert.are.equal("k", a:open("0"):get_str("1"))
+    assert.is_nil(a:get("a.0"))
+    assert.is_nil(a:open("a"):get("0"))
+    assert.is_nil(a:get("0.1.x"))
+    assert.are.equal("x", a:open("a"):get_str("[0]"))
+    -- A table with the document's metatable is no document; a cursor's
+    -- node may be a float.
+    local doc_mt = debug.getmetatable(a)
+    local forged = setmetatable({ a, 1 }, doc_mt)
+    assert.truthy(error_of(a.len, forged):find("document or cursor expected, got table", 1, true))
+    local c = a:open("a")
+    assert.are.equal("x", c.get_str(setmetatable({ a, c[2] + 0.0 }, debug.getmetatable(c)), "[0]"))
+  end)
+
   it("read decoded strings of every length around the stack copy's", function()
     for _, n in ipairs({ 1, 254, 255, 256, 1000 }) do -- (decoded: n + 1 bytes)
       local text = ("x"):rep(n - 1) .. "\\u00e9"
@@ -370,6 +408,49 @@ describe("finalizers that call qjson", function()
         assert.are.equal("n\195\169" .. i, d:get_str(("[%d].name"):format(i - 1)))
       end
       assert.are.equal(round > 0, true)
+    end
+  end)
+
+  -- (A document that needs up to 16 KB is built in its userdata; a
+  -- larger one, or one from more than 256 KB of text, beside it. The
+  -- userdata's allocation may run a finalizer that parses.)
+  it("cannot corrupt a document built in its userdata or beside it", function()
+    local long = ("x"):rep(300) .. "\\u00e9" -- (decoded through a userdata)
+    local function text_of(n)
+      local parts = {}
+      for i = 1, n do
+        local l = i % 50 == 1 and long or ""
+        parts[i] = ('{"id":%d,"name":"n\\u00e9%d","tags":["a","b"],"long":"%s"}'):format(i, i, l)
+      end
+      return "[" .. table.concat(parts, ",") .. "]"
+    end
+    for _, n in ipairs({ 3, 40, 400, 5000 }) do
+      local text = text_of(n)
+      local want = cjson.decode(text)
+      for _ = 1, 4 do
+        for _ = 1, 30 do
+          on_gc(busy())
+        end
+        collectgarbage("step", 0)
+        local docs = { qjson.parse(text), qjson.parse(text) }
+        docs[1]:close()
+        collectgarbage()
+        assert.are.equal("qjson: document is closed", error_of(docs[1].len, docs[1]))
+        local d = docs[2]
+        assert.are.equal(n, d:len())
+        for i, item in d:ipairs() do
+          assert.are.equal(want[i].name, item:get_str("name"))
+          assert.are.equal(want[i].long, item:get_str("long"))
+          assert.are.equal(want[i].id, item:get_num("id"))
+        end
+        assert.are.same(want, d:get())
+      end
+    end
+    -- Rejected repeats, built in the userdata or beside it.
+    local big = '{"a":1,' .. ('"p":"' .. ("y"):rep(300 * 1024) .. '",') .. '"a":2}'
+    for _, t in ipairs({ '{"a":1,"a":2}', big }) do
+      local e = error_of(qjson.parse, t, { duplicate_keys = "reject" })
+      assert.truthy(e:find("duplicate key", 1, true), e)
     end
   end)
 

@@ -154,6 +154,36 @@ fn compiled_paths_agree_with_find() {
     }
 }
 
+/// A plain key (no '/' first, no '.', '[' or ']') skips the segment
+/// parser: from every node, scalars and arrays included, it reaches what
+/// the parsed path does.
+#[test]
+fn plain_keys_agree_with_parsed_paths() {
+    let doc = doc();
+    let keys = ["a", "b", "c", "0", "01", "-", "é", "unicode", "m~n", "q\"t", "x", "s", "arr", "1"];
+    // Every value: the root, then each container's children (an object's
+    // values follow their keys).
+    let mut nodes = vec![ROOT];
+    let mut at = 0;
+    while at < nodes.len() {
+        let node = nodes[at];
+        let object = doc.kind(node) == Ok(Kind::Object);
+        let mut child = doc.first_child(node);
+        while let Some(c) = child {
+            nodes.push(if object { c + 1 } else { c });
+            child = doc.next_child(node, c);
+        }
+        at += 1;
+    }
+    assert!(nodes.len() > 30);
+    for base in nodes {
+        for key in keys {
+            let compiled = Path::compile(key.as_bytes()).unwrap();
+            assert_eq!(doc.find(base, key.as_bytes()), Ok(doc.find_compiled(base, &compiled)), "{key:?} from {base}");
+        }
+    }
+}
+
 #[test]
 fn paths_from_a_base_node() {
     let doc = doc();

@@ -115,23 +115,58 @@ pub unsafe fn push_document(
     // SAFETY: a valid state; a string at `anchor`, `range` within it.
     unsafe {
         let anchor = sys::lua_absindex(l, anchor);
-        // The userdata first (an allocation), then the parse, which calls
-        // no Lua function.
-        let ud = lua::new_userdata(l, DOC, || Doc { doc: None });
-        let at = sys::lua_gettop(l);
-        sys::lua_pushvalue(l, anchor);
-        set_anchor(l, at);
         let input = &lua::string_at(l, anchor).unwrap_or_default()[range];
         // SAFETY: the input string is the document's user value, so it
         // outlives the document, which `close` or `__gc` drops.
         let input: &'static [u8] = std::slice::from_raw_parts(input.as_ptr(), input.len());
-        let parsed = guarded(|| Document::parse(input, opts).map_err(|e| msg!("qjson: {e}")))?;
-        let bytes = parsed.tape_bytes();
+        // Measured (parsed into the thread's buffers) when small, then
+        // the userdata made (an allocation, which may run a finalizer that
+        // parses: `place` and `parse_measured` then parse again), then the
+        // document built in it or beside it, with no Lua call.
+        let size = match input.len() <= MEASURED_MAX {
+            true => guarded(|| Document::measure(input, opts).map_err(|e| msg!("qjson: {e}")))?,
+            false => usize::MAX,
+        };
+        let placed = size <= PLACED_MAX;
+        let header = std::mem::size_of::<Option<Doc>>().next_multiple_of(8);
+        let room = if placed { size.next_multiple_of(8) } else { 0 };
+        let ud = sys::lua_newuserdata(l, header + room).cast::<Option<Doc>>();
+        ud.write(Some(Doc { doc: None }));
+        sys::luaL_getmetatable(l, DOC.as_ptr());
+        sys::lua_setmetatable(l, -2);
+        let at = sys::lua_gettop(l);
+        sys::lua_pushvalue(l, anchor);
+        set_anchor(l, at);
+        let parsed = guarded(|| {
+            if placed {
+                // SAFETY: `room` bytes after the header, 8-byte aligned (a
+                // userdata's memory is), which never move and outlive the
+                // document (dropped by `close` or `__gc` before the
+                // collector frees them).
+                let mem = std::slice::from_raw_parts_mut(ud.cast::<u8>().add(header).cast::<u32>(), room / 4);
+                if let Some(doc) = Document::place(input, opts, mem).map_err(|e| msg!("qjson: {e}"))? {
+                    return Ok(doc);
+                }
+            }
+            Document::parse_measured(input, opts).map_err(|e| msg!("qjson: {e}"))
+        })?;
+        let bytes = if placed { 0 } else { parsed.tape_bytes() };
         (*ud).as_mut().expect("just made").doc = Some(parsed);
         account(l, bytes);
         Ok(())
     }
 }
+
+/// Documents that need up to this many bytes (their tape and room to
+/// unescape strings into, `Document::measure`) are built in their
+/// userdata, as the LuaJIT binding places them: one Lua allocation, which
+/// the collector counts, instead of a native tape and decode buffer.
+const PLACED_MAX: usize = 16384;
+
+/// Larger inputs are parsed without being measured first: measuring
+/// counts the room each escaped string needs, which costs a text with
+/// many of them (twitter.json) more than placing saves.
+const MEASURED_MAX: usize = 256 * 1024;
 
 /// Tells the collector about `bytes` of native memory a new document
 /// holds (its tape), as a step of the work that much Lua memory would
@@ -289,23 +324,29 @@ pub unsafe fn document_or_cursor(l: State, idx: c_int) -> Option<(c_int, Node)> 
 unsafe fn document_or_cursor_with(l: State, idx: c_int, mts: (c_int, c_int)) -> Option<(c_int, Node)> {
     // SAFETY: a valid state and indices.
     unsafe {
-        let t = sys::lua_type(l, idx);
-        if (t != sys::LUA_TUSERDATA && t != sys::LUA_TTABLE) || sys::lua_getmetatable(l, idx) == 0 {
+        // (A document is a userdata, a cursor a table: one metatable to
+        // compare.)
+        let mt = match sys::lua_type(l, idx) {
+            sys::LUA_TUSERDATA => mts.0,
+            sys::LUA_TTABLE => mts.1,
+            _ => return None,
+        };
+        if sys::lua_getmetatable(l, idx) == 0 {
             return None;
         }
-        let (is_doc, is_cursor) = (sys::lua_rawequal(l, -1, mts.0) != 0, sys::lua_rawequal(l, -1, mts.1) != 0);
+        let ours = sys::lua_rawequal(l, -1, mt) != 0;
         sys::lua_pop(l, 1);
         let idx = sys::lua_absindex(l, idx);
-        if is_doc && t == sys::LUA_TUSERDATA {
+        if !ours {
+            None
+        } else if mt == mts.0 {
             Some((idx, qjson_core::ROOT))
-        } else if is_cursor && t == sys::LUA_TTABLE {
+        } else {
             sys::lua_rawgeti(l, idx, 2);
             let node = lua::number_as_int(l, -1) as Node;
             sys::lua_pop(l, 1);
             sys::lua_rawgeti(l, idx, 1);
             Some((sys::lua_gettop(l), node))
-        } else {
-            None
         }
     }
 }
@@ -693,16 +734,15 @@ unsafe fn open(l: State) -> Ret {
 // its state, so that an iteration allocates that closure only (its
 // state written back with `lua_replace`, which does not allocate): the
 // document's userdata, the container node, the last child given (-1
-// before the first), the last array index given, whether the container
-// is an array, the cursor metatable; for an object whose keys repeat,
-// also a `Pairs` userdata.
+// before the first), for an array the last index given (0 before the
+// first; -1 for an object), the cursor metatable; for an object whose
+// keys repeat, also a `Pairs` userdata.
 const UP_DOC: c_int = 1;
 const UP_PARENT: c_int = 2;
 const UP_PREV: c_int = 3;
 const UP_INDEX: c_int = 4;
-const UP_ARRAY: c_int = 5;
-const UP_ITER_CURSOR_MT: c_int = 6;
-const UP_PAIRS: c_int = 7;
+const UP_ITER_CURSOR_MT: c_int = 5;
+const UP_PAIRS: c_int = 6;
 
 /// The number upvalue `n` holds.
 unsafe fn upvalue_int(l: State, n: c_int) -> i64 {
@@ -719,6 +759,13 @@ unsafe fn set_upvalue_int(l: State, n: c_int, v: i64) {
     }
 }
 
+/// What an iteration gives as the key: an object's key node, or an
+/// array's index.
+enum Key {
+    Member(Node),
+    Index(i64),
+}
+
 /// The iterator of `pairs` and `ipairs` (see above).
 unsafe fn next_pair(l: State) -> Ret {
     // SAFETY: called by Lua as a closure made by `iterate`.
@@ -729,7 +776,7 @@ unsafe fn next_pair(l: State) -> Ret {
         let (key, value) = if let Some(st) = pairs.as_mut().and_then(|p| p.as_mut()) {
             let Some(&(k, v)) = st.unique.get(st.at) else { return Ok(0) };
             st.at += 1;
-            (Some(k), v)
+            (Key::Member(k), v)
         } else {
             let parent = upvalue_int(l, UP_PARENT) as Node;
             let child = match upvalue_int(l, UP_PREV) {
@@ -738,21 +785,20 @@ unsafe fn next_pair(l: State) -> Ret {
             };
             let Some(child) = child else { return Ok(0) };
             set_upvalue_int(l, UP_PREV, child as i64);
-            if sys::lua_toboolean(l, sys::lua_upvalueindex(UP_ARRAY)) != 0 {
-                (None, child)
-            } else {
-                (Some(child), child + 1)
+            match upvalue_int(l, UP_INDEX) {
+                -1 => (Key::Member(child), child + 1),
+                index => {
+                    set_upvalue_int(l, UP_INDEX, index + 1);
+                    (Key::Index(index + 1), child)
+                }
             }
         };
         let kind = doc.kind(value).map_err(read_error)?;
-        sys::luaL_checkstack(l, 4, std::ptr::null());
+        // (Two values and a cursor's making fit in the LUA_MINSTACK slots
+        // a C function is called with.)
         match key {
-            Some(k) => push_str(l, ud, k)?,
-            None => {
-                let index = upvalue_int(l, UP_INDEX) + 1;
-                set_upvalue_int(l, UP_INDEX, index);
-                lua::push_int(l, index);
-            }
+            Key::Member(k) => push_str(l, ud, k)?,
+            Key::Index(i) => lua::push_int(l, i),
         }
         push_value(l, ud, value, kind, Some(sys::lua_upvalueindex(UP_ITER_CURSOR_MT)))?;
         Ok(2)
@@ -782,8 +828,7 @@ unsafe fn iterate(l: State, arrays_only: bool) -> Ret {
         sys::lua_pushvalue(l, ud);
         lua::push_int(l, node as i64);
         lua::push_int(l, -1);
-        lua::push_int(l, 0);
-        sys::lua_pushboolean(l, array as c_int);
+        lua::push_int(l, if array { 0 } else { -1 });
         sys::lua_pushvalue(l, sys::lua_upvalueindex(UP_CURSOR_MT));
         if repeats {
             let st = lua::new_empty::<Pairs>(l, PAIRS);

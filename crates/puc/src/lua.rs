@@ -182,10 +182,20 @@ pub unsafe fn integer_at(l: State, idx: c_int) -> Option<i64> {
 }
 
 /// The number at `idx` truncated to an integer (a Lua integer read
-/// without going through a float).
+/// without going through a float; one API call when it is one: the
+/// document's cursors and iterators keep their nodes so).
 pub unsafe fn number_as_int(l: State, idx: c_int) -> i64 {
     // SAFETY: a valid state and index.
-    unsafe { integer_at(l, idx).unwrap_or_else(|| sys::lua_tonumber(l, idx) as i64) }
+    unsafe {
+        if HAS_INTEGERS {
+            let mut ok = 0;
+            let i = sys::lua_tointegerx(l, idx, &mut ok);
+            if ok != 0 {
+                return i as i64;
+            }
+        }
+        sys::lua_tonumber(l, idx) as i64
+    }
 }
 
 /// Type name of the value at `idx`.

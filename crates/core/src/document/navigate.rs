@@ -313,6 +313,11 @@ impl Document<'_> {
     /// Resolves a path string (dotted or JSON Pointer) from `base`.
     /// `Ok(None)` when the path does not exist in this document.
     pub fn find(&self, base: Node, path: &[u8]) -> Result<Option<Node>, PathError> {
+        // A plain key, the commonest path, is its one segment: looked up
+        // without the segment parser.
+        if path.first().is_some_and(|&c| c != b'/') && !path.iter().any(|&c| matches!(c, b'.' | b'[' | b']')) {
+            return Ok(self.member(base, path));
+        }
         let mut node = base;
         for seg in path::segments(path) {
             match self.step(node, &seg?) {
