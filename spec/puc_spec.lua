@@ -395,7 +395,7 @@ describe("finalizers that call qjson", function()
     end
     local text = "[" .. table.concat(parts, ",") .. "]"
     local want = cjson.decode(text)
-    for round = 1, 20 do
+    for _ = 1, 20 do
       for _ = 1, 50 do
         on_gc(busy())
       end
@@ -407,7 +407,6 @@ describe("finalizers that call qjson", function()
       for i = 1, 300, 37 do
         assert.are.equal("n\195\169" .. i, d:get_str(("[%d].name"):format(i - 1)))
       end
-      assert.are.equal(round > 0, true)
     end
   end)
 
