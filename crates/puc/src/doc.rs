@@ -123,9 +123,10 @@ pub unsafe fn push_document(
         // the userdata made (an allocation, which may run a finalizer that
         // parses: `place` and `parse_measured` then parse again), then the
         // document built in it or beside it, with no Lua call.
-        let size = match input.len() <= MEASURED_MAX {
-            true => guarded(|| Document::measure(input, opts).map_err(|e| msg!("qjson: {e}")))?,
-            false => usize::MAX,
+        let size = if input.len() <= MEASURED_MAX {
+            guarded(|| Document::measure(input, opts).map_err(|e| msg!("qjson: {e}")))?
+        } else {
+            usize::MAX
         };
         let placed = size <= PLACED_MAX;
         let header = std::mem::size_of::<Option<Doc>>().next_multiple_of(8);
