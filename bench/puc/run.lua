@@ -63,12 +63,12 @@ local function load_cjson(path)
 end
 
 local qjson = require("qjson")
+local debian_cjson = load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so")
 local libs = {
   { name = "qjson.cjson", m = require("qjson.cjson") },
   { name = "qjson", m = qjson, qjson = true },
   { name = "cjson 2.1.0.17", m = load_cjson(root .. "/.deps/lua-cjson-" .. version .. "/cjson.so"), baseline = true },
-  { name = "cjson 2.1.0 (Debian)", m = load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so"),
-    baseline = true },
+  { name = "cjson 2.1.0 (Debian)", m = debian_cjson, baseline = true },
 }
 if luajit then
   -- The FFI binding (above, from lua/qjson/) against the C-API module.
@@ -154,7 +154,7 @@ local function add(w)
   end
 end
 local function cjson_decode(text)
-  return (load_cjson("/usr/lib/x86_64-linux-gnu/lua/" .. version .. "/cjson.so") or qjson).decode(text)
+  return (debian_cjson or qjson).decode(text)
 end
 local docs = {
   { "tiny", TINY },
